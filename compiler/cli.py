@@ -1,0 +1,138 @@
+"""The ``parsergen`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .build import plan, project_root, repo_specs, stale, write
+from .diagnostics import SpecError
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    if args.specs:
+        specs = [(Path(s), s) for s in args.specs]
+        out_dir = Path(args.output or ".")
+        index = False
+    else:
+        root = project_root()
+        specs = repo_specs(root)
+        out_dir = Path(args.output) if args.output else root / "generated"
+        index = True
+    try:
+        outputs = plan(specs, out_dir, index=index)
+    except SpecError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.check:
+        differing, orphans = stale(outputs, out_dir)
+        for path in differing:
+            print(f"stale: {path}", file=sys.stderr)
+        for path in orphans:
+            print(f"orphan: {path}", file=sys.stderr)
+        if differing or orphans:
+            print("run 'parsergen build' to regenerate", file=sys.stderr)
+            return 1
+        print(f"{len(outputs)} generated files are up to date")
+        return 0
+    changed = write(outputs, out_dir, remove_orphans=index)
+    for path in changed:
+        print(f"wrote {path}" if path.exists() else f"removed {path}")
+    if not changed:
+        print(f"{len(outputs)} generated files are up to date")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .build import compile_spec
+
+    status = 0
+    for spec in args.specs:
+        try:
+            fmt = compile_spec(Path(spec), spec)
+        except SpecError as exc:
+            print(exc, file=sys.stderr)
+            status = 1
+            continue
+        print(f"{spec}: ok ({fmt.name})")
+    return status
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    import parsergen
+
+    for name in parsergen.formats():
+        module = parsergen.load(name)
+        print(f"{name:<20} {module.SPEC['description']}")
+    return 0
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    import parsergen
+
+    try:
+        module = parsergen.load(args.format)
+    except KeyError:
+        print(f"unknown format {args.format!r}; 'parsergen list' shows them", file=sys.stderr)
+        return 2
+    if args.file in (None, "-"):
+        text = sys.stdin.read()
+    else:
+        text = Path(args.file).read_text(encoding="utf-8")
+    parser = module.StreamingParser(thinking=args.thinking)
+    events = []
+    step = args.chunk if args.chunk and args.chunk > 0 else max(len(text), 1)
+    for i in range(0, len(text), step):
+        events.extend(parser.feed(text[i : i + step]))
+    events.extend(parser.finish())
+    from parsergen.runtime import merge_chunks
+
+    for ev in merge_chunks(events):
+        if args.json:
+            print(json.dumps({"type": ev.type.name, "value": ev.value,
+                              "tool_index": ev.tool_index}, ensure_ascii=False))
+        else:
+            where = f"[{ev.tool_index}]" if ev.tool_index >= 0 else ""
+            print(f"{ev.type.name}{where} {json.dumps(ev.value, ensure_ascii=False)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``parsergen`` console script."""
+    parser = argparse.ArgumentParser(prog="parsergen", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("build", help="compile specs into parser modules")
+    p.add_argument("specs", nargs="*", metavar="SPEC",
+                   help="spec files (default: every grammars/*.yaml into generated/)")
+    p.add_argument("-o", "--output", metavar="DIR", help="output directory")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 if a generated file is stale or orphaned")
+    p.set_defaults(run=_cmd_build)
+
+    p = sub.add_parser("check", help="validate specs")
+    p.add_argument("specs", nargs="+", metavar="SPEC")
+    p.set_defaults(run=_cmd_check)
+
+    p = sub.add_parser("list", help="list the bundled formats")
+    p.set_defaults(run=_cmd_list)
+
+    p = sub.add_parser("parse", help="print the events of a completion")
+    p.add_argument("--format", required=True, metavar="NAME")
+    p.add_argument("file", nargs="?", metavar="FILE|-")
+    p.add_argument("--json", action="store_true", help="one JSON object per event")
+    p.add_argument("--chunk", type=int, default=0, metavar="N",
+                   help="stream the text in N-character deltas (default: one delta)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--thinking", dest="thinking", action="store_true", default=None)
+    group.add_argument("--no-thinking", dest="thinking", action="store_false")
+    p.set_defaults(run=_cmd_parse)
+
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

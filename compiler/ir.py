@@ -1,0 +1,173 @@
+"""The compiler's model of a format: frozen, sorted, ready for code generation."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from parsergen.runtime.events import STATE_NAMES
+from parsergen.runtime.lexing import relevant_closure
+
+from .diagnostics import Path
+from .loader import Positions
+from .validate import DEFAULT_CONTENT_EVENTS, initial_states, reachable_states, spellings
+
+STATE_IDS = {name: i for i, name in enumerate(STATE_NAMES)}
+
+
+@dataclass(frozen=True)
+class TerminalIR:
+    """A marker: its spellings (first is canonical), and how it is matched."""
+
+    name: str
+    spellings: tuple[str, ...]
+    token_id: bool
+    thinking_only: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class TransitionIR:
+    """What a terminal does in one state."""
+
+    source: str
+    terminal: str
+    target: str
+    emit: tuple[str, ...]
+    skip_in_token_id_mode: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class StateIR:
+    """One state: its plain-text event and its transitions, sorted by terminal."""
+
+    name: str
+    id: int
+    content_event: str | None
+    content_line: int | None
+    transitions: tuple[TransitionIR, ...]
+    line: int | None
+
+
+@dataclass(frozen=True)
+class VariantIR:
+    """The machine with thinking on or off: its terminals and initial state."""
+
+    thinking: bool
+    initial_state: str
+    terminals: tuple[TerminalIR, ...]
+    # per state id: names of terminals with a transition that exist in this variant
+    live: tuple[tuple[int, tuple[str, ...]], ...]
+    skip: tuple[tuple[int, tuple[str, ...]], ...]
+    # per state id: literals a tokenizer-less scanner looks for (text mode)
+    scanned: tuple[tuple[int, tuple[str, ...]], ...]
+
+    @property
+    def key(self) -> tuple:
+        """Variants with equal keys share one lexicon."""
+        return (self.terminals, self.live, self.skip)
+
+
+@dataclass(frozen=True)
+class FormatIR:
+    """Everything the generator needs for one format."""
+
+    name: str
+    description: str
+    source: str
+    sha256: str
+    spec: Any
+    states: tuple[StateIR, ...]
+    variants: tuple[VariantIR, ...]  # (thinking on, thinking off)
+    thinking_default: bool
+    tool_args_json: bool
+    preserve_tokens: tuple[str, ...]
+    reachable: tuple[str, ...]  # states some variant can be in, in state order
+
+
+def _line(positions: Positions, path: Path) -> int:
+    while path not in positions and path:
+        path = path[:-1]
+    return positions[path].line
+
+
+def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_bytes: bytes) -> FormatIR:
+    """Turn a validated spec into the IR."""
+    terminals = tuple(
+        TerminalIR(
+            name=name,
+            spellings=tuple(spellings(value)),
+            token_id=isinstance(value, dict) and bool(value.get("token_id")),
+            thinking_only=isinstance(value, dict) and bool(value.get("thinking_only")),
+            line=_line(positions, ("terminals", name)),
+        )
+        for name, value in sorted(spec["terminals"].items())
+    )
+    content_events = spec.get("content_events", DEFAULT_CONTENT_EVENTS)
+    states = []
+    for name in STATE_NAMES:
+        table = spec["transitions"].get(name, {})
+        transitions = []
+        for term, value in table.items():  # spec order, as the reader wrote it
+            if isinstance(value, str):
+                value = {"to": value}
+            transitions.append(
+                TransitionIR(
+                    source=name,
+                    terminal=term,
+                    target=value["to"],
+                    emit=tuple(value.get("emit", ())),
+                    skip_in_token_id_mode=bool(value.get("skip_in_token_id_mode", False)),
+                    line=_line(positions, ("transitions", name, term)),
+                )
+            )
+        has_events = "content_events" in spec and name in spec["content_events"]
+        states.append(
+            StateIR(
+                name=name,
+                id=STATE_IDS[name],
+                content_event=content_events.get(name),
+                content_line=_line(positions, ("content_events", name)) if has_events else None,
+                transitions=tuple(transitions),
+                line=_line(positions, ("transitions", name)) if table else None,
+            )
+        )
+    toggles = isinstance(spec.get("initial_state"), dict)
+    on, off = initial_states(spec)
+    variants = (_variant(True, on, terminals, states), _variant(False, off, terminals, states))
+    return FormatIR(
+        name=spec["name"],
+        description=spec["description"],
+        source=source,
+        sha256=hashlib.sha256(sources_bytes).hexdigest(),
+        spec=spec,
+        states=tuple(states),
+        variants=variants,
+        thinking_default=bool(spec.get("thinking_default", True)) if toggles else False,
+        tool_args_json=bool(spec.get("tool_args_json", True)),
+        preserve_tokens=tuple(sorted(spec.get("preserve_tokens", ()))),
+        reachable=tuple(n for n in STATE_NAMES if n in reachable_states(spec)),
+    )
+
+
+def _variant(thinking: bool, initial: str, terminals: tuple[TerminalIR, ...],
+             states: list[StateIR]) -> VariantIR:
+    active = tuple(t for t in terminals if thinking or not t.thinking_only)
+    names = {t.name for t in active}
+    literals = [lit for t in active for lit in t.spellings]
+    by_name = {t.name: t.spellings for t in active}
+    live, skip, scanned = [], [], []
+    for state in states:
+        if not state.transitions:
+            continue
+        state_live = tuple(tr.terminal for tr in state.transitions if tr.terminal in names)
+        live.append((state.id, state_live))
+        state_skip = tuple(tr.terminal for tr in state.transitions
+                           if tr.terminal in names and tr.skip_in_token_id_mode)
+        if state_skip:
+            skip.append((state.id, state_skip))
+        seen = relevant_closure([lit for n in state_live for lit in by_name[n]], literals)
+        scanned.append((state.id, tuple(sorted(seen, key=lambda s: (-len(s), s)))))
+    return VariantIR(thinking, initial, active, tuple(live), tuple(skip), tuple(scanned))

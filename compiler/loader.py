@@ -1,0 +1,155 @@
+"""Load YAML specs keeping the position of every key, and resolve ``extends``."""
+
+from __future__ import annotations
+
+from pathlib import Path as FsPath
+from typing import Any
+
+import yaml
+
+from .diagnostics import Diagnostic, Path, Position, SpecError, json_path
+
+Positions = dict[Path, Position]
+
+
+def bundled_grammars() -> FsPath:
+    """The directory of the grammars shipped with parsergen."""
+    from importlib.resources import files
+
+    return FsPath(str(files("parsergen.grammars")))
+
+
+class _Builder:
+    """Turns a composed YAML node tree into plain data plus a position table."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.positions: Positions = {}
+        self.diagnostics: list[Diagnostic] = []
+        self._constructor = yaml.SafeLoader("")
+
+    def _pos(self, node: yaml.Node) -> Position:
+        mark = node.start_mark
+        return Position(self.file, mark.line + 1, mark.column + 1)
+
+    def build(self, node: yaml.Node, path: Path, pos: Position) -> Any:
+        self.positions[path] = pos
+        if isinstance(node, yaml.MappingNode):
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key_pos = self._pos(key_node)
+                if not isinstance(key_node, yaml.ScalarNode):
+                    self._error(key_pos, path, "mapping keys must be plain strings")
+                    continue
+                key = key_node.value
+                if key in out:
+                    what = "duplicate key"
+                    if len(path) == 2 and path[0] == "transitions":
+                        what = f"two transitions for ({path[1]}, {key})"
+                    self._error(key_pos, (*path, key), f"{what}; the first is at line "
+                                f"{self.positions[(*path, key)].line}")
+                    continue
+                out[key] = self.build(value_node, (*path, key), key_pos)
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [
+                self.build(item, (*path, i), self._pos(item)) for i, item in enumerate(node.value)
+            ]
+        return self._constructor.construct_object(node)
+
+    def _error(self, pos: Position, path: Path, message: str) -> None:
+        self.diagnostics.append(Diagnostic(pos, json_path(path), message))
+
+
+def load_yaml(path: FsPath, display: str) -> tuple[Any, Positions]:
+    """Parse one YAML file into plain data and the position of every key path."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError([Diagnostic(Position(display, 1, 1), "$", f"cannot read: {exc.strerror}")])
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError([Diagnostic(Position(display, line, col), "$", f"invalid YAML: {problem}")])
+    if node is None:
+        raise SpecError([Diagnostic(Position(display, 1, 1), "$", "the spec is empty")])
+    builder = _Builder(display)
+    data = builder.build(node, (), Position(display, 1, 1))
+    if builder.diagnostics:
+        raise SpecError(builder.diagnostics)
+    return data, builder.positions
+
+
+def _merge(base: Any, over: Any, base_pos: Positions, over_pos: Positions,
+           path: Path, out_pos: Positions) -> Any:
+    """Deep-merge mappings (``over`` wins); anything else is replaced whole."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        merged: dict[str, Any] = {}
+        out_pos[path] = over_pos.get(path) or base_pos[path]
+        for key in base:
+            if key not in over:
+                merged[key] = base[key]
+                _copy_positions(base_pos, (*path, key), out_pos)
+        for key in over:
+            if key in base:
+                merged[key] = _merge(base[key], over[key], base_pos, over_pos, (*path, key), out_pos)
+            else:
+                merged[key] = over[key]
+                _copy_positions(over_pos, (*path, key), out_pos)
+        return merged
+    _copy_positions(over_pos, path, out_pos)
+    return over
+
+
+def _copy_positions(src: Positions, prefix: Path, dst: Positions) -> None:
+    n = len(prefix)
+    for p, pos in src.items():
+        if p[:n] == prefix:
+            dst[p] = pos
+
+
+def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] = ()) -> tuple[dict, Positions, list[FsPath]]:
+    """Load a spec and everything it ``extends``; return data, positions and source files."""
+    display = display or str(path)
+    data, positions = load_yaml(path, display)
+    if not isinstance(data, dict):
+        raise SpecError([Diagnostic(Position(display, 1, 1), "$", "a spec must be a mapping")])
+    base_name = data.get("extends")
+    if base_name is None:
+        return data, positions, [path]
+    where = positions[("extends",)]
+    if not isinstance(base_name, str):
+        raise SpecError([Diagnostic(where, "$.extends", "must be the name of another spec")])
+    if base_name in _seen:
+        chain = " -> ".join((*_seen, base_name))
+        raise SpecError([Diagnostic(where, "$.extends", f"circular extends: {chain}")])
+    base_path = _find_base(path, base_name)
+    if base_path is None:
+        raise SpecError([Diagnostic(where, "$.extends", f"no spec named {base_name!r} next to "
+                                    "this file or among the bundled grammars")])
+    base_display = _display_for(base_path, path, display)
+    base, base_pos, sources = load_spec(base_path, base_display, (*_seen, data.get("name", "?")))
+    over = {k: v for k, v in data.items() if k != "extends"}
+    over_pos = {p: pos for p, pos in positions.items() if not p or p[0] != "extends"}
+    merged_pos: Positions = {}
+    merged = _merge(base, over, base_pos, over_pos, (), merged_pos)
+    merged_pos[()] = positions[()]
+    return merged, merged_pos, [path, *sources]
+
+
+def _find_base(path: FsPath, name: str) -> FsPath | None:
+    for directory in (path.parent, bundled_grammars()):
+        candidate = directory / f"{name}.yaml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _display_for(base_path: FsPath, path: FsPath, display: str) -> str:
+    """Show a base spec relative to the directory the derived spec was shown from."""
+    if base_path.parent.resolve() == path.parent.resolve():
+        return str(FsPath(display).parent / base_path.name)
+    return str(base_path)

@@ -1,0 +1,1 @@
+"""The bundled format specs (YAML) and the JSON Schema they obey."""

@@ -1,0 +1,43 @@
+"""parsergen's runtime: what every generated parser module imports.
+
+Kept small and free of format names: events, token-id scanning, per-state literal
+matching, JSON argument tracking and the streaming driver.
+"""
+
+from __future__ import annotations
+
+from .events import (
+    CHUNK_EVENTS,
+    DROP,
+    STATE_NAMES,
+    EventType,
+    SemanticEvent,
+    merge_chunks,
+)
+from .streaming import Lexicon, StreamingParserBase
+
+# Bumped whenever generated code and runtime must change together.
+RUNTIME_VERSION = 1
+
+
+def require_runtime(version: int) -> None:
+    """Called by generated modules at import: fail early on a runtime mismatch."""
+    if version != RUNTIME_VERSION:
+        raise ImportError(
+            f"this module was generated for parsergen runtime {version}, but the "
+            f"installed runtime is {RUNTIME_VERSION}: run 'parsergen build' again"
+        )
+
+
+__all__ = [
+    "CHUNK_EVENTS",
+    "DROP",
+    "RUNTIME_VERSION",
+    "STATE_NAMES",
+    "EventType",
+    "Lexicon",
+    "SemanticEvent",
+    "StreamingParserBase",
+    "merge_chunks",
+    "require_runtime",
+]

@@ -1,0 +1,94 @@
+"""Semantic events and parser states shared by every generated parser."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class EventType(Enum):
+    """The eight event kinds of vLLM's parser engine, in its order."""
+
+    TEXT_CHUNK = 1
+    REASONING_START = 2
+    REASONING_CHUNK = 3
+    REASONING_END = 4
+    TOOL_CALL_START = 5
+    TOOL_NAME = 6
+    ARG_VALUE_CHUNK = 7
+    TOOL_CALL_END = 8
+
+
+# Chunk events carry a piece of a longer text; consumers may merge neighbours.
+CHUNK_EVENTS = frozenset(
+    (
+        EventType.TEXT_CHUNK,
+        EventType.REASONING_CHUNK,
+        EventType.TOOL_NAME,
+        EventType.ARG_VALUE_CHUNK,
+    )
+)
+
+
+class SemanticEvent:
+    """One parser event: a type, a string value and a tool index (-1 outside calls)."""
+
+    __slots__ = ("type", "value", "tool_index")
+
+    def __init__(self, type: EventType, value: str = "", tool_index: int = -1) -> None:
+        self.type = type
+        self.value = value
+        self.tool_index = tool_index
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SemanticEvent):
+            return NotImplemented
+        return (
+            self.type is other.type
+            and self.value == other.value
+            and self.tool_index == other.tool_index
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.value, self.tool_index))
+
+    def __repr__(self) -> str:
+        return f"SemanticEvent({self.type.name}, {self.value!r}, {self.tool_index})"
+
+
+def merge_chunks(events: list[SemanticEvent]) -> list[SemanticEvent]:
+    """Merge adjacent chunk events of one type and tool index; drop empty chunks."""
+    merged: list[SemanticEvent] = []
+    for ev in events:
+        if ev.type in CHUNK_EVENTS:
+            if not ev.value:
+                continue
+            last = merged[-1] if merged else None
+            if last is not None and last.type is ev.type and last.tool_index == ev.tool_index:
+                merged[-1] = SemanticEvent(ev.type, last.value + ev.value, ev.tool_index)
+                continue
+        merged.append(ev)
+    return merged
+
+
+# Parser states: vLLM's seven, as small ints so generated code compares cheaply.
+CONTENT = 0
+REASONING = 1
+MESSAGE_HEADER = 2
+TOOL_PREAMBLE = 3
+TOOL_NAME = 4
+TOOL_ARGS = 5
+TOOL_BETWEEN = 6
+
+STATE_NAMES: tuple[str, ...] = (
+    "CONTENT",
+    "REASONING",
+    "MESSAGE_HEADER",
+    "TOOL_PREAMBLE",
+    "TOOL_NAME",
+    "TOOL_ARGS",
+    "TOOL_BETWEEN",
+)
+TOOL_STATES = frozenset((TOOL_PREAMBLE, TOOL_NAME, TOOL_ARGS, TOOL_BETWEEN))
+
+# Name of the pseudo-terminal for tokenizer special tokens the format does not name.
+DROP = "__DROP__"

