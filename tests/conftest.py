@@ -18,3 +18,16 @@ from support import tokenizers as toks  # noqa: E402
 def get_tokenizer():
     """Build (once) and return a test tokenizer by name."""
     return lambda name: toks.TOKENIZERS[name]()
+
+
+@pytest.fixture(scope="session")
+def tokenizer_fingerprint():
+    """Fingerprint of a test tokenizer by name, computed once."""
+    cache: dict[str, str] = {}
+
+    def get(name: str) -> str:
+        if name not in cache:
+            cache[name] = toks.fingerprint(toks.TOKENIZERS[name]())
+        return cache[name]
+
+    return get

@@ -8,7 +8,6 @@ import pytest
 
 import parsergen
 from parsergen.runtime import SemanticEvent, merge_chunks
-from support import tokenizers as toks
 from support.goldens import Golden, load
 
 GOLDENS = Path(__file__).resolve().parent.parent / "goldens"
@@ -46,9 +45,9 @@ def test_golden_files_exist():
 
 
 @pytest.mark.parametrize("fmt, golden", _sections())
-def test_replay(fmt: str, golden: Golden, get_tokenizer) -> None:
+def test_replay(fmt: str, golden: Golden, get_tokenizer, tokenizer_fingerprint) -> None:
     tokenizer = get_tokenizer(golden.tokenizer)
-    assert toks.fingerprint(tokenizer) == golden.fingerprint, "test tokenizer drifted"
+    assert tokenizer_fingerprint(golden.tokenizer) == golden.fingerprint, "tokenizer drifted"
     module = parsergen.load(fmt)
     parser = module.StreamingParser(
         None if golden.mode == "notok" else tokenizer, thinking=golden.thinking
