@@ -22,12 +22,12 @@ def project_root() -> Path:
 def compile_spec(path: Path, display: str | None = None) -> FormatIR:
     """Load and validate one spec; raise SpecError with every problem found."""
     display = display or str(path)
-    spec, positions, sources = load_spec(path, display)
-    diagnostics = validate(spec, positions)
+    loaded = load_spec(path, display)
+    diagnostics = loaded.diagnostics + validate(loaded.data, loaded.positions)
     if diagnostics:
         raise SpecError(diagnostics)
-    blob = b"".join(p.read_bytes() for p in sources)
-    return build_ir(spec, positions, display, blob)
+    blob = b"".join(p.read_bytes() for p in loaded.sources)
+    return build_ir(loaded.data, loaded.positions, display, blob)
 
 
 @dataclass(frozen=True)

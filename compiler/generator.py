@@ -31,6 +31,11 @@ def py(value: Any) -> str:
     raise TypeError(f"cannot render {type(value).__name__} as a literal")
 
 
+def _printable(text: str) -> str:
+    """Text safe inside a comment line (a file name may hold a newline)."""
+    return text if text.isprintable() else repr(text)
+
+
 @dataclass(frozen=True)
 class Branch:
     """One ``if`` of generated code: a condition, a comment, and its body lines."""
@@ -65,7 +70,7 @@ class ModuleGenerator:
         fmt = self.fmt
         lexicons, lexicon_of = self._lexicons()
         return {
-            "header": HEADER.format(source=fmt.source),
+            "header": HEADER.format(source=_printable(fmt.source)),
             "fmt": fmt,
             "runtime_version": RUNTIME_VERSION,
             "docstring": f"{fmt.name}: {fmt.description}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -61,8 +62,12 @@ class _Builder:
         self.diagnostics.append(Diagnostic(pos, json_path(path), message))
 
 
-def load_yaml(path: FsPath, display: str) -> tuple[Any, Positions]:
-    """Parse one YAML file into plain data and the position of every key path."""
+def load_yaml(path: FsPath, display: str) -> tuple[Any, Positions, list[Diagnostic]]:
+    """Parse one YAML file into plain data, key positions and recoverable problems.
+
+    Unreadable or malformed YAML raises SpecError; a duplicate key is reported and
+    the first value kept, so that later checks still see the rest of the file.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -78,9 +83,7 @@ def load_yaml(path: FsPath, display: str) -> tuple[Any, Positions]:
         raise SpecError([Diagnostic(Position(display, 1, 1), "$", "the spec is empty")])
     builder = _Builder(display)
     data = builder.build(node, (), Position(display, 1, 1))
-    if builder.diagnostics:
-        raise SpecError(builder.diagnostics)
-    return data, builder.positions
+    return data, builder.positions, builder.diagnostics
 
 
 def _merge(base: Any, over: Any, base_pos: Positions, over_pos: Positions,
@@ -111,33 +114,44 @@ def _copy_positions(src: Positions, prefix: Path, dst: Positions) -> None:
             dst[p] = pos
 
 
-def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] = ()) -> tuple[dict, Positions, list[FsPath]]:
-    """Load a spec and everything it ``extends``; return data, positions and source files."""
+@dataclass
+class LoadedSpec:
+    """A spec merged with what it extends, where each value came from, and problems."""
+
+    data: dict[str, Any]
+    positions: Positions
+    sources: list[FsPath]
+    diagnostics: list[Diagnostic]
+
+
+def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] = ()) -> LoadedSpec:
+    """Load a spec and everything it ``extends``."""
     display = display or str(path)
-    data, positions = load_yaml(path, display)
+    data, positions, problems = load_yaml(path, display)
     if not isinstance(data, dict):
         raise SpecError([Diagnostic(Position(display, 1, 1), "$", "a spec must be a mapping")])
     base_name = data.get("extends")
     if base_name is None:
-        return data, positions, [path]
+        return LoadedSpec(data, positions, [path], problems)
     where = positions[("extends",)]
     if not isinstance(base_name, str):
         raise SpecError([Diagnostic(where, "$.extends", "must be the name of another spec")])
-    if base_name in _seen:
-        chain = " -> ".join((*_seen, base_name))
+    seen = (*_seen, str(data.get("name", "?")))
+    if base_name in seen:
+        chain = " -> ".join((*seen, base_name))
         raise SpecError([Diagnostic(where, "$.extends", f"circular extends: {chain}")])
     base_path = _find_base(path, base_name)
     if base_path is None:
         raise SpecError([Diagnostic(where, "$.extends", f"no spec named {base_name!r} next to "
                                     "this file or among the bundled grammars")])
     base_display = _display_for(base_path, path, display)
-    base, base_pos, sources = load_spec(base_path, base_display, (*_seen, data.get("name", "?")))
+    base = load_spec(base_path, base_display, seen)
     over = {k: v for k, v in data.items() if k != "extends"}
     over_pos = {p: pos for p, pos in positions.items() if not p or p[0] != "extends"}
     merged_pos: Positions = {}
-    merged = _merge(base, over, base_pos, over_pos, (), merged_pos)
+    merged = _merge(base.data, over, base.positions, over_pos, (), merged_pos)
     merged_pos[()] = positions[()]
-    return merged, merged_pos, [path, *sources]
+    return LoadedSpec(merged, merged_pos, [path, *base.sources], problems + base.diagnostics)
 
 
 def _find_base(path: FsPath, name: str) -> FsPath | None:

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import ValidationError
 
 from .diagnostics import Diagnostic, Path, Position, json_path
 from .loader import Positions, bundled_grammars
@@ -44,10 +44,9 @@ class SpecValidator:
         self.diagnostics.append(Diagnostic(self.where(path), json_path(path), message))
 
     def run(self) -> list[Diagnostic]:
-        """Schema errors; semantic checks only when the shape is right."""
+        """Schema errors, then semantic errors of every part whose shape is right."""
         self.check_schema()
-        if not self.diagnostics:
-            self.check_meaning()
+        self.check_meaning()
         return sorted(set(self.diagnostics))
 
     def check_schema(self) -> None:
@@ -56,10 +55,12 @@ class SpecValidator:
             self._report(err)
 
     def _report(self, err: ValidationError) -> None:
-        if err.context:
-            leaf = best_match(err.context)
-            if leaf is not None:
-                err = leaf
+        err = _most_specific(err)
+        if err.validator in ("oneOf", "anyOf"):
+            kinds = sorted({str(e.validator_value) for e in err.context if e.validator == "type"})
+            expected = f": expected {' or '.join(kinds)}" if kinds else ""
+            self.error(tuple(err.absolute_path), f"{err.instance!r} is not valid here{expected}")
+            return
         path = tuple(err.absolute_path)
         if err.validator == "additionalProperties" and isinstance(err.instance, dict):
             allowed = set(err.schema.get("properties", {}))
@@ -70,23 +71,23 @@ class SpecValidator:
         if err.validator == "required":
             self.error(path, err.message.replace("is a required property", "is required"))
             return
-        if err.validator == "propertyNames":
+        if "propertyNames" in err.schema_path and isinstance(err.instance, str):
             # jsonschema reports the mapping; point at the offending key instead.
-            bad = err.instance if isinstance(err.instance, str) else None
-            if bad is not None:
-                self.error((*path, bad), f"{bad!r} is not allowed here: {err.message}")
-                return
+            self.error((*path, err.instance), f"key {err.instance!r} is not allowed here: "
+                       f"{err.message}")
+            return
         self.error(path, err.message)
 
     # -- meaning -------------------------------------------------------------
 
     def check_meaning(self) -> None:
+        """Checks that need the whole spec; parts the schema rejected are skipped."""
         spec = self.spec
-        name = spec["name"]
-        if keyword.iskeyword(name) or name.startswith("__"):
+        name = spec.get("name")
+        if isinstance(name, str) and (keyword.iskeyword(name) or name.startswith("__")):
             self.error(("name",), f"{name!r} cannot be a module name")
-        terminals: dict[str, Any] = spec["terminals"]
-        transitions: dict[str, dict[str, Any]] = spec["transitions"]
+        terminals = _mapping(spec.get("terminals"))
+        transitions = {k: _mapping(v) for k, v in _mapping(spec.get("transitions")).items()}
         self._check_literals(terminals)
         used: set[str] = set()
         for state, table in transitions.items():
@@ -107,9 +108,12 @@ class SpecValidator:
             for i, lit in enumerate(spellings(value)):
                 path: Path = ("terminals", term)
                 if isinstance(value, dict):
-                    path = (*path, "text", i) if isinstance(value["text"], list) else (*path, "text")
+                    many = isinstance(value.get("text"), list)
+                    path = (*path, "text", i) if many else (*path, "text")
                 other = seen.get(lit)
-                if other is not None:
+                if not _is_text(lit):
+                    self.error(path, f"literal {lit!r} is not valid Unicode text (lone surrogates)")
+                elif other is not None:
                     self.error(path, f"literal {lit!r} is already the text of terminal {other!r}")
                 else:
                     seen[lit] = term
@@ -119,7 +123,7 @@ class SpecValidator:
         if "thinking_default" in self.spec and not toggles:
             self.error(("thinking_default",), "needs an initial_state that depends on thinking")
         for term, value in terminals.items():
-            if isinstance(value, dict) and value.get("thinking_only") and not toggles:
+            if isinstance(value, dict) and value.get("thinking_only") is True and not toggles:
                 self.error(("terminals", term, "thinking_only"),
                            "needs an initial_state that depends on thinking")
 
@@ -135,31 +139,64 @@ class SpecValidator:
                            "initial state")
 
 
+def _is_text(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def initial_states(spec: dict[str, Any]) -> tuple[str, str]:
     """Initial state with thinking on, and with thinking off."""
     init = spec.get("initial_state", "CONTENT")
-    return (init["thinking"], init["otherwise"]) if isinstance(init, dict) else (init, init)
+    if isinstance(init, dict):
+        return init.get("thinking"), init.get("otherwise")
+    return init, init
 
 
 def reachable_states(spec: dict[str, Any]) -> set[str]:
     """States reachable from either initial state through the transitions."""
-    reached = set(initial_states(spec))
+    transitions = _mapping(spec.get("transitions"))
+    reached = {s for s in initial_states(spec) if isinstance(s, str)}
     frontier = list(reached)
     while frontier:
-        for target in spec["transitions"].get(frontier.pop(), {}).values():
-            nxt = target if isinstance(target, str) else target["to"]
-            if nxt not in reached:
+        for target in _mapping(transitions.get(frontier.pop())).values():
+            nxt = target if isinstance(target, str) else _mapping(target).get("to")
+            if isinstance(nxt, str) and nxt not in reached:
                 reached.add(nxt)
                 frontier.append(nxt)
     return reached
 
 
+def _is_kind_mismatch(err: ValidationError) -> bool:
+    """An error saying the value is of another kind than a oneOf branch wants."""
+    if err.relative_path:
+        return False
+    if err.validator == "type":
+        return True
+    return err.validator in ("enum", "const") and not isinstance(err.instance, str)
+
+
+def _most_specific(err: ValidationError) -> ValidationError:
+    """Inside oneOf/anyOf, the deepest error of a branch the value's kind fits."""
+    while err.context:
+        fitting = [e for e in err.context if not _is_kind_mismatch(e)]
+        if not fitting:
+            return err
+        err = max(fitting, key=lambda e: len(e.absolute_path))
+    return err
+
+
 def spellings(value: Any) -> list[str]:
-    """All literal spellings of a terminal declaration."""
-    if isinstance(value, str):
-        return [value]
-    text = value["text"]
-    return list(text) if isinstance(text, list) else [text]
+    """All literal spellings of a terminal declaration (those that are strings)."""
+    text = value.get("text") if isinstance(value, dict) else value
+    texts = text if isinstance(text, list) else [text]
+    return [t for t in texts if isinstance(t, str)]
 
 
 def validate(spec: dict[str, Any], positions: Positions) -> list[Diagnostic]:
