@@ -81,11 +81,23 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         text = sys.stdin.read()
     else:
         text = Path(args.file).read_text(encoding="utf-8")
+    step = args.chunk if args.chunk and args.chunk > 0 else max(len(text), 1)
+    pieces = [text[i : i + step] for i in range(0, len(text), step)]
+    if args.openai:
+        tools = json.loads(Path(args.tools).read_text(encoding="utf-8")) if args.tools else None
+        if args.stream:
+            chat = module.ChatParser(tools=tools, thinking=args.thinking)
+            for delta in [*map(chat.feed, pieces), chat.finish()]:
+                if delta is not None:
+                    print(json.dumps(delta.to_openai(), ensure_ascii=False))
+        else:
+            message = module.parse(text, tools=tools, thinking=args.thinking)
+            print(json.dumps(message.to_openai(), ensure_ascii=False))
+        return 0
     parser = module.StreamingParser(thinking=args.thinking)
     events = []
-    step = args.chunk if args.chunk and args.chunk > 0 else max(len(text), 1)
-    for i in range(0, len(text), step):
-        events.extend(parser.feed(text[i : i + step]))
+    for piece in pieces:
+        events.extend(parser.feed(piece))
     events.extend(parser.finish())
     from parsergen.runtime import merge_chunks
 
@@ -125,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="one JSON object per event")
     p.add_argument("--chunk", type=int, default=0, metavar="N",
                    help="stream the text in N-character deltas (default: one delta)")
+    p.add_argument("--openai", action="store_true",
+                   help="print an OpenAI chat.completion message instead of events")
+    p.add_argument("--stream", action="store_true",
+                   help="with --openai: one chat.completion.chunk delta per line")
+    p.add_argument("--tools", metavar="FILE",
+                   help="with --openai: the request's tools (a JSON list) for typing arguments")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--thinking", dest="thinking", action="store_true", default=None)
     group.add_argument("--no-thinking", dest="thinking", action="store_false")

@@ -15,6 +15,15 @@ from .validate import DEFAULT_CONTENT_EVENTS, initial_states, reachable_states, 
 
 STATE_IDS = {name: i for i, name in enumerate(STATE_NAMES)}
 
+# vLLM's defaults for the assembly flags.
+ASSEMBLY_DEFAULTS = {
+    "strip_trailing_reasoning_whitespace": True,
+    "drop_whitespace_only_content_before_tools": True,
+    "strip_content_whitespace_with_tools": True,
+    "validate_tool_names": False,
+    "stream_arg_deltas": True,
+}
+
 
 @dataclass(frozen=True)
 class TerminalIR:
@@ -85,6 +94,9 @@ class FormatIR:
     tool_args_json: bool
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
+    arguments: dict[str, Any]
+    assembly: dict[str, bool]  # every flag, defaults filled in
+    tool_name_pattern: str | None
 
 
 def _line(positions: Positions, path: Path) -> int:
@@ -149,6 +161,9 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         tool_args_json=bool(spec.get("tool_args_json", True)),
         preserve_tokens=tuple(sorted(spec.get("preserve_tokens", ()))),
         reachable=tuple(n for n in STATE_NAMES if n in reachable_states(spec)),
+        arguments=dict(spec.get("arguments", {"syntax": "json"})),
+        assembly={**ASSEMBLY_DEFAULTS, **spec.get("assembly", {})},
+        tool_name_pattern=spec.get("tool_name", {}).get("pattern"),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -101,6 +102,22 @@ class SpecValidator:
                            "transition uses it")
         self._check_thinking(terminals)
         self._check_reachable(transitions)
+        self._check_tool_name()
+
+    def _check_tool_name(self) -> None:
+        pattern = _mapping(self.spec.get("tool_name")).get("pattern")
+        if not isinstance(pattern, str):
+            return
+        path = ("tool_name", "pattern")
+        try:
+            groups = set(re.compile(pattern).groupindex)
+        except re.error as exc:
+            self.error(path, f"not a regular expression: {exc}")
+            return
+        if "name" not in groups:
+            self.error(path, "needs a group (?P<name>...)")
+        for extra in sorted(groups - {"name", "id"}):
+            self.error(path, f"unknown group {extra!r} (only 'name' and 'id' are read)")
 
     def _check_literals(self, terminals: dict[str, Any]) -> None:
         seen: dict[str, str] = {}

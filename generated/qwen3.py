@@ -4,12 +4,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from parsergen.runtime import (
     DROP,
+    ChatParserBase,
     EventType,
     Lexicon,
+    ParsedMessage,
     SemanticEvent,
     StreamingParserBase,
+    parse_with,
     require_runtime,
 )
 
@@ -303,3 +308,46 @@ class StreamingParser(StreamingParserBase):
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
             self._emit(value, out)
+
+
+class ChatParser(ChatParserBase):
+    """OpenAI-style deltas (reasoning, content, tool calls) from qwen3 output."""
+
+    StreamingParser = StreamingParser
+    ARGUMENTS = {
+        "syntax": "xml_parameters",
+        "open": "<parameter=",
+        "name_end": ">",
+        "close": "</parameter>",
+        "trim": "one_newline",
+    }
+    ASSEMBLY = {
+        "strip_trailing_reasoning_whitespace": False,
+        "drop_whitespace_only_content_before_tools": True,
+        "strip_content_whitespace_with_tools": True,
+        "validate_tool_names": False,
+        "stream_arg_deltas": True,
+    }
+
+
+def parse(
+    text: str,
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    tokenizer: Any = None,
+    token_ids: list[int] | None = None,
+    thinking: bool | None = None,
+    tool_choice: Any = None,
+    ids: str = "random",
+) -> ParsedMessage:
+    """A whole qwen3 completion as one message (the same assembly as streaming)."""
+    return parse_with(
+        ChatParser,
+        text,
+        tools=tools,
+        tokenizer=tokenizer,
+        token_ids=token_ids,
+        thinking=thinking,
+        tool_choice=tool_choice,
+        ids=ids,
+    )

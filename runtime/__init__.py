@@ -14,6 +14,9 @@ from .events import (
     SemanticEvent,
     merge_chunks,
 )
+from .assembly import ChatParser as ChatParserBase
+from .assembly import parse_with
+from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
 from .streaming import Lexicon, StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
@@ -34,10 +37,17 @@ __all__ = [
     "DROP",
     "RUNTIME_VERSION",
     "STATE_NAMES",
+    "ChatParserBase",
+    "DeltaMessage",
+    "DeltaToolCall",
     "EventType",
     "Lexicon",
+    "ParsedMessage",
     "SemanticEvent",
     "StreamingParserBase",
+    "ToolCall",
+    "accumulate",
     "merge_chunks",
+    "parse_with",
     "require_runtime",
 ]

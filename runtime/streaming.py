@@ -32,6 +32,16 @@ _TEXT_CHUNK = EventType.TEXT_CHUNK
 _ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
 
 
+class RawText:
+    """Model text a parser consumed (in ``state``), interleaved with its events."""
+
+    __slots__ = ("text", "state")
+
+    def __init__(self, text: str, state: int) -> None:
+        self.text = text
+        self.state = state
+
+
 class Lexicon:
     """The terminals of one format variant and, per state, those with a transition."""
 
@@ -121,6 +131,9 @@ class StreamingParserBase:
         self._pending = ""  # text that may still become a marker
         self._header = ""  # MESSAGE_HEADER text
         self._args = JsonArgs()
+        # With a tap, every consumed piece of text also goes to the output as RawText,
+        # just before the events it causes (ChatParser needs a call's exact text).
+        self._tap = False
 
     @property
     def state(self) -> str:
@@ -180,6 +193,8 @@ class StreamingParserBase:
         if self._pending:
             pending, self._pending = self._pending, ""
             self._lex(pending, True, out)
+        if self._tap:
+            out.append(RawText(marker.text, self._state))
         self._step(marker.name, marker.text, out)
 
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
@@ -188,12 +203,17 @@ class StreamingParserBase:
         n = len(buf)
         emit = self._emit
         step = self._step
+        tap = self._tap
         while pos < n:
             start, end, name = self._matchers[self._state].scan(buf, pos, final)
             if start > pos:
+                if tap:
+                    out.append(RawText(buf[pos:start], self._state))
                 emit(buf[pos:start], out)
             if end < 0:
                 return buf[start:]
+            if tap:
+                out.append(RawText(buf[start:end], self._state))
             if name is None:
                 emit(buf[start:end], out)
             else:

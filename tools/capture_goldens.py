@@ -150,6 +150,31 @@ CORPUS: dict[str, list[Case]] = {
 TOKENIZER_OF = {"qwen3": "qwen3.6", "seed_oss": "seed_oss", "kimi_k2": "kimi_k2"}
 
 
+def _tool(name: str, **props: dict) -> dict:
+    return {"type": "function", "function": {
+        "name": name, "description": f"{name} tool",
+        "parameters": {"type": "object", "properties": props}}}
+
+
+# The request's tools for every case: typed fields exercise schema coercion
+# ("3" for an integer), and a few calls in the corpus name tools not listed here.
+TOOLS = [
+    _tool("get_weather", city={"type": "string"}, days={"type": "integer"}),
+    _tool("get_time", zone={"type": "string"}),
+    _tool("search", q={"type": "string"}),
+    _tool("write_file", path={"type": "string"}, content={"type": "string"}),
+    _tool("run", code={"type": "string"}, json={"type": "object"},
+          city={"type": ["string", "null"]}, nested={"type": "object"},
+          path={"type": "string"}),
+    _tool("ping", host={"type": "string"}),
+    _tool("a", x={"type": "integer"}),
+    _tool("b"),
+    _tool("f", a={"type": "string"}),
+    _tool("g", q={"type": "array", "items": {"type": "integer"}}),
+    _tool("write", path={"type": "string"}, body={"type": "string"}),
+]
+
+
 def vllm_config(fmt: str, thinking: bool):
     """The vLLM engine config the format replaces."""
     if fmt == "kimi_k2":
@@ -241,6 +266,80 @@ def merged(events) -> list[tuple[str, int, str]]:
     return out
 
 
+def vllm_parser(fmt: str, tokenizer, thinking: bool):
+    """vLLM's full parser (engine plus assembly) for the format."""
+    from vllm.parser.kimi_k2 import KimiK2Parser
+    from vllm.parser.qwen3 import Qwen3Parser
+    from vllm.parser.seed_oss import SeedOssParser
+
+    cls = {"qwen3": Qwen3Parser, "seed_oss": SeedOssParser, "kimi_k2": KimiK2Parser}[fmt]
+    key = "thinking" if fmt == "kimi_k2" else "enable_thinking"
+    return cls(tokenizer, _request().tools, chat_template_kwargs={key: thinking})
+
+
+def _request():
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+    return ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}],
+                                 tools=TOOLS)
+
+
+def message_lines(reasoning, content, calls) -> list[str]:
+    """A message as golden lines: reasoning, content, then one line per call."""
+    import json
+
+    lines = [f"reasoning: {json.dumps(reasoning, ensure_ascii=False)}",
+             f"content: {json.dumps(content, ensure_ascii=False)}"]
+    for call_id, name, arguments in calls:
+        lines.append(f"call: {json.dumps([call_id, name, arguments], ensure_ascii=False)}")
+    return lines
+
+
+def capture_messages(fmt: str) -> str:
+    """vLLM's messages per case: non-streaming parse(), and its streamed deltas summed."""
+    import json
+
+    tok_name = TOKENIZER_OF[fmt]
+    tokenizer = toks.TOKENIZERS[tok_name]()
+    lines = []
+    for case in CORPUS[fmt]:
+        ids = encode(tokenizer, case.parts)
+        pieces = token_texts(tokenizer, ids)
+        text = "".join(pieces)
+        lines += ["", f"=== {case.name} ===", f"thinking: {str(case.thinking).lower()}",
+                  f"text: {json.dumps(text, ensure_ascii=False)}",
+                  f"ids: {json.dumps(ids)}", "--- vllm parse"]
+        parser = vllm_parser(fmt, tokenizer, case.thinking)
+        reasoning, content, calls = parser.parse(text, _request(), enable_auto_tools=True,
+                                                 model_output_token_ids=ids)
+        lines += message_lines(reasoning, content,
+                               [(c.id, c.name, c.arguments) for c in calls or []])
+        parser = vllm_parser(fmt, tokenizer, case.thinking)
+        request = _request()
+        reasoning, content, acc = "", "", {}
+        for i, tid in enumerate(ids):
+            delta = parser.parse_delta(pieces[i], [tid], request, finished=i == len(ids) - 1)
+            if delta is None:
+                continue
+            reasoning += delta.reasoning or ""
+            content += delta.content or ""
+            for tc in delta.tool_calls or []:
+                slot = acc.setdefault(tc.index, ["", "", ""])
+                slot[0] = slot[0] or (tc.id or "")
+                if tc.function is not None:
+                    slot[1] += tc.function.name or ""
+                    slot[2] += tc.function.arguments or ""
+        lines.append("--- vllm stream (one token per delta)")
+        lines += message_lines(reasoning or None, content or None,
+                               [tuple(acc[i]) for i in sorted(acc)])
+    import vllm
+
+    header = [f"# Messages for {fmt}: vLLM {vllm.__version__} parse() and parse_delta() results.",
+              "# Written by tools/capture_goldens.py (run with the vLLM peer venv); do not edit.",
+              f"tools: {json.dumps(TOOLS, ensure_ascii=False)}"]
+    return "\n".join(header + lines) + "\n"
+
+
 def capture(fmt: str) -> str:
     from vllm.parser.engine.streaming_parser_engine import StreamingParserEngine
 
@@ -275,6 +374,9 @@ def main(argv: list[str]) -> int:
     for fmt in names:
         path = out_dir / f"{fmt}.golden"
         path.write_text(capture(fmt), encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+        path = out_dir / f"{fmt}.messages"
+        path.write_text(capture_messages(fmt), encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
     return 0
 

@@ -1,0 +1,444 @@
+"""Tool arguments: readers for each declared syntax, and one typed JSON writer.
+
+A reader consumes a call's raw argument text as it streams and tells the writer
+about fields (``begin(key)``, ``text(chunk)``, ``end()``).  The writer builds the
+arguments JSON object and returns, at every step, only text that can never change:
+a string field streams as it arrives; a field whose type the schema may still change
+(``"3"`` for an integer) is held until its value is complete.  Every step costs time
+in proportion to the new text only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .schema_types import STRING, coerce, schema_types, to_json
+
+_NULLABLE_STRING = frozenset(("string", "null"))
+
+
+def _escape(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+class ArgumentsWriter:
+    """Streams one JSON object, typing each field by its schema."""
+
+    __slots__ = ("properties", "started", "closed", "key", "mode", "held", "types", "warnings")
+
+    def __init__(self, properties: Mapping[str, Any] | None) -> None:
+        self.properties = properties
+        self.started = False
+        self.closed = False
+        self.key: str | None = None
+        self.mode = ""  # "stream", "maybe_null", "hold", "hold_json", "raw"
+        self.held: list[str] = []
+        self.types = STRING
+        self.warnings: list[str] = []
+
+    def begin(self, key: str, raw_json: str | None = None) -> str:
+        """Open field ``key``; ``raw_json`` names a JSON value kind whose text follows
+        verbatim ("string" for decoded string text, else the first character)."""
+        out = self.end() if self.key is not None else ""
+        out += ", " if self.started else "{"
+        self.started = True
+        self.key = key
+        self.held = []
+        types = schema_types(self.properties.get(key)) if self.properties else STRING
+        self.types = types
+        out += to_json(key) + ": "
+        if raw_json is not None and raw_json != "string":
+            # A JSON value other than a string: keep it if the schema admits its kind.
+            kind = _JSON_KIND.get(raw_json[:1], "")
+            self.mode = "raw" if (not self.properties or key not in self.properties
+                                  or types & _KINDS_OK.get(kind, frozenset())) else "hold_json"
+            return out
+        if types == STRING:
+            self.mode = "stream"
+            return out + '"'
+        self.mode = "maybe_null" if types == _NULLABLE_STRING else "hold"
+        return out
+
+    def text(self, chunk: str) -> str:
+        """More of the current field's value (decoded text, or JSON text for raw kinds)."""
+        mode = self.mode
+        if mode == "stream":
+            return _escape(chunk)
+        if mode == "raw":
+            return chunk
+        self.held.append(chunk)
+        if mode == "maybe_null":
+            held = "".join(self.held)
+            if not "null".startswith(held.lower()):
+                self.mode = "stream"
+                self.held = []
+                return '"' + _escape(held)
+        return ""
+
+    def end(self) -> str:
+        """Close the current field."""
+        mode, held = self.mode, "".join(self.held)
+        self.key, self.mode, self.held = None, "", []
+        if mode == "stream":
+            return '"'
+        if mode == "raw":
+            return ""
+        if mode == "hold_json":
+            try:
+                value = json.loads(held)
+            except ValueError:
+                return to_json(held)
+            return to_json(coerce(to_json(value), self.types))
+        return to_json(coerce(held, self.types))
+
+    def close(self) -> str:
+        """Close the object; afterwards nothing more is written."""
+        if self.closed:
+            return ""
+        out = self.end() if self.key is not None else ""
+        self.closed = True
+        return out + ("}" if self.started else "{}")
+
+
+_JSON_KIND = {"{": "object", "[": "array", "t": "boolean", "f": "boolean", "n": "null",
+              "-": "number", **{d: "number" for d in "0123456789"}}
+_KINDS_OK = {"object": frozenset(("object",)), "array": frozenset(("array",)),
+             "boolean": frozenset(("boolean",)), "null": frozenset(("null",)),
+             "number": frozenset(("number", "integer"))}
+
+
+class TaggedArguments:
+    """``OPEN name NAME_END [VALUE_OPEN] value CLOSE`` fields (qwen3, GLM, MiniMax).
+
+    A value also ends where the next field opens.  With ``trim`` one leading and one
+    trailing newline of a value are dropped (templates put the value on its own line).
+    Text outside fields is ignored.
+    """
+
+    __slots__ = ("writer", "open", "name_end", "value_open", "close", "trim", "buf",
+                 "where", "name", "started", "nl", "searched")
+
+    def __init__(self, writer: ArgumentsWriter, *, open: str, name_end: str,
+                 close: str, value_open: str | None = None, trim: bool = False) -> None:
+        self.writer = writer
+        self.open, self.name_end, self.close = open, name_end, close
+        self.value_open = value_open
+        self.trim = trim
+        self.buf = ""  # unconsumed text: at most a possible tag prefix, or a name
+        self.where = "outside"  # outside | name | before_value | value
+        self.name = ""
+        self.started = False  # the value has begun (its leading newline is settled)
+        self.nl = False  # a trailing newline is held back
+        self.searched = 0  # how much of buf is known not to hold name_end
+
+    def feed(self, text: str) -> str:
+        """Consume raw argument text; return JSON text that is now final."""
+        buf = self.buf + text
+        out = []
+        pos = 0
+        while True:
+            where = self.where
+            if where == "outside":
+                i = buf.find(self.open, pos)
+                if i < 0:
+                    self.buf = _tail_prefix(buf, max(pos, len(buf) - len(self.open) + 1), (self.open,))
+                    break
+                pos = i + len(self.open)
+                self.where = "name"
+            elif where == "name":
+                i = buf.find(self.name_end, max(pos, self.searched))
+                if i < 0:
+                    self.buf = buf[pos:]
+                    self.searched = max(0, len(self.buf) - len(self.name_end) + 1)
+                    break
+                self.searched = 0
+                self.name = buf[pos:i]
+                pos = i + len(self.name_end)
+                self.where = "before_value" if self.value_open else "value"
+                self.started = self.nl = False
+                if self.where == "value":
+                    out.append(self.writer.begin(self.name))
+            elif where == "before_value":
+                i = buf.find(self.value_open, pos)
+                if i < 0:
+                    self.buf = _tail_prefix(buf, max(pos, len(buf) - len(self.value_open) + 1),
+                                            (self.value_open,))
+                    break
+                pos = i + len(self.value_open)
+                self.where = "value"
+                out.append(self.writer.begin(self.name))
+            else:
+                end, nxt = buf.find(self.close, pos), buf.find(self.open, pos)
+                stops = [i for i in (end, nxt) if i >= 0]
+                if not stops:
+                    safe = len(buf) - _partial_len(buf, pos, (self.close, self.open))
+                    out.append(self._value(buf[pos:safe], final=False))
+                    self.buf = buf[safe:]
+                    break
+                i = min(stops)
+                out.append(self._value(buf[pos:i], final=True))
+                out.append(self.writer.end())
+                if i == end:
+                    pos = i + len(self.close)
+                    self.where = "outside"
+                else:
+                    pos = i + len(self.open)
+                    self.where = "name"
+        return "".join(out)
+
+    def _value(self, text: str, final: bool) -> str:
+        if self.trim:
+            if not self.started and text:
+                self.started = True
+                if text[0] == "\n":
+                    text = text[1:]
+            if self.nl:
+                text = "\n" + text
+                self.nl = False
+            if text.endswith("\n"):
+                if final:
+                    text = text[:-1]
+                else:
+                    self.nl = True
+                    text = text[:-1]
+        return self.writer.text(text) if text else ""
+
+    def finish(self) -> str:
+        """End of the call: a value left open keeps what it has; the object closes."""
+        out = ""
+        if self.where == "value":
+            out += self._value(self.buf, final=True) + self.writer.end()
+        elif self.where == "before_value":
+            out += self.writer.begin(self.name) + self.writer.end()
+        self.buf = ""
+        self.where = "outside"
+        return out + self.writer.close()
+
+
+def _partial_len(buf: str, start: int, literals: tuple[str, ...]) -> int:
+    """Length of the longest suffix of buf[start:] that is a proper prefix of a literal."""
+    best = 0
+    for lit in literals:
+        for n in range(min(len(lit) - 1, len(buf) - start), best, -1):
+            if buf.endswith(lit[:n]):
+                best = n
+                break
+    return best
+
+
+def _tail_prefix(buf: str, start: int, literals: tuple[str, ...]) -> str:
+    n = _partial_len(buf, max(start, 0), literals)
+    return buf[len(buf) - n:] if n else ""
+
+
+_STRUCT = re.compile(r'["{}\[\],:]').search
+_STRING_END = re.compile(r'["\\]').search
+_NOT_SPACE = re.compile(r"\S").search
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
+                   "r": "\r", "t": "\t"}
+
+
+class JsonArguments:
+    """A JSON object of arguments, read incrementally and re-written typed.
+
+    Keys and string values are decoded and re-encoded; other values pass through as
+    written unless the schema wants another type.  Text after the object is ignored.
+    """
+
+    __slots__ = ("writer", "state", "buf", "stack", "in_string", "escape", "key_parts",
+                 "invalid")
+
+    def __init__(self, writer: ArgumentsWriter) -> None:
+        self.writer = writer
+        self.state = "start"  # start, key?, key, colon, value?, string, raw, comma?, done
+        self.buf = ""
+        self.stack = ""  # closers owed by the raw value being read, innermost last
+        self.in_string = False
+        self.escape = False
+        self.key_parts: list[str] = []
+        self.invalid = False
+
+    def feed(self, text: str) -> str:
+        buf = self.buf + text
+        self.buf = ""
+        out: list[str] = []
+        pos, n = 0, len(buf)
+        while pos < n and not self.invalid:
+            state = self.state
+            if state in ("start", "key?", "colon", "value?", "comma?", "done"):
+                m = _NOT_SPACE(buf, pos)
+                if m is None:
+                    break
+                pos = m.start()
+                ch = buf[pos]
+                if state == "done":
+                    break
+                if state == "start":
+                    self._expect(ch == "{")
+                    self.state = "key?"
+                elif state == "key?":
+                    if ch == "}" and not self.writer.started:
+                        self.state = "done"
+                    else:
+                        self._expect(ch == '"')
+                        self.state = "key"
+                        self.key_parts = []
+                elif state == "colon":
+                    self._expect(ch == ":")
+                    self.state = "value?"
+                elif state == "value?":
+                    if ch == '"':
+                        out.append(self.writer.begin(self._key(), "string"))
+                        self.state = "string"
+                    else:
+                        out.append(self.writer.begin(self._key(), ch))
+                        self.state = "raw"
+                        self.stack = ""
+                        self.in_string = self.escape = False
+                        continue  # the raw value starts at this character
+                else:  # comma?
+                    if ch == ",":
+                        self.state = "key?"
+                    else:
+                        self._expect(ch == "}")
+                        self.state = "done"
+                pos += 1
+            elif state in ("key", "string"):
+                text_end, pos, closed = self._string(buf, pos)
+                if state == "key":
+                    self.key_parts.append(text_end)
+                    if closed:
+                        self.state = "colon"
+                else:
+                    if text_end:
+                        out.append(self.writer.text(text_end))
+                    if closed:
+                        out.append(self.writer.end())
+                        self.state = "comma?"
+            else:  # raw JSON value: ends at a top-level ',' or '}'
+                start = pos
+                end = self._raw_end(buf, pos)
+                if end < 0:
+                    out.append(self.writer.text(buf[start:]))
+                    pos = n
+                    break
+                out.append(self.writer.text(buf[start:end].rstrip()))
+                out.append(self.writer.end())
+                pos = end
+                self.state = "comma?"
+        return "".join(out)
+
+    def _expect(self, ok: bool) -> None:
+        if not ok:
+            self.invalid = True
+            self.writer.warnings.append("arguments are not a JSON object")
+
+    def _key(self) -> str:
+        return "".join(self.key_parts)
+
+    def _string(self, buf: str, pos: int) -> tuple[str, int, bool]:
+        """Decode string text from pos; return (text, new pos, whether it closed)."""
+        parts = []
+        n = len(buf)
+        while pos < n:
+            m = _STRING_END(buf, pos)
+            if m is None:
+                parts.append(buf[pos:])
+                return "".join(parts), n, False
+            i = m.start()
+            parts.append(buf[pos:i])
+            if buf[i] == '"':
+                return "".join(parts), i + 1, True
+            # An escape: complete it now, or keep it for the next delta.
+            if i + 1 >= n:
+                self.buf = buf[i:]
+                return "".join(parts), n, False
+            esc = buf[i + 1]
+            if esc != "u":
+                parts.append(_SIMPLE_ESCAPES.get(esc, esc))
+                pos = i + 2
+                continue
+            if i + 6 > n:
+                self.buf = buf[i:]
+                return "".join(parts), n, False
+            code = int(buf[i + 2 : i + 6], 16) if _is_hex(buf[i + 2 : i + 6]) else 0xFFFD
+            pos = i + 6
+            if 0xD800 <= code < 0xDC00:
+                if pos + 6 > n and buf.startswith("\\u"[: n - pos], pos):
+                    self.buf = buf[i:]
+                    return "".join(parts), n, False
+                low = buf[pos + 2 : pos + 6]
+                if buf.startswith("\\u", pos) and _is_hex(low) and 0xDC00 <= int(low, 16) < 0xE000:
+                    code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                    pos += 6
+                else:
+                    code = 0xFFFD
+            elif 0xDC00 <= code < 0xE000:
+                code = 0xFFFD
+            parts.append(chr(code))
+        return "".join(parts), n, False
+
+    def _raw_end(self, buf: str, pos: int) -> int:
+        """Index of the ',' or '}' that ends the raw value, or -1 if not in buf."""
+        stack, in_string, escape = self.stack, self.in_string, self.escape
+        n = len(buf)
+        while pos < n:
+            if escape:
+                escape = False
+                pos += 1
+                continue
+            if in_string:
+                m = _STRING_END(buf, pos)
+                if m is None:
+                    pos = n
+                    break
+                pos = m.start()
+                if buf[pos] == "\\":
+                    escape = True
+                else:
+                    in_string = False
+                pos += 1
+                continue
+            m = _STRUCT(buf, pos)
+            if m is None:
+                pos = n
+                break
+            pos = m.start()
+            ch = buf[pos]
+            if ch == '"':
+                in_string = True
+            elif ch == "{":
+                stack += "}"
+            elif ch == "[":
+                stack += "]"
+            elif ch in "}]":
+                if not stack:
+                    self.stack, self.in_string, self.escape = "", False, False
+                    return pos
+                stack = stack[:-1]
+            elif ch == "," and not stack:
+                self.stack, self.in_string, self.escape = "", False, False
+                return pos
+            pos += 1
+        self.stack, self.in_string, self.escape = stack, in_string, escape
+        return -1
+
+    def finish(self) -> str:
+        """End of the call: close what is open; the object is always complete JSON."""
+        out = ""
+        if self.state == "string":
+            out += self.writer.end()
+        elif self.state == "raw":
+            if self.stack or self.in_string:
+                # Cut inside a nested value: close it so the object stays JSON.
+                self.writer.warnings.append("arguments ended inside a JSON value")
+                out += self.writer.text(('"' if self.in_string else "") + self.stack[::-1])
+            out += self.writer.end()
+        return out + self.writer.close()
+
+
+def _is_hex(s: str) -> bool:
+    return len(s) == 4 and all(c in "0123456789abcdefABCDEF" for c in s)

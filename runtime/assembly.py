@@ -1,0 +1,327 @@
+"""From semantic events to OpenAI-style deltas and messages.
+
+``ChatParser`` (the base of every generated ``ChatParser``) wraps a format's
+``StreamingParser`` and turns its events into ``DeltaMessage``s: reasoning and content
+text, and tool calls whose name is sent once complete and whose arguments stream as a
+typed JSON object (see ``arguments``).  ``parse()`` is the same assembly over one
+delta, so streaming and non-streaming agree by construction.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from .arguments import ArgumentsWriter, JsonArguments, TaggedArguments
+from .events import TOOL_ARGS, TOOL_STATES, EventType
+from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
+from .schema_types import tool_names, tool_properties
+from .streaming import RawText, StreamingParserBase
+
+_TEXT = EventType.TEXT_CHUNK
+_REASONING = EventType.REASONING_CHUNK
+_REASONING_END = EventType.REASONING_END
+_CALL_START = EventType.TOOL_CALL_START
+_NAME = EventType.TOOL_NAME
+_ARGS = EventType.ARG_VALUE_CHUNK
+_CALL_END = EventType.TOOL_CALL_END
+
+
+class _Call:
+    """One tool call being assembled."""
+
+    __slots__ = ("index", "name_parts", "name", "id", "sent", "invalid", "raw", "reader",
+                 "writer", "ended")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.name_parts: list[str] = []
+        self.name = ""
+        self.id = ""
+        self.sent = False  # the name delta went out
+        self.invalid = False  # not a call after all: its text is content
+        self.raw: list[str] | None = []  # raw text, kept until the name is judged
+        self.reader: Any = None
+        self.writer: ArgumentsWriter | None = None
+        self.ended = False
+
+
+class ChatParser:
+    """Streams OpenAI-style ``DeltaMessage``s for one completion of one format."""
+
+    # Supplied by the generated module.
+    StreamingParser: ClassVar[type[StreamingParserBase]]
+    ARGUMENTS: ClassVar[Mapping[str, Any]] = {"syntax": "json"}
+    ASSEMBLY: ClassVar[Mapping[str, bool]] = {}
+    TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
+
+    def __init__(self, tokenizer: Any = None, *, tools: Sequence[Mapping[str, Any]] | None = None,
+                 thinking: bool | None = None, tool_choice: Any = None,
+                 ids: str = "random") -> None:
+        self.events = self.StreamingParser(tokenizer, thinking=thinking)
+        self.events._tap = True
+        self.tools = list(tools) if tools else None
+        # tool_choice "none": tool markup is not parsed into calls; it stays content.
+        self._no_tools = tool_choice == "none"
+        self.ids = ids
+        flags = self.ASSEMBLY
+        self._strip_reasoning = flags.get("strip_trailing_reasoning_whitespace", True)
+        self._drop_ws_before_tools = flags.get("drop_whitespace_only_content_before_tools", True)
+        self._strip_content = flags.get("strip_content_whitespace_with_tools", True)
+        self._stream_args = flags.get("stream_arg_deltas", True)
+        names = tool_names(self.tools)
+        self._valid_names = names if flags.get("validate_tool_names", False) and names else None
+        self._calls: dict[int, _Call] = {}
+        self._open: _Call | None = None
+        self._pending_raw: str | None = None
+        self._reasoning_ws = ""  # trailing reasoning whitespace, held
+        self._content_ws = ""  # content whitespace held back (see _content)
+        self._content_seen = False  # content with non-whitespace went out
+        self._tools_seen = False
+        self._id_count = 0
+        self.warnings: list[str] = []
+        self._done = False
+
+    # -- public ---------------------------------------------------------------
+
+    def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> DeltaMessage | None:
+        """Parse one streamed delta; return what it adds, or None."""
+        return self._push(self.events.feed(delta_text, delta_token_ids), finished=False)
+
+    def finish(self) -> DeltaMessage | None:
+        """End of the completion: flush everything held and close open calls."""
+        if self._done:
+            return None
+        self._done = True
+        return self._push(self.events.finish(), finished=True)
+
+    # -- assembly -------------------------------------------------------------
+
+    def _push(self, items: list, finished: bool) -> DeltaMessage | None:
+        reasoning: list[str] = []
+        content: list[str] = []
+        calls: dict[int, DeltaToolCall] = {}
+        if self._no_tools:
+            return self._push_no_tools(items, finished)
+        for item in items:
+            if type(item) is RawText:
+                self._take_pending()
+                self._pending_raw = item.text
+                continue
+            kind = item.type
+            if kind is _TEXT:
+                self._content(item.value, content)
+            elif kind is _REASONING:
+                self._reasoning(item.value, reasoning)
+            elif kind is _REASONING_END:
+                self._reasoning_ws = ""
+            elif kind is _CALL_START:
+                self._start_call(item.tool_index, content)
+            elif kind is _NAME:
+                call = self._calls.get(item.tool_index)
+                if call is not None and not call.sent and not call.invalid:
+                    call.name_parts.append(item.value)
+            elif kind is _ARGS:
+                call = self._calls.get(item.tool_index)
+                if call is not None and not call.ended:
+                    self._args(call, item.value, calls, content)
+            elif kind is _CALL_END:
+                call = self._calls.get(item.tool_index)
+                if call is not None and not call.ended:
+                    self._end_call(call, calls, content)
+        self._take_pending()
+        call = self._open
+        if call is not None and not call.sent and not call.invalid:
+            if self.events._state == TOOL_ARGS:  # the name is complete
+                self._judge(call, calls, content)
+        return self._delta(reasoning, content, calls, finished)
+
+    def _push_no_tools(self, items: list, finished: bool) -> DeltaMessage | None:
+        """tool_choice "none": text the parser read as tool markup is content."""
+        reasoning: list[str] = []
+        content: list[str] = []
+        pending: RawText | None = None
+        for item in items:
+            if type(item) is RawText:
+                if pending is not None and (pending.state in TOOL_STATES
+                                            or item.state in TOOL_STATES):
+                    self._content(pending.text, content)
+                pending = item
+                continue
+            kind = item.type
+            if kind is _TEXT:
+                self._content(item.value, content)
+            elif kind is _REASONING:
+                self._reasoning(item.value, reasoning)
+            elif kind is _REASONING_END:
+                self._reasoning_ws = ""
+        if pending is not None and (pending.state in TOOL_STATES
+                                    or self.events._state in TOOL_STATES):
+            self._content(pending.text, content)
+        return self._delta(reasoning, content, {}, finished)
+
+    def _delta(self, reasoning: list[str], content: list[str], calls: dict[int, DeltaToolCall],
+               finished: bool) -> DeltaMessage | None:
+        if finished:
+            if not self._tools_seen or not self._strip_content:
+                if self._content_ws and (self._content_seen or not self._tools_seen
+                                         or not self._drop_ws_before_tools):
+                    content.append(self._content_ws)
+            self._content_ws = ""
+            if not self._strip_reasoning and self._reasoning_ws:
+                reasoning.append(self._reasoning_ws)
+            self._reasoning_ws = ""
+        if not (reasoning or content or calls):
+            return None
+        return DeltaMessage(reasoning="".join(reasoning) or None,
+                            content="".join(content) or None,
+                            tool_calls=[calls[i] for i in sorted(calls)])
+
+    def _take_pending(self) -> None:
+        raw = self._pending_raw
+        if raw is None:
+            return
+        self._pending_raw = None
+        call = self._open
+        if call is not None and call.raw is not None:
+            call.raw.append(raw)
+
+    def _reasoning(self, text: str, out: list[str]) -> None:
+        if not self._strip_reasoning:
+            out.append(text)
+            return
+        text = self._reasoning_ws + text
+        body = text.rstrip()
+        self._reasoning_ws = text[len(body):]
+        if body:
+            out.append(body)
+
+    def _content(self, text: str, out: list[str]) -> None:
+        """Content, holding back whitespace that tool calls may yet drop.
+
+        Whitespace-only content before the first non-whitespace waits: tool calls
+        drop it (drop_whitespace_only_content_before_tools).  With
+        strip_content_whitespace_with_tools trailing whitespace also waits, so that
+        content ends stripped when calls follow; more content releases it.
+        """
+        text = self._content_ws + text
+        self._content_ws = ""
+        if not self._content_seen:
+            if not text.strip():
+                self._content_ws = text
+                return
+            self._content_seen = True
+        if self._strip_content:
+            body = text.rstrip()
+            self._content_ws = text[len(body):]
+            text = body
+        if text:
+            out.append(text)
+
+    def _start_call(self, index: int, content: list[str]) -> None:
+        self._tools_seen = True
+        if not self._content_seen and self._drop_ws_before_tools:
+            self._content_ws = ""
+        call = _Call(index)
+        if self._pending_raw is not None:
+            call.raw.append(self._pending_raw)
+            self._pending_raw = None
+        self._calls[index] = call
+        self._open = call
+
+    def _judge(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str]) -> None:
+        """The name is complete: send it, or turn the call into content."""
+        header = "".join(call.name_parts)
+        name, call_id = header.strip(), ""
+        pattern = self.TOOL_NAME_PATTERN
+        if pattern is not None:
+            m = pattern.match(name)
+            if m is not None:
+                groups = m.groupdict()
+                name = groups.get("name") or name
+                call_id = groups.get("id") or ""
+        if not name or (self._valid_names is not None and name not in self._valid_names):
+            call.invalid = True
+            why = "an empty name" if not name else f"unknown tool {name!r}"
+            self.warnings.append(f"tool call {call.index} has {why}; kept as content")
+            if call.raw:
+                self._content("".join(call.raw), content)
+            call.raw = None
+            return
+        call.name = name
+        call.id = call_id or self._new_id()
+        call.sent = True
+        call.raw = None
+        call.name_parts = []
+        call.writer = writer = ArgumentsWriter(tool_properties(self.tools, name))
+        syntax = self.ARGUMENTS
+        if syntax["syntax"] == "json":
+            call.reader = JsonArguments(writer)
+        else:
+            call.reader = TaggedArguments(
+                writer, open=syntax["open"], name_end=syntax["name_end"],
+                close=syntax["close"], value_open=syntax.get("value_open"),
+                trim=syntax.get("trim") == "one_newline")
+        calls[call.index] = DeltaToolCall(call.index, id=call.id, type="function", name=name)
+
+    def _args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall],
+              content: list[str]) -> None:
+        if not call.sent and not call.invalid:
+            self._judge(call, calls, content)
+        if call.invalid:
+            return  # its raw text already went to content
+        self._emit_args(call, call.reader.feed(text), calls)
+
+    def _end_call(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str]) -> None:
+        if self._pending_raw is not None and call.raw is not None:
+            call.raw.append(self._pending_raw)
+            self._pending_raw = None
+        if not call.sent and not call.invalid:
+            self._judge(call, calls, content)
+        call.ended = True
+        if self._open is call:
+            self._open = None
+        if call.invalid:
+            if call.raw:
+                self._content("".join(call.raw), content)
+            return
+        self._emit_args(call, call.reader.finish(), calls)
+        self.warnings.extend(f"tool call {call.index}: {w}" for w in call.writer.warnings)
+
+    def _emit_args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall]) -> None:
+        if not self._stream_args and not call.ended:
+            call.name_parts.append(text)  # the name is settled: keep the arguments here
+            return
+        if not self._stream_args:
+            text = "".join(call.name_parts) + text
+        if not text:
+            return
+        delta = calls.get(call.index)
+        if delta is None:
+            calls[call.index] = DeltaToolCall(call.index, arguments=text)
+        else:
+            delta.arguments = (delta.arguments or "") + text
+
+    def _new_id(self) -> str:
+        if self.ids == "sequential":
+            out = f"chatcmpl-tool-{self._id_count}"
+        else:
+            out = f"chatcmpl-tool-{uuid.uuid4().hex}"
+        self._id_count += 1
+        return out
+
+
+def parse_with(chat_parser: type[ChatParser], text: str, *, tools: Any = None,
+               tokenizer: Any = None, token_ids: Sequence[int] | None = None,
+               thinking: bool | None = None, tool_choice: Any = None,
+               ids: str = "random") -> ParsedMessage:
+    """Non-streaming: the whole completion as one delta, then finish()."""
+    parser = chat_parser(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice,
+                         ids=ids)
+    deltas = [parser.feed(text, token_ids or ()), parser.finish()]
+    return accumulate(deltas)
+
+
+__all__ = ["ChatParser", "ParsedMessage", "ToolCall", "parse_with"]

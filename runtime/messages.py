@@ -1,0 +1,113 @@
+"""OpenAI-style results: streaming deltas and complete messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class DeltaToolCall:
+    """A piece of one tool call: id, type and name on its first delta, then arguments."""
+
+    index: int
+    id: str | None = None
+    type: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The ``tool_calls[i]`` entry of a ``chat.completion.chunk`` delta."""
+        out: dict[str, Any] = {"index": self.index}
+        if self.id is not None:
+            out["id"] = self.id
+        if self.type is not None:
+            out["type"] = self.type
+        function: dict[str, str] = {}
+        if self.name is not None:
+            function["name"] = self.name
+        if self.arguments is not None:
+            function["arguments"] = self.arguments
+        if function:
+            out["function"] = function
+        return out
+
+
+@dataclass
+class DeltaMessage:
+    """What one streamed delta adds: reasoning, content and tool-call pieces."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: list[DeltaToolCall] = field(default_factory=list)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The ``choices[0].delta`` of a ``chat.completion.chunk`` (unset keys omitted)."""
+        out: dict[str, Any] = {}
+        if self.content is not None:
+            out["content"] = self.content
+        if self.reasoning is not None:
+            out["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            out["tool_calls"] = [tc.to_openai() for tc in self.tool_calls]
+        return out
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A complete tool call; ``arguments`` is a JSON object as text."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_openai(self) -> dict[str, Any]:
+        """One entry of a ``chat.completion`` message's ``tool_calls``."""
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass(frozen=True)
+class ParsedMessage:
+    """A complete assistant message."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    def to_openai(self) -> dict[str, Any]:
+        """The ``choices[0].message`` of a ``chat.completion`` (unset keys omitted)."""
+        out: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.reasoning is not None:
+            out["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            out["tool_calls"] = [tc.to_openai() for tc in self.tool_calls]
+        return out
+
+
+def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
+    """The message a client builds by concatenating streamed deltas."""
+    reasoning: list[str] = []
+    content: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    for delta in deltas:
+        if delta is None:
+            continue
+        if delta.reasoning:
+            reasoning.append(delta.reasoning)
+        if delta.content:
+            content.append(delta.content)
+        for tc in delta.tool_calls:
+            call = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": []})
+            if tc.id:
+                call["id"] = tc.id
+            if tc.name:
+                call["name"] += tc.name
+            if tc.arguments:
+                call["arguments"].append(tc.arguments)
+    return ParsedMessage(
+        reasoning="".join(reasoning) or None,
+        content="".join(content) or None,
+        tool_calls=tuple(ToolCall(c["id"], c["name"], "".join(c["arguments"]))
+                         for _, c in sorted(calls.items())),
+    )

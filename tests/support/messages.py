@@ -1,0 +1,56 @@
+"""Reading goldens/<format>.messages: vLLM's parse() and streamed messages per case."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Message:
+    reasoning: str | None = None
+    content: str | None = None
+    calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, arguments)
+
+
+@dataclass
+class MessageCase:
+    name: str
+    thinking: bool = True
+    text: str = ""
+    ids: list[int] = field(default_factory=list)
+    parse: Message = field(default_factory=Message)
+    stream: Message = field(default_factory=Message)
+
+
+def load(path: Path) -> tuple[list[dict], list[MessageCase]]:
+    """The tools of the request and the cases of a messages golden file."""
+    tools: list[dict] = []
+    cases: list[MessageCase] = []
+    current: Message | None = None
+    for raw in path.read_text(encoding="utf-8").split("\n"):
+        if not raw or raw.startswith("#"):
+            continue
+        if raw.startswith("tools: "):
+            tools = json.loads(raw[7:])
+        elif raw.startswith("=== "):
+            cases.append(MessageCase(raw[4:-4]))
+        elif raw.startswith("--- vllm parse"):
+            current = cases[-1].parse
+        elif raw.startswith("--- vllm stream"):
+            current = cases[-1].stream
+        else:
+            key, value = raw.split(": ", 1)
+            case = cases[-1]
+            if key == "thinking":
+                case.thinking = value == "true"
+            elif key == "text":
+                case.text = json.loads(value)
+            elif key == "ids":
+                case.ids = json.loads(value)
+            elif key == "call":
+                current.calls.append(tuple(json.loads(value)))
+            else:
+                setattr(current, key, json.loads(value))
+    return tools, cases

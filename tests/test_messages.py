@@ -1,0 +1,100 @@
+"""The OpenAI-style layer: vLLM's messages, and streaming equal to non-streaming."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate
+from support import goldens as event_goldens
+from support.messages import MessageCase, load
+
+GOLDENS = Path(__file__).resolve().parent.parent / "goldens"
+TOKENIZER = {"qwen3": "qwen3.6", "seed_oss": "seed_oss", "kimi_k2": "kimi_k2"}
+FORMATS = sorted(p.stem for p in GOLDENS.glob("*.messages"))
+
+
+def _differences() -> dict[tuple[str, str, str], str]:
+    text = (GOLDENS / "DIFFERENCES.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\w+) \| (\w+) \| (\w+) \| ([^|]+) \|$", text, re.M)
+    return {(f, c, field): why.strip() for f, c, field, why in rows if f != "format"}
+
+
+DIFFERENCES = _differences()
+
+
+def _arguments(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return ("invalid JSON", text)
+
+
+def _fields(reasoning, content, calls, with_ids: bool) -> dict:
+    return {
+        "reasoning": reasoning,
+        "content": content,
+        "calls": [((call_id if with_ids else None), name, _arguments(args))
+                  for call_id, name, args in calls],
+    }
+
+
+def _message_cases():
+    for fmt in FORMATS:
+        tools, cases = load(GOLDENS / f"{fmt}.messages")
+        for case in cases:
+            yield pytest.param(fmt, tools, case, id=f"{fmt}: {case.name}")
+
+
+@pytest.mark.parametrize("fmt, tools, case", list(_message_cases()))
+def test_parse_matches_vllm_except_listed(fmt: str, tools: list, case: MessageCase,
+                                          get_tokenizer) -> None:
+    module = parsergen.load(fmt)
+    ours = module.parse(case.text, tools=tools, tokenizer=get_tokenizer(TOKENIZER[fmt]),
+                        token_ids=case.ids, thinking=case.thinking)
+    with_ids = module.ChatParser.TOOL_NAME_PATTERN is not None
+    got = _fields(ours.reasoning, ours.content,
+                  [(c.id, c.name, c.arguments) for c in ours.tool_calls], with_ids)
+    want = _fields(case.parse.reasoning, case.parse.content, case.parse.calls, with_ids)
+    for field in ("reasoning", "content", "calls"):
+        listed = (fmt, case.name, field) in DIFFERENCES
+        if listed:
+            assert got[field] != want[field], f"{field} now matches vLLM: drop the row"
+        else:
+            assert got[field] == want[field], f"{field} differs from vLLM"
+    for call in ours.tool_calls:
+        assert isinstance(json.loads(call.arguments), dict)
+
+
+def _event_sections():
+    for fmt in FORMATS:
+        for golden in event_goldens.load(GOLDENS / f"{fmt}.golden"):
+            yield pytest.param(fmt, golden, id=f"{fmt}: {golden.title}")
+
+
+@pytest.mark.parametrize("fmt, golden", list(_event_sections()))
+def test_stream_equals_parse(fmt: str, golden, get_tokenizer) -> None:
+    tools, _ = load(GOLDENS / f"{fmt}.messages")
+    module = parsergen.load(fmt)
+    tokenizer = None if golden.mode == "notok" else get_tokenizer(golden.tokenizer)
+    parser = module.ChatParser(tokenizer, tools=tools, thinking=golden.thinking,
+                               ids="sequential")
+    deltas = [parser.feed(text, ids) for ids, text in golden.deltas] + [parser.finish()]
+    streamed = accumulate(deltas)
+    all_ids = [t for ids, _ in golden.deltas for t in ids] if golden.mode == "ids" else None
+    whole = module.parse("".join(t for _, t in golden.deltas), tools=tools, tokenizer=tokenizer,
+                         token_ids=all_ids, thinking=golden.thinking, ids="sequential")
+    assert streamed == whole
+    for call in streamed.tool_calls:
+        assert isinstance(json.loads(call.arguments), dict)
+
+
+def test_differences_name_real_cases() -> None:
+    known = {(fmt, case.name) for fmt in FORMATS for case in load(GOLDENS / f"{fmt}.messages")[1]}
+    assert DIFFERENCES, "goldens/DIFFERENCES.md lists no rows"
+    for fmt, case, _ in DIFFERENCES:
+        assert (fmt, case) in known
