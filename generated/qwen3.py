@@ -4,17 +4,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
     EventType,
     Lexicon,
-    ParsedMessage,
     SemanticEvent,
     StreamingParserBase,
-    parse_with,
     require_runtime,
 )
 
@@ -330,24 +326,6 @@ class ChatParser(ChatParserBase):
     }
 
 
-def parse(
-    text: str,
-    *,
-    tools: list[dict[str, Any]] | None = None,
-    tokenizer: Any = None,
-    token_ids: list[int] | None = None,
-    thinking: bool | None = None,
-    tool_choice: Any = None,
-    ids: str = "random",
-) -> ParsedMessage:
-    """A whole qwen3 completion as one message (the same assembly as streaming)."""
-    return parse_with(
-        ChatParser,
-        text,
-        tools=tools,
-        tokenizer=tokenizer,
-        token_ids=token_ids,
-        thinking=thinking,
-        tool_choice=tool_choice,
-        ids=ids,
-    )
+# parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,
+#       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
+parse = ChatParser.parse

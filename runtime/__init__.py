@@ -15,7 +15,6 @@ from .events import (
     merge_chunks,
 )
 from .assembly import ChatParser as ChatParserBase
-from .assembly import parse_with
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
 from .streaming import Lexicon, StreamingParserBase
 
@@ -48,6 +47,5 @@ __all__ = [
     "ToolCall",
     "accumulate",
     "merge_chunks",
-    "parse_with",
     "require_runtime",
 ]

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .jsonscan import JsonScan
 from .schema_types import STRING, coerce, schema_types, to_json
 
 _NULLABLE_STRING = frozenset(("string", "null"))
@@ -234,7 +235,6 @@ def _tail_prefix(buf: str, start: int, literals: tuple[str, ...]) -> str:
     return buf[len(buf) - n:] if n else ""
 
 
-_STRUCT = re.compile(r'["{}\[\],:]').search
 _STRING_END = re.compile(r'["\\]').search
 _NOT_SPACE = re.compile(r"\S").search
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
@@ -248,16 +248,14 @@ class JsonArguments:
     written unless the schema wants another type.  Text after the object is ignored.
     """
 
-    __slots__ = ("writer", "state", "buf", "stack", "in_string", "escape", "key_parts",
-                 "invalid")
+    __slots__ = ("writer", "state", "buf", "stack", "scan", "key_parts", "invalid")
 
     def __init__(self, writer: ArgumentsWriter) -> None:
         self.writer = writer
         self.state = "start"  # start, key?, key, colon, value?, string, raw, comma?, done
         self.buf = ""
         self.stack = ""  # closers owed by the raw value being read, innermost last
-        self.in_string = False
-        self.escape = False
+        self.scan = JsonScan()
         self.key_parts: list[str] = []
         self.invalid = False
 
@@ -297,7 +295,7 @@ class JsonArguments:
                         out.append(self.writer.begin(self._key(), ch))
                         self.state = "raw"
                         self.stack = ""
-                        self.in_string = self.escape = False
+                        self.scan.reset()
                         continue  # the raw value starts at this character
                 else:  # comma?
                     if ch == ",":
@@ -383,48 +381,18 @@ class JsonArguments:
 
     def _raw_end(self, buf: str, pos: int) -> int:
         """Index of the ',' or '}' that ends the raw value, or -1 if not in buf."""
-        stack, in_string, escape = self.stack, self.in_string, self.escape
-        n = len(buf)
-        while pos < n:
-            if escape:
-                escape = False
-                pos += 1
-                continue
-            if in_string:
-                m = _STRING_END(buf, pos)
-                if m is None:
-                    pos = n
-                    break
-                pos = m.start()
-                if buf[pos] == "\\":
-                    escape = True
-                else:
-                    in_string = False
-                pos += 1
-                continue
-            m = _STRUCT(buf, pos)
-            if m is None:
-                pos = n
-                break
-            pos = m.start()
-            ch = buf[pos]
-            if ch == '"':
-                in_string = True
-            elif ch == "{":
-                stack += "}"
-            elif ch == "[":
-                stack += "]"
-            elif ch in "}]":
-                if not stack:
-                    self.stack, self.in_string, self.escape = "", False, False
-                    return pos
-                stack = stack[:-1]
-            elif ch == "," and not stack:
-                self.stack, self.in_string, self.escape = "", False, False
-                return pos
-            pos += 1
-        self.stack, self.in_string, self.escape = stack, in_string, escape
-        return -1
+        while True:
+            i = self.scan.next(buf, pos)
+            if i < 0:
+                return -1
+            ch = buf[i]
+            if ch in "{[":
+                self.stack += "}" if ch == "{" else "]"
+            elif not self.stack and ch in ",}]":
+                return i
+            elif ch != ",":
+                self.stack = self.stack[:-1]
+            pos = i + 1
 
     def finish(self) -> str:
         """End of the call: close what is open; the object is always complete JSON."""
@@ -432,10 +400,10 @@ class JsonArguments:
         if self.state == "string":
             out += self.writer.end()
         elif self.state == "raw":
-            if self.stack or self.in_string:
+            if self.stack or self.scan.in_string:
                 # Cut inside a nested value: close it so the object stays JSON.
                 self.writer.warnings.append("arguments ended inside a JSON value")
-                out += self.writer.text(('"' if self.in_string else "") + self.stack[::-1])
+                out += self.writer.text(('"' if self.scan.in_string else "") + self.stack[::-1])
             out += self.writer.end()
         return out + self.writer.close()
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from .arguments import ArgumentsWriter, JsonArguments, TaggedArguments
 from .events import TOOL_ARGS, TOOL_STATES, EventType
-from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
+from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, accumulate
 from .schema_types import tool_names, tool_properties
 from .streaming import RawText, StreamingParserBase
 
@@ -75,7 +75,7 @@ class ChatParser:
         self._valid_names = names if flags.get("validate_tool_names", False) and names else None
         self._calls: dict[int, _Call] = {}
         self._open: _Call | None = None
-        self._pending_raw: str | None = None
+        self._pending_raw: RawText | None = None
         self._reasoning_ws = ""  # trailing reasoning whitespace, held
         self._content_ws = ""  # content whitespace held back (see _content)
         self._content_seen = False  # content with non-whitespace went out
@@ -85,6 +85,15 @@ class ChatParser:
         self._done = False
 
     # -- public ---------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str, *, tools: Sequence[Mapping[str, Any]] | None = None,
+              tokenizer: Any = None, token_ids: Sequence[int] | None = None,
+              thinking: bool | None = None, tool_choice: Any = None,
+              ids: str = "random") -> ParsedMessage:
+        """A whole completion as one message: the streaming assembly over one delta."""
+        parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids)
+        return accumulate([parser.feed(text, token_ids or ()), parser.finish()])
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> DeltaMessage | None:
         """Parse one streamed delta; return what it adds, or None."""
@@ -103,12 +112,11 @@ class ChatParser:
         reasoning: list[str] = []
         content: list[str] = []
         calls: dict[int, DeltaToolCall] = {}
-        if self._no_tools:
-            return self._push_no_tools(items, finished)
+        no_tools = self._no_tools
         for item in items:
             if type(item) is RawText:
-                self._take_pending()
-                self._pending_raw = item.text
+                self._settle_raw(item.state, content)
+                self._pending_raw = item
                 continue
             kind = item.type
             if kind is _TEXT:
@@ -117,6 +125,8 @@ class ChatParser:
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:
                 self._reasoning_ws = ""
+            elif no_tools:
+                continue  # tool events: their text is content (see _settle_raw)
             elif kind is _CALL_START:
                 self._start_call(item.tool_index, content)
             elif kind is _NAME:
@@ -131,36 +141,31 @@ class ChatParser:
                 call = self._calls.get(item.tool_index)
                 if call is not None and not call.ended:
                     self._end_call(call, calls, content)
-        self._take_pending()
+        self._settle_raw(self.events._state, content)
         call = self._open
         if call is not None and not call.sent and not call.invalid:
             if self.events._state == TOOL_ARGS:  # the name is complete
                 self._judge(call, calls, content)
         return self._delta(reasoning, content, calls, finished)
 
-    def _push_no_tools(self, items: list, finished: bool) -> DeltaMessage | None:
-        """tool_choice "none": text the parser read as tool markup is content."""
-        reasoning: list[str] = []
-        content: list[str] = []
-        pending: RawText | None = None
-        for item in items:
-            if type(item) is RawText:
-                if pending is not None and (pending.state in TOOL_STATES
-                                            or item.state in TOOL_STATES):
-                    self._content(pending.text, content)
-                pending = item
-                continue
-            kind = item.type
-            if kind is _TEXT:
-                self._content(item.value, content)
-            elif kind is _REASONING:
-                self._reasoning(item.value, reasoning)
-            elif kind is _REASONING_END:
-                self._reasoning_ws = ""
-        if pending is not None and (pending.state in TOOL_STATES
-                                    or self.events._state in TOOL_STATES):
-            self._content(pending.text, content)
-        return self._delta(reasoning, content, {}, finished)
+    def _settle_raw(self, next_state: int, content: list[str]) -> None:
+        """Place the last consumed piece, now that the state after it is known.
+
+        Normally it joins the open call's text (kept until the call's name is judged).
+        Under tool_choice "none", a piece read in, or leading into, a tool state is
+        content.
+        """
+        raw = self._pending_raw
+        if raw is None:
+            return
+        self._pending_raw = None
+        if self._no_tools:
+            if raw.state in TOOL_STATES or next_state in TOOL_STATES:
+                self._content(raw.text, content)
+            return
+        call = self._open
+        if call is not None and call.raw is not None:
+            call.raw.append(raw.text)
 
     def _delta(self, reasoning: list[str], content: list[str], calls: dict[int, DeltaToolCall],
                finished: bool) -> DeltaMessage | None:
@@ -178,15 +183,6 @@ class ChatParser:
         return DeltaMessage(reasoning="".join(reasoning) or None,
                             content="".join(content) or None,
                             tool_calls=[calls[i] for i in sorted(calls)])
-
-    def _take_pending(self) -> None:
-        raw = self._pending_raw
-        if raw is None:
-            return
-        self._pending_raw = None
-        call = self._open
-        if call is not None and call.raw is not None:
-            call.raw.append(raw)
 
     def _reasoning(self, text: str, out: list[str]) -> None:
         if not self._strip_reasoning:
@@ -226,7 +222,7 @@ class ChatParser:
             self._content_ws = ""
         call = _Call(index)
         if self._pending_raw is not None:
-            call.raw.append(self._pending_raw)
+            call.raw.append(self._pending_raw.text)
             self._pending_raw = None
         self._calls[index] = call
         self._open = call
@@ -276,7 +272,7 @@ class ChatParser:
 
     def _end_call(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str]) -> None:
         if self._pending_raw is not None and call.raw is not None:
-            call.raw.append(self._pending_raw)
+            call.raw.append(self._pending_raw.text)
             self._pending_raw = None
         if not call.sent and not call.invalid:
             self._judge(call, calls, content)
@@ -313,15 +309,4 @@ class ChatParser:
         return out
 
 
-def parse_with(chat_parser: type[ChatParser], text: str, *, tools: Any = None,
-               tokenizer: Any = None, token_ids: Sequence[int] | None = None,
-               thinking: bool | None = None, tool_choice: Any = None,
-               ids: str = "random") -> ParsedMessage:
-    """Non-streaming: the whole completion as one delta, then finish()."""
-    parser = chat_parser(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice,
-                         ids=ids)
-    deltas = [parser.feed(text, token_ids or ()), parser.finish()]
-    return accumulate(deltas)
-
-
-__all__ = ["ChatParser", "ParsedMessage", "ToolCall", "parse_with"]
+__all__ = ["ChatParser"]
