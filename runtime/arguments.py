@@ -248,7 +248,7 @@ class JsonArguments:
     written unless the schema wants another type.  Text after the object is ignored.
     """
 
-    __slots__ = ("writer", "state", "buf", "stack", "scan", "key_parts", "invalid")
+    __slots__ = ("writer", "state", "buf", "stack", "scan", "key_parts", "invalid", "ws")
 
     def __init__(self, writer: ArgumentsWriter) -> None:
         self.writer = writer
@@ -256,6 +256,7 @@ class JsonArguments:
         self.buf = ""
         self.stack = ""  # closers owed by the raw value being read, innermost last
         self.scan = JsonScan()
+        self.ws = ""  # trailing whitespace of a raw value: it may be the value's end
         self.key_parts: list[str] = []
         self.invalid = False
 
@@ -295,6 +296,7 @@ class JsonArguments:
                         out.append(self.writer.begin(self._key(), ch))
                         self.state = "raw"
                         self.stack = ""
+                        self.ws = ""
                         self.scan.reset()
                         continue  # the raw value starts at this character
                 else:  # comma?
@@ -319,11 +321,14 @@ class JsonArguments:
             else:  # raw JSON value: ends at a top-level ',' or '}'
                 start = pos
                 end = self._raw_end(buf, pos)
+                piece = self.ws + buf[start : n if end < 0 else end]
+                body = piece.rstrip()
+                self.ws = piece[len(body):] if end < 0 else ""
+                if body:
+                    out.append(self.writer.text(body))
                 if end < 0:
-                    out.append(self.writer.text(buf[start:]))
                     pos = n
                     break
-                out.append(self.writer.text(buf[start:end].rstrip()))
                 out.append(self.writer.end())
                 pos = end
                 self.state = "comma?"
@@ -403,7 +408,8 @@ class JsonArguments:
             if self.stack or self.scan.in_string:
                 # Cut inside a nested value: close it so the object stays JSON.
                 self.writer.warnings.append("arguments ended inside a JSON value")
-                out += self.writer.text(('"' if self.scan.in_string else "") + self.stack[::-1])
+                tail = self.ws + '"' if self.scan.in_string else ""
+                out += self.writer.text(tail + self.stack[::-1])
             out += self.writer.end()
         return out + self.writer.close()
 

@@ -164,7 +164,11 @@ class ChatParser:
                 self._content(raw.text, content)
             return
         call = self._open
-        if call is not None and call.raw is not None:
+        if call is None:
+            return
+        if call.invalid:
+            self._content(raw.text, content)  # the rest of a call that is no call
+        elif call.raw is not None:
             call.raw.append(raw.text)
 
     def _delta(self, reasoning: list[str], content: list[str], calls: dict[int, DeltaToolCall],
@@ -271,17 +275,14 @@ class ChatParser:
         self._emit_args(call, call.reader.feed(text), calls)
 
     def _end_call(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str]) -> None:
-        if self._pending_raw is not None and call.raw is not None:
-            call.raw.append(self._pending_raw.text)
-            self._pending_raw = None
         if not call.sent and not call.invalid:
             self._judge(call, calls, content)
+        if self._pending_raw is not None and call is self._open:
+            self._settle_raw(self.events._state, content)  # the call's closing text
         call.ended = True
         if self._open is call:
             self._open = None
         if call.invalid:
-            if call.raw:
-                self._content("".join(call.raw), content)
             return
         self._emit_args(call, call.reader.finish(), calls)
         self.warnings.extend(f"tool call {call.index}: {w}" for w in call.writer.warnings)

@@ -1,0 +1,180 @@
+"""Typed streaming of tool arguments: any split gives the same JSON, typed by the schema."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsergen.runtime.arguments import ArgumentsWriter, JsonArguments, TaggedArguments
+from parsergen.runtime.schema_types import coerce, schema_types
+
+PROPS = {
+    "city": {"type": "string"},
+    "days": {"type": "integer"},
+    "ratio": {"type": "number"},
+    "flag": {"type": "boolean"},
+    "note": {"type": ["string", "null"]},
+    "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+    "obj": {"type": "object"},
+    "items": {"type": "array"},
+    "level": {"enum": ["low", "high"]},
+}
+
+QWEN = {"open": "<parameter=", "name_end": ">", "close": "</parameter>", "trim": True}
+GLM = {"open": "<arg_key>", "name_end": "</arg_key>", "value_open": "<arg_value>",
+       "close": "</arg_value>"}
+
+
+def run(reader_factory, text: str, cuts: list[int]) -> tuple[str, list[str]]:
+    writer = ArgumentsWriter(PROPS)
+    reader = reader_factory(writer)
+    bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
+    pieces = [reader.feed(text[a:b]) for a, b in zip(bounds, bounds[1:])]
+    pieces.append(reader.finish())
+    return "".join(pieces), pieces
+
+
+@pytest.mark.parametrize(
+    "key, raw, expected",
+    [
+        ("city", "3", "3"),
+        ("days", "3", 3),
+        ("days", "three", "three"),
+        ("ratio", "1.5", 1.5),
+        ("ratio", "2", 2),
+        ("flag", "true", True),
+        ("flag", "0", False),
+        ("note", "null", None),
+        ("note", "nullish", "nullish"),
+        ("either", "7", 7),
+        ("either", "seven", "seven"),
+        ("obj", '{"a": [1]}', {"a": [1]}),
+        ("obj", "{broken", "{broken"),
+        ("items", "[1, 2]", [1, 2]),
+        ("level", "high", "high"),
+        ("unknown", "5", "5"),
+    ],
+)
+def test_tagged_values_are_typed_by_schema(key: str, raw: str, expected) -> None:
+    out, _ = run(lambda w: TaggedArguments(w, **QWEN),
+                 f"\n<parameter={key}>\n{raw}\n</parameter>\n", [])
+    assert json.loads(out) == {key: expected}
+
+
+def test_schema_types() -> None:
+    assert schema_types({"type": ["integer", "null"]}) == {"integer", "null"}
+    assert schema_types({"enum": [1, "a", None]}) == {"integer", "string", "null"}
+    assert schema_types({"type": "string", "nullable": True}) == {"string", "null"}
+    assert schema_types({}) == {"string"}
+    assert coerce("1e999", frozenset(["number"])) == "1e999"  # not a JSON number
+
+
+def test_string_values_stream_before_they_end() -> None:
+    writer = ArgumentsWriter(PROPS)
+    reader = TaggedArguments(writer, **QWEN)
+    first = reader.feed("<parameter=city>\nZür")
+    assert first == '{"city": "Zür'
+    assert reader.feed("ich\n") == "ich"  # the newline may be the trimmed last one
+    assert reader.feed("more") == "\\nmore"
+    # A value the schema may retype waits until it is complete.
+    assert reader.feed("</parameter><parameter=days>\n4") == '", "days": '
+    assert reader.feed("2\n</parameter>") == "42"
+    assert reader.finish() == "}"
+
+
+def test_nullable_string_streams_once_it_cannot_be_null() -> None:
+    writer = ArgumentsWriter(PROPS)
+    reader = TaggedArguments(writer, **QWEN)
+    assert reader.feed("<parameter=note>nu") == '{"note": '
+    assert reader.feed("t") == '"nut'
+
+
+VALUES = st.one_of(
+    st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=12),
+    st.integers(-1000, 1000), st.booleans(), st.none(),
+    st.lists(st.integers(0, 9), max_size=3),
+    st.dictionaries(st.sampled_from(["a", "b"]), st.integers(0, 9), max_size=2),
+)
+ARGS = st.dictionaries(st.sampled_from(sorted(PROPS) + ["free", "x y", "ключ"]), VALUES,
+                       max_size=5)
+
+
+def _expected(args: dict) -> dict:
+    """What typing by PROPS makes of values written as text."""
+    out = {}
+    for key, value in args.items():
+        raw = value if isinstance(value, str) else json.dumps(value)
+        types = schema_types(PROPS.get(key)) if key in PROPS else frozenset(["string"])
+        out[key] = coerce(raw, types)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=ARGS, cuts=st.lists(st.integers(0, 10_000), max_size=10))
+def test_tagged_any_split_gives_the_same_typed_json(args: dict, cuts: list[int]) -> None:
+    # Values are written as the model writes them: strings raw, others as JSON text.
+    body = "".join(
+        f"<parameter={k}>\n{v if isinstance(v, str) else json.dumps(v)}\n</parameter>\n"
+        for k, v in args.items() if "<" not in str(v)
+    )
+    shown = {k: v for k, v in args.items() if "<" not in str(v)}
+    whole, _ = run(lambda w: TaggedArguments(w, **QWEN), body, [])
+    split, _ = run(lambda w: TaggedArguments(w, **QWEN), body, cuts)
+    assert split == whole
+    assert json.loads(whole) == _expected(shown)
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=ARGS, cuts=st.lists(st.integers(0, 10_000), max_size=10))
+def test_glm_tags_any_split(args: dict, cuts: list[int]) -> None:
+    shown = {k: v for k, v in args.items() if "<" not in str(v)}
+    body = "".join(
+        f"<arg_key>{k}</arg_key>\n<arg_value>{v if isinstance(v, str) else json.dumps(v)}"
+        "</arg_value>\n" for k, v in shown.items()
+    )
+    whole, _ = run(lambda w: TaggedArguments(w, **GLM), body, [])
+    split, _ = run(lambda w: TaggedArguments(w, **GLM), body, cuts)
+    assert split == whole
+    assert json.loads(whole) == {k: coerce(v if isinstance(v, str) else json.dumps(v),
+                                           schema_types(PROPS[k]) if k in PROPS
+                                           else frozenset(["string"]))
+                                 for k, v in shown.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=ARGS, cuts=st.lists(st.integers(0, 10_000), max_size=10),
+       ascii_only=st.booleans(), indent=st.sampled_from([None, 2]))
+def test_json_any_split_gives_the_same_typed_json(args, cuts, ascii_only, indent) -> None:
+    body = json.dumps(args, ensure_ascii=ascii_only, indent=indent)
+    whole, _ = run(JsonArguments, body, [])
+    split, _ = run(JsonArguments, body, cuts)
+    assert split == whole
+    parsed = json.loads(whole)
+    assert list(parsed) == list(args)
+    for key, value in args.items():
+        types = schema_types(PROPS.get(key)) if key in PROPS else None
+        if types is None or isinstance(value, str) and "string" in types and types <= {"string"}:
+            assert parsed[key] == value
+        elif isinstance(value, str):
+            assert parsed[key] == coerce(value, types)
+        else:
+            assert parsed[key] == coerce(json.dumps(value, ensure_ascii=False), types) \
+                or parsed[key] == value
+
+
+def test_json_cut_inside_a_value_is_closed_and_reported() -> None:
+    writer = ArgumentsWriter(None)
+    reader = JsonArguments(writer)
+    out = reader.feed('{"a": [1, {"b": "x') + reader.finish()
+    assert json.loads(out) == {"a": [1, {"b": "x"}]}
+    assert writer.warnings == ["arguments ended inside a JSON value"]
+
+
+def test_json_that_is_not_an_object_gives_empty_arguments() -> None:
+    writer = ArgumentsWriter(None)
+    reader = JsonArguments(writer)
+    assert reader.feed("[1, 2]") + reader.finish() == "{}"
+    assert writer.warnings == ["arguments are not a JSON object"]

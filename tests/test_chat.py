@@ -1,0 +1,106 @@
+"""ChatParser and parse(): OpenAI shapes, ids, flags, tool_choice, unknown tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import parsergen
+from parsergen.runtime import DeltaMessage, DeltaToolCall, accumulate
+from support.specs import build
+
+WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}}]
+QWEN_CALL = ("<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+             "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>")
+
+
+def stream(module, text: str, step: int, **kwargs):
+    parser = module.ChatParser(ids="sequential", **kwargs)
+    deltas = [parser.feed(text[i : i + step]) for i in range(0, len(text), step)]
+    return deltas + [parser.finish()], parser
+
+
+def test_to_openai_shapes() -> None:
+    delta = DeltaMessage(reasoning="r", tool_calls=[DeltaToolCall(0, id="x", type="function",
+                                                                  name="f", arguments="{")])
+    assert delta.to_openai() == {"reasoning_content": "r", "tool_calls": [
+        {"index": 0, "id": "x", "type": "function", "function": {"name": "f", "arguments": "{"}}]}
+    message = parsergen.load("qwen3").parse("hi</think>ok", ids="sequential")
+    assert message.to_openai() == {"role": "assistant", "content": "ok", "reasoning_content": "hi"}
+
+
+def test_first_call_delta_has_id_type_and_complete_name() -> None:
+    deltas, _ = stream(parsergen.load("qwen3"), "r</think>" + QWEN_CALL, 3, tools=WEATHER)
+    call_deltas = [tc for d in deltas if d for tc in d.tool_calls]
+    first = call_deltas[0]
+    assert (first.id, first.type, first.name) == ("chatcmpl-tool-0", "function", "get_weather")
+    assert all(tc.id is None and tc.name is None for tc in call_deltas[1:])
+    arguments = "".join(tc.arguments or "" for tc in call_deltas)
+    assert json.loads(arguments) == {"city": "Paris", "days": 3}
+
+
+def test_random_ids_are_openai_style_and_distinct() -> None:
+    message = parsergen.load("qwen3").parse("r</think>" + QWEN_CALL + QWEN_CALL)
+    ids = [c.id for c in message.tool_calls]
+    assert len(set(ids)) == 2 and all(i.startswith("chatcmpl-tool-") for i in ids)
+
+
+def test_kimi_ids_come_from_the_call_header() -> None:
+    text = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:7"
+            '<|tool_call_argument_begin|>{"city": "Oslo", "days": "2"}<|tool_call_end|>'
+            "<|tool_calls_section_end|>")
+    message = parsergen.load("kimi_k2").parse(text, tools=WEATHER, thinking=False)
+    (call,) = message.tool_calls
+    assert (call.id, call.name) == ("functions.get_weather:7", "get_weather")
+    assert json.loads(call.arguments) == {"city": "Oslo", "days": 2}
+
+
+def test_tool_choice_none_keeps_tool_markup_as_content() -> None:
+    text = "r</think>Checking.\n" + QWEN_CALL + "\nDone."
+    for step in (1, 4, len(text)):
+        deltas, _ = stream(parsergen.load("qwen3"), text, step, tool_choice="none")
+        message = accumulate(deltas)
+        assert message.tool_calls == ()
+        assert message.content == "Checking.\n" + QWEN_CALL + "\nDone."
+
+
+def test_unknown_tool_becomes_content_with_nothing_lost(tmp_path: Path) -> None:
+    module = build(tmp_path, """
+        extends: qwen3
+        name: strict_qwen
+        description: qwen3 that rejects calls to tools the request does not offer
+        assembly: {validate_tool_names: true}
+        """)
+    bad = "<tool_call>\n<function=rm_rf>\n<parameter=path>\n/\n</parameter>\n</function>"
+    text = "r</think>" + bad + "\n</tool_call>" + QWEN_CALL
+    for step in (1, 5, len(text)):
+        deltas, parser = stream(module, text, step, tools=WEATHER)
+        message = accumulate(deltas)
+        assert message.content == bad
+        assert [c.name for c in message.tool_calls] == ["get_weather"]
+        assert parser.warnings == ["tool call 0 has unknown tool 'rm_rf'; kept as content"]
+
+
+def test_arguments_wait_for_the_end_without_stream_arg_deltas(tmp_path: Path) -> None:
+    module = build(tmp_path, """
+        extends: qwen3
+        name: batch_qwen
+        description: qwen3 sending each call's arguments in one piece
+        assembly: {stream_arg_deltas: false}
+        """)
+    deltas, _ = stream(module, "r</think>" + QWEN_CALL, 2, tools=WEATHER)
+    pieces = [tc.arguments for d in deltas if d for tc in d.tool_calls if tc.arguments]
+    assert pieces == ['{"city": "Paris", "days": 3}']
+
+
+def test_whitespace_rules() -> None:
+    qwen = parsergen.load("qwen3")
+    # Trailing whitespace before a call goes; whitespace-only content before it too.
+    assert qwen.parse("r</think>\n\nHi.\n\n" + QWEN_CALL).content == "\n\nHi."
+    assert qwen.parse("r</think>\n\n" + QWEN_CALL).content is None
+    # Without calls, content is kept as written.
+    assert qwen.parse("r</think>\n\nHi.\n\n").content == "\n\nHi.\n\n"
+    # Kimi strips trailing reasoning whitespace, qwen3 does not.
+    assert parsergen.load("kimi_k2").parse("think  \n</think>x").reasoning == "think"
+    assert qwen.parse("think  \n</think>x").reasoning == "think  \n"
