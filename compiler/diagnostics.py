@@ -49,5 +49,5 @@ class SpecError(Exception):
     """A spec failed to load or validate; carries every diagnostic found."""
 
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        self.diagnostics = sorted(diagnostics)
+        self.diagnostics = sorted(set(diagnostics))
         super().__init__("\n".join(map(str, self.diagnostics)))

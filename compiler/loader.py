@@ -88,7 +88,7 @@ def load_yaml(path: FsPath, display: str) -> tuple[Any, Positions, list[Diagnost
 
 def _merge(base: Any, over: Any, base_pos: Positions, over_pos: Positions,
            path: Path, out_pos: Positions) -> Any:
-    """Deep-merge mappings (``over`` wins); anything else is replaced whole."""
+    """Deep-merge mappings (``over`` wins, ``null`` deletes); anything else is replaced."""
     if isinstance(base, dict) and isinstance(over, dict):
         merged: dict[str, Any] = {}
         out_pos[path] = over_pos.get(path) or base_pos[path]
@@ -97,6 +97,8 @@ def _merge(base: Any, over: Any, base_pos: Positions, over_pos: Positions,
                 merged[key] = base[key]
                 _copy_positions(base_pos, (*path, key), out_pos)
         for key in over:
+            if over[key] is None:
+                continue  # "key: null" in a derived spec removes what the base says
             if key in base:
                 merged[key] = _merge(base[key], over[key], base_pos, over_pos, (*path, key), out_pos)
             else:

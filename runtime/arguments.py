@@ -40,24 +40,28 @@ class ArgumentsWriter:
         self.types = STRING
         self.warnings: list[str] = []
 
-    def begin(self, key: str, raw_json: str | None = None) -> str:
-        """Open field ``key``; ``raw_json`` names a JSON value kind whose text follows
-        verbatim ("string" for decoded string text, else the first character)."""
+    def begin(self, key: str, kind: str = "text") -> str:
+        """Open field ``key``. ``kind`` says what the value's text is: "text" (typed by
+        the schema, a string without one), "json:C" (a JSON value starting with C,
+        kept as written if the schema admits it), or "json_or_text" (JSON if it
+        parses once complete, else text)."""
         out = self.end() if self.key is not None else ""
         out += ", " if self.started else "{"
         self.started = True
         self.key = key
         self.held = []
-        types = schema_types(self.properties.get(key)) if self.properties else STRING
-        self.types = types
+        schema = self.properties.get(key) if self.properties else None
+        types = schema_types(schema) if schema is not None else None
+        self.types = types or STRING
         out += to_json(key) + ": "
-        if raw_json is not None and raw_json != "string":
-            # A JSON value other than a string: keep it if the schema admits its kind.
-            kind = _JSON_KIND.get(raw_json[:1], "")
-            self.mode = "raw" if (not self.properties or key not in self.properties
-                                  or types & _KINDS_OK.get(kind, frozenset())) else "hold_json"
+        if kind.startswith("json:"):
+            admitted = _KINDS_OK.get(_JSON_KIND.get(kind[5:6], ""), frozenset())
+            self.mode = "raw" if types is None or types & admitted else "hold_json"
             return out
-        if types == STRING:
+        if kind == "json_or_text":
+            self.mode = "hold_json"
+            return out
+        if self.types == STRING:
             self.mode = "stream"
             return out + '"'
         self.mode = "maybe_null" if types == _NULLABLE_STRING else "hold"
@@ -81,18 +85,23 @@ class ArgumentsWriter:
 
     def end(self) -> str:
         """Close the current field."""
-        mode, held = self.mode, "".join(self.held)
+        mode, held, key = self.mode, "".join(self.held), self.key
         self.key, self.mode, self.held = None, "", []
         if mode == "stream":
             return '"'
         if mode == "raw":
             return ""
+        schemaless = not self.properties or key not in self.properties
         if mode == "hold_json":
             try:
                 value = json.loads(held)
             except ValueError:
-                return to_json(held)
-            return to_json(coerce(to_json(value), self.types))
+                return to_json(held if schemaless else coerce(held, self.types))
+            if schemaless:
+                return to_json(value)
+            # As vLLM types a parsed value: a string as text, anything else as its JSON.
+            raw = value if isinstance(value, str) else to_json(value)
+            return to_json(coerce(raw, self.types))
         return to_json(coerce(held, self.types))
 
     def close(self) -> str:
@@ -111,23 +120,34 @@ _KINDS_OK = {"object": frozenset(("object",)), "array": frozenset(("array",)),
              "number": frozenset(("number", "integer"))}
 
 
-class TaggedArguments:
-    """``OPEN name NAME_END [VALUE_OPEN] value CLOSE`` fields (qwen3, GLM, MiniMax).
+_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
-    A value also ends where the next field opens.  With ``trim`` one leading and one
-    trailing newline of a value are dropped (templates put the value on its own line).
-    Text outside fields is ignored.
+
+class TaggedArguments:
+    """``OPEN header NAME_END [VALUE_OPEN] value CLOSE`` fields (qwen3, GLM, MiniMax, DSML).
+
+    The header is the field's name, or (``header="attributes"``) XML attributes whose
+    ``name`` is the field's name; with ``string_attribute`` an attribute that is not
+    ``"true"`` marks a JSON value (DeepSeek's ``string="false"``).  A value also ends
+    where the next field opens.  With ``trim`` one leading and one trailing newline of
+    a value are dropped (templates put the value on its own line).  Text outside
+    fields is ignored.
     """
 
     __slots__ = ("writer", "open", "name_end", "value_open", "close", "trim", "buf",
-                 "where", "name", "started", "nl", "searched")
+                 "where", "name", "started", "nl", "searched", "attributes", "string_attr",
+                 "kind")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str, name_end: str,
-                 close: str, value_open: str | None = None, trim: bool = False) -> None:
+                 close: str, value_open: str | None = None, trim: bool = False,
+                 header: str = "name", string_attribute: str | None = None) -> None:
         self.writer = writer
         self.open, self.name_end, self.close = open, name_end, close
         self.value_open = value_open
         self.trim = trim
+        self.attributes = header == "attributes"
+        self.string_attr = string_attribute
+        self.kind = "text"
         self.buf = ""  # unconsumed text: at most a possible tag prefix, or a name
         self.where = "outside"  # outside | name | before_value | value
         self.name = ""
@@ -156,12 +176,12 @@ class TaggedArguments:
                     self.searched = max(0, len(self.buf) - len(self.name_end) + 1)
                     break
                 self.searched = 0
-                self.name = buf[pos:i]
+                self._header(buf[pos:i])
                 pos = i + len(self.name_end)
                 self.where = "before_value" if self.value_open else "value"
                 self.started = self.nl = False
                 if self.where == "value":
-                    out.append(self.writer.begin(self.name))
+                    out.append(self.writer.begin(self.name, self.kind))
             elif where == "before_value":
                 i = buf.find(self.value_open, pos)
                 if i < 0:
@@ -170,7 +190,7 @@ class TaggedArguments:
                     break
                 pos = i + len(self.value_open)
                 self.where = "value"
-                out.append(self.writer.begin(self.name))
+                out.append(self.writer.begin(self.name, self.kind))
             else:
                 end, nxt = buf.find(self.close, pos), buf.find(self.open, pos)
                 stops = [i for i in (end, nxt) if i >= 0]
@@ -189,6 +209,18 @@ class TaggedArguments:
                     pos = i + len(self.open)
                     self.where = "name"
         return "".join(out)
+
+    def _header(self, header: str) -> None:
+        """Read the field's name (and value kind) from the text before NAME_END."""
+        if not self.attributes:
+            self.name, self.kind = header.strip(), "text"
+            return
+        attrs = {k: dq or sq or bare for k, dq, sq, bare in _ATTRIBUTE.findall(header)}
+        self.name = attrs.get("name", "").strip()
+        if self.string_attr is None or attrs.get(self.string_attr) == "true":
+            self.kind = "text"
+        else:
+            self.kind = "json_or_text"
 
     def _value(self, text: str, final: bool) -> str:
         if self.trim:
@@ -213,7 +245,7 @@ class TaggedArguments:
         if self.where == "value":
             out += self._value(self.buf, final=True) + self.writer.end()
         elif self.where == "before_value":
-            out += self.writer.begin(self.name) + self.writer.end()
+            out += self.writer.begin(self.name, self.kind) + self.writer.end()
         self.buf = ""
         self.where = "outside"
         return out + self.writer.close()
@@ -290,10 +322,10 @@ class JsonArguments:
                     self.state = "value?"
                 elif state == "value?":
                     if ch == '"':
-                        out.append(self.writer.begin(self._key(), "string"))
+                        out.append(self.writer.begin(self._key()))
                         self.state = "string"
                     else:
-                        out.append(self.writer.begin(self._key(), ch))
+                        out.append(self.writer.begin(self._key(), "json:" + ch))
                         self.state = "raw"
                         self.stack = ""
                         self.ws = ""

@@ -263,7 +263,9 @@ class ChatParser:
             call.reader = TaggedArguments(
                 writer, open=syntax["open"], name_end=syntax["name_end"],
                 close=syntax["close"], value_open=syntax.get("value_open"),
-                trim=syntax.get("trim") == "one_newline")
+                trim=syntax.get("trim") == "one_newline",
+                header=syntax.get("header", "name"),
+                string_attribute=syntax.get("string_attribute"))
         calls[call.index] = DeltaToolCall(call.index, id=call.id, type="function", name=name)
 
     def _args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall],

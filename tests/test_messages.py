@@ -14,7 +14,6 @@ from support import goldens as event_goldens
 from support.messages import MessageCase, load
 
 GOLDENS = Path(__file__).resolve().parent.parent / "goldens"
-TOKENIZER = {"qwen3": "qwen3.6", "seed_oss": "seed_oss", "kimi_k2": "kimi_k2"}
 FORMATS = sorted(p.stem for p in GOLDENS.glob("*.messages"))
 
 
@@ -45,16 +44,16 @@ def _fields(reasoning, content, calls, with_ids: bool) -> dict:
 
 def _message_cases():
     for fmt in FORMATS:
-        tools, cases = load(GOLDENS / f"{fmt}.messages")
-        for case in cases:
-            yield pytest.param(fmt, tools, case, id=f"{fmt}: {case.name}")
+        file = load(GOLDENS / f"{fmt}.messages")
+        for case in file.cases:
+            yield pytest.param(fmt, file, case, id=f"{fmt}: {case.name}")
 
 
-@pytest.mark.parametrize("fmt, tools, case", list(_message_cases()))
-def test_parse_matches_vllm_except_listed(fmt: str, tools: list, case: MessageCase,
+@pytest.mark.parametrize("fmt, file, case", list(_message_cases()))
+def test_parse_matches_vllm_except_listed(fmt: str, file, case: MessageCase,
                                           get_tokenizer) -> None:
     module = parsergen.load(fmt)
-    ours = module.parse(case.text, tools=tools, tokenizer=get_tokenizer(TOKENIZER[fmt]),
+    ours = module.parse(case.text, tools=file.tools, tokenizer=get_tokenizer(file.tokenizer),
                         token_ids=case.ids, thinking=case.thinking)
     with_ids = module.ChatParser.TOOL_NAME_PATTERN is not None
     got = _fields(ours.reasoning, ours.content,
@@ -78,7 +77,7 @@ def _event_sections():
 
 @pytest.mark.parametrize("fmt, golden", list(_event_sections()))
 def test_stream_equals_parse(fmt: str, golden, get_tokenizer) -> None:
-    tools, _ = load(GOLDENS / f"{fmt}.messages")
+    tools = load(GOLDENS / f"{fmt}.messages").tools
     module = parsergen.load(fmt)
     tokenizer = None if golden.mode == "notok" else get_tokenizer(golden.tokenizer)
     parser = module.ChatParser(tokenizer, tools=tools, thinking=golden.thinking,
@@ -94,7 +93,8 @@ def test_stream_equals_parse(fmt: str, golden, get_tokenizer) -> None:
 
 
 def test_differences_name_real_cases() -> None:
-    known = {(fmt, case.name) for fmt in FORMATS for case in load(GOLDENS / f"{fmt}.messages")[1]}
+    known = {(fmt, case.name) for fmt in FORMATS
+             for case in load(GOLDENS / f"{fmt}.messages").cases}
     assert DIFFERENCES, "goldens/DIFFERENCES.md lists no rows"
     for fmt, case, _ in DIFFERENCES:
         assert (fmt, case) in known

@@ -24,8 +24,16 @@ class MessageCase:
     stream: Message = field(default_factory=Message)
 
 
-def load(path: Path) -> tuple[list[dict], list[MessageCase]]:
-    """The tools of the request and the cases of a messages golden file."""
+@dataclass
+class MessageFile:
+    tokenizer: str
+    tools: list[dict]
+    cases: list[MessageCase]
+
+
+def load(path: Path) -> MessageFile:
+    """The tokenizer, the request's tools and the cases of a messages golden file."""
+    tokenizer = ""
     tools: list[dict] = []
     cases: list[MessageCase] = []
     current: Message | None = None
@@ -34,6 +42,8 @@ def load(path: Path) -> tuple[list[dict], list[MessageCase]]:
             continue
         if raw.startswith("tools: "):
             tools = json.loads(raw[7:])
+        elif raw.startswith("tokenizer: "):
+            tokenizer = raw[11:]
         elif raw.startswith("=== "):
             cases.append(MessageCase(raw[4:-4]))
         elif raw.startswith("--- vllm parse"):
@@ -53,4 +63,4 @@ def load(path: Path) -> tuple[list[dict], list[MessageCase]]:
                 current.calls.append(tuple(json.loads(value)))
             else:
                 setattr(current, key, json.loads(value))
-    return tools, cases
+    return MessageFile(tokenizer, tools, cases)

