@@ -5,6 +5,7 @@ FORMATS = (
     "deepseek_v32",
     "deepseek_v4",
     "deepseek_v41",
+    "gemma4",
     "glm47_moe",
     "kimi_k2",
     "mimo",

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .arguments import ArgumentsWriter, JsonArguments, TaggedArguments
+from .arguments import ArgumentsWriter, JsonArguments, NotationArguments, TaggedArguments
 from .events import TOOL_ARGS, TOOL_STATES, EventType
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, accumulate
 from .schema_types import tool_names, tool_properties
@@ -71,6 +71,9 @@ class ChatParser:
         self._drop_ws_before_tools = flags.get("drop_whitespace_only_content_before_tools", True)
         self._strip_content = flags.get("strip_content_whitespace_with_tools", True)
         self._stream_args = flags.get("stream_arg_deltas", True)
+        # A channel-name line opening the reasoning (Gemma's "thought"), dropped.
+        self._header = flags.get("reasoning_header")
+        self._header_held: str | None = "" if self._header else None
         names = tool_names(self.tools)
         self._valid_names = names if flags.get("validate_tool_names", False) and names else None
         self._calls: dict[int, _Call] = {}
@@ -124,7 +127,7 @@ class ChatParser:
             elif kind is _REASONING:
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:
-                self._reasoning_ws = ""
+                self._end_reasoning(reasoning)
             elif no_tools:
                 continue  # tool events: their text is content (see _settle_raw)
             elif kind is _CALL_START:
@@ -174,6 +177,8 @@ class ChatParser:
     def _delta(self, reasoning: list[str], content: list[str], calls: dict[int, DeltaToolCall],
                finished: bool) -> DeltaMessage | None:
         if finished:
+            if self._header_held:
+                self._end_reasoning(reasoning)
             if not self._tools_seen or not self._strip_content:
                 if self._content_ws and (self._content_seen or not self._tools_seen
                                          or not self._drop_ws_before_tools):
@@ -189,6 +194,10 @@ class ChatParser:
                             tool_calls=[calls[i] for i in sorted(calls)])
 
     def _reasoning(self, text: str, out: list[str]) -> None:
+        if self._header_held is not None:
+            text = self._drop_header(text)
+            if not text:
+                return
         if not self._strip_reasoning:
             out.append(text)
             return
@@ -197,6 +206,25 @@ class ChatParser:
         self._reasoning_ws = text[len(body):]
         if body:
             out.append(body)
+
+    def _drop_header(self, text: str) -> str:
+        """Hold reasoning while it may still be the header line; drop that line."""
+        held = self._header_held + text
+        line = self._header + "\n"
+        if line.startswith(held):
+            self._header_held = held
+            return ""
+        self._header_held = None
+        return held[len(line):] if held.startswith(line) else held
+
+    def _end_reasoning(self, out: list[str]) -> None:
+        """Reasoning is over: a held header alone was the whole block."""
+        held = self._header_held
+        if held is not None:
+            self._header_held = None
+            if held and held != self._header:
+                self._reasoning(held, out)
+        self._reasoning_ws = ""
 
     def _content(self, text: str, out: list[str]) -> None:
         """Content, holding back whitespace that tool calls may yet drop.
@@ -259,6 +287,8 @@ class ChatParser:
         syntax = self.ARGUMENTS
         if syntax["syntax"] == "json":
             call.reader = JsonArguments(writer)
+        elif syntax["syntax"] == "notation":
+            call.reader = NotationArguments(writer, delimiter=syntax["string_delimiter"])
         else:
             call.reader = TaggedArguments(
                 writer, open=syntax["open"], name_end=syntax["name_end"],

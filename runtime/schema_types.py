@@ -121,6 +121,25 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
     return parsed if _finite(parsed) else raw
 
 
+def coerce_value(value: Any, schema: Any) -> Any:
+    """A parsed value typed by its schema, recursing into properties and items."""
+    if not isinstance(schema, Mapping):
+        return value
+    if isinstance(value, str):
+        return coerce(value, schema_types(schema))
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        if not isinstance(props, Mapping):
+            return value
+        return {k: coerce_value(v, props[k]) if k in props else v for k, v in value.items()}
+    if isinstance(value, list):
+        items = schema.get("items")
+        if not isinstance(items, Mapping):
+            return value
+        return [coerce_value(v, items) for v in value]
+    return coerce(to_json(value), schema_types(schema))
+
+
 def to_json(value: Any) -> str:
     """JSON text of a value, keeping non-ASCII characters as they are."""
     return json.dumps(value, ensure_ascii=False)

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsergen.runtime.arguments import ArgumentsWriter, JsonArguments, TaggedArguments
+from parsergen.runtime.arguments import (
+    ArgumentsWriter,
+    JsonArguments,
+    NotationArguments,
+    TaggedArguments,
+)
 from parsergen.runtime.schema_types import coerce, schema_types
 
 PROPS = {
@@ -178,3 +183,29 @@ def test_json_that_is_not_an_object_gives_empty_arguments() -> None:
     reader = JsonArguments(writer)
     assert reader.feed("[1, 2]") + reader.finish() == "{}"
     assert writer.warnings == ["arguments are not a JSON object"]
+
+
+NOTATION_PROPS = {"n": {"type": "integer"}, "o": {"type": "object", "properties": {
+    "k": {"type": "boolean"}}}, "b": {"type": "array", "items": {"type": "string"}}}
+NOTATION = 'a:<|"|>x, y}<|"|>,n:42,b:[1,<|"|>s<|"|>],o:{k:true, s:<|"|>{,}<|"|>}, e:<|"|><|"|>}'
+
+
+@settings(max_examples=200, deadline=None)
+@given(cuts=st.lists(st.integers(0, 10_000), max_size=12), typed=st.booleans())
+def test_notation_any_split(cuts: list[int], typed: bool) -> None:
+    def reader(writer):
+        return NotationArguments(writer, delimiter='<|"|>')
+
+    def run_with(props, cuts):
+        writer = ArgumentsWriter(props)
+        r = reader(writer)
+        bounds = sorted({0, len(NOTATION), *(c % (len(NOTATION) + 1) for c in cuts)})
+        return "".join(r.feed(NOTATION[a:b]) for a, b in zip(bounds, bounds[1:])) + r.finish()
+
+    props = NOTATION_PROPS if typed else None
+    assert run_with(props, cuts) == run_with(props, [])
+    expected = {"a": "x, y}", "n": "42", "b": ["1", "s"], "o": {"k": "true", "s": "{,}"},
+                "e": ""}
+    if typed:  # bare words stay text unless the schema types them
+        expected.update(n=42, o={"k": True, "s": "{,}"})
+    assert json.loads(run_with(props, cuts)) == expected

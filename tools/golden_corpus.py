@@ -262,6 +262,30 @@ KIMI = [
 ]
 
 
+# -- Gemma 4 ----------------------------------------------------------------------------
+
+Q = '<|"|>'
+GEMMA_CALL = ("<|tool_call>", f"call:get_weather{{city:{Q}Paris{Q},days:3}}", "<tool_call|>")
+
+GEMMA = [
+    Case("reasoning_content_call", ("<|channel>", "thought\nThe user wants weather.",
+                                    "<channel|>", "Checking.\n", *GEMMA_CALL)),
+    Case("call_from_reasoning", ("<|channel>", "thought\nStraight on.", *GEMMA_CALL)),
+    Case("two_calls_nested", ("<|channel>", "thought\nx", "<channel|>", *GEMMA_CALL,
+                              "<|tool_call>", f"call:run{{nested:{{a:{Q}x,{{}}{Q},b:[1,{Q}y{Q}]}},"
+                              f"code:{Q}if (a) {{ b() }}{Q},path:bare words}}", "<tool_call|>",
+                              "after")),
+    Case("bare_colon_opener", ("<|tool_call>", f":ping{{host:{Q}example.org{Q}}}",
+                               "<tool_call|>")),
+    Case("unfinished_call", ("<|tool_call>", f"call:write_file{{path:{Q}/tmp/a{Q},content:{Q}"
+                             "half")),
+    Case("no_reasoning_channel_label", ("<|channel>", "thinking without a label",
+                                        "<channel|>", "answer")),
+    Case("literal_marker_in_prose", ("Write ", Lit("<|tool_call>"), " to call.\n",
+                                     *GEMMA_CALL)),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -287,6 +311,7 @@ CORPUS: dict[str, list[Case]] = {
     "deepseek_v41": dsml_cases("calls", sep=" "),
     "glm47_moe": GLM,
     "minimax_m2": MINIMAX,
+    "gemma4": GEMMA,
 }
 
 REFERENCES: dict[str, Reference] = {
@@ -305,4 +330,5 @@ REFERENCES: dict[str, Reference] = {
     "glm47_moe": Reference("vllm.parser.glm47_moe.Glm47MoeParser", "glm",
                            ("thinking", "enable_thinking")),
     "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),
+    "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
 }

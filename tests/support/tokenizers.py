@@ -186,8 +186,18 @@ def minimax() -> Any:
     return _byte_level(0, specials, eos="[e~[")
 
 
+@lru_cache(maxsize=1)
+def gemma4() -> Any:
+    """Gemma 4's control tokens (ids assumed), all special as in Gemma's tokenizer."""
+    names = ["<pad>", "<eos>", "<bos>", "<unk>", "<|turn>", "<turn|>", "<|channel>",
+             "<channel|>", "<|tool_call>", "<tool_call|>", "<|tool_response>",
+             "<tool_response|>", '<|"|>']
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<eos>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
-              "deepseek": deepseek, "glm": glm, "minimax": minimax}
+              "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4}
 
 
 def fingerprint(tokenizer: Any) -> str:
