@@ -11,7 +11,13 @@ from parsergen.runtime.lexing import relevant_closure
 
 from .diagnostics import Path
 from .loader import Positions
-from .validate import DEFAULT_CONTENT_EVENTS, initial_states, reachable_states, spellings
+from .validate import (
+    DEFAULT_CONTENT_EVENTS,
+    initial_states,
+    reachable_states,
+    spellings,
+    with_implicit_reasoning_ends,
+)
 
 STATE_IDS = {name: i for i, name in enumerate(STATE_NAMES)}
 
@@ -80,6 +86,18 @@ class VariantIR:
 
 
 @dataclass(frozen=True)
+class ReasoningIR:
+    """The reasoning markers, by terminal name, and what depends on thinking."""
+
+    start: tuple[str, ...]
+    end: tuple[str, ...]
+    implicit_end: tuple[str, ...]  # other terminals that end reasoning (a tool call)
+    wait: tuple[bool, bool]  # wait for reasoning to end: thinking on, off
+    start_opens: tuple[bool, bool]  # a start marker opens reasoning from the initial state
+    newline_framing: bool
+
+
+@dataclass(frozen=True)
 class FormatIR:
     """Everything the generator needs for one format."""
 
@@ -97,6 +115,8 @@ class FormatIR:
     arguments: dict[str, Any]
     assembly: dict[str, bool]  # every flag, defaults filled in
     tool_name_pattern: str | None
+    reasoning: ReasoningIR | None
+    turn_boundary_tokens: tuple[str, ...]
 
 
 def _line(positions: Positions, path: Path) -> int:
@@ -107,6 +127,7 @@ def _line(positions: Positions, path: Path) -> int:
 
 def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_bytes: bytes) -> FormatIR:
     """Turn a validated spec into the IR."""
+    spec = with_implicit_reasoning_ends(spec)
     terminals = tuple(
         TerminalIR(
             name=name,
@@ -164,7 +185,34 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         arguments=dict(spec.get("arguments", {"syntax": "json"})),
         assembly={**ASSEMBLY_DEFAULTS, **spec.get("assembly", {})},
         tool_name_pattern=spec.get("tool_name", {}).get("pattern"),
+        reasoning=_reasoning(spec, states, variants),
+        turn_boundary_tokens=tuple(sorted(spec.get("turn_boundary_tokens", ()))),
     )
+
+
+def _reasoning(spec: dict[str, Any], states: list[StateIR],
+               variants: tuple[VariantIR, VariantIR]) -> ReasoningIR | None:
+    declared = spec.get("reasoning")
+    if not declared:
+        return None
+    by_name = {s.name: s for s in states}
+    end = tuple(declared["end"])
+    implicit = tuple(sorted({tr.terminal for tr in by_name["REASONING"].transitions
+                             if "REASONING_END" in tr.emit and tr.terminal not in end}))
+    wait_spec = declared.get("wait")
+    wait = tuple(
+        (v.thinking if wait_spec == "thinking" else wait_spec) if wait_spec is not None
+        else v.initial_state == "REASONING"
+        for v in variants
+    )
+    start = tuple(declared["start"])
+    start_opens = tuple(
+        any(tr.terminal in start and tr.target == "REASONING"
+            for tr in by_name[v.initial_state].transitions)
+        for v in variants
+    )
+    return ReasoningIR(start, end, implicit, wait, start_opens,
+                       bool(declared.get("newline_framing", False)))
 
 
 def _variant(thinking: bool, initial: str, terminals: tuple[TerminalIR, ...],

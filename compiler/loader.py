@@ -91,7 +91,7 @@ def _merge(base: Any, over: Any, base_pos: Positions, over_pos: Positions,
     """Deep-merge mappings (``over`` wins, ``null`` deletes); anything else is replaced."""
     if isinstance(base, dict) and isinstance(over, dict):
         merged: dict[str, Any] = {}
-        out_pos[path] = over_pos.get(path) or base_pos[path]
+        out_pos[path] = over_pos.get(path) or base_pos.get(path) or over_pos[()]
         for key in base:
             if key not in over:
                 merged[key] = base[key]
@@ -127,33 +127,43 @@ class LoadedSpec:
 
 
 def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] = ()) -> LoadedSpec:
-    """Load a spec and everything it ``extends``."""
+    """Load a spec and everything it ``extends`` (one name, or a list merged in order)."""
     display = display or str(path)
     data, positions, problems = load_yaml(path, display)
     if not isinstance(data, dict):
         raise SpecError([Diagnostic(Position(display, 1, 1), "$", "a spec must be a mapping")])
-    base_name = data.get("extends")
-    if base_name is None:
+    bases = data.get("extends")
+    if bases is None:
         return LoadedSpec(data, positions, [path], problems)
-    where = positions[("extends",)]
-    if not isinstance(base_name, str):
-        raise SpecError([Diagnostic(where, "$.extends", "must be the name of another spec")])
+    names = bases if isinstance(bases, list) else [bases]
     seen = (*_seen, str(data.get("name", "?")))
-    if base_name in seen:
-        chain = " -> ".join((*seen, base_name))
-        raise SpecError([Diagnostic(where, "$.extends", f"circular extends: {chain}")])
-    base_path = _find_base(path, base_name)
-    if base_path is None:
-        raise SpecError([Diagnostic(where, "$.extends", f"no spec named {base_name!r} next to "
-                                    "this file or among the bundled grammars")])
-    base_display = _display_for(base_path, path, display)
-    base = load_spec(base_path, base_display, seen)
+    merged: dict[str, Any] = {}
+    merged_pos: Positions = {(): positions[()]}
+    sources = [path]
+    for i, base_name in enumerate(names):
+        where_path = ("extends", i) if isinstance(bases, list) else ("extends",)
+        where = positions.get(where_path, positions[("extends",)])
+        if not isinstance(base_name, str):
+            raise SpecError([Diagnostic(where, "$.extends", "must name other specs")])
+        if base_name in seen:
+            chain = " -> ".join((*seen, base_name))
+            raise SpecError([Diagnostic(where, "$.extends", f"circular extends: {chain}")])
+        base_path = _find_base(path, base_name)
+        if base_path is None:
+            raise SpecError([Diagnostic(where, "$.extends", f"no spec named {base_name!r} next "
+                                        "to this file or among the bundled grammars")])
+        base = load_spec(base_path, _display_for(base_path, path, display), seen)
+        step_pos: Positions = {}
+        merged = _merge(merged, base.data, merged_pos, base.positions, (), step_pos)
+        merged_pos = {**step_pos, (): positions[()]}
+        sources += base.sources
+        problems = problems + base.diagnostics
     over = {k: v for k, v in data.items() if k != "extends"}
     over_pos = {p: pos for p, pos in positions.items() if not p or p[0] != "extends"}
-    merged_pos: Positions = {}
-    merged = _merge(base.data, over, base.positions, over_pos, (), merged_pos)
-    merged_pos[()] = positions[()]
-    return LoadedSpec(merged, merged_pos, [path, *base.sources], problems + base.diagnostics)
+    out_pos: Positions = {}
+    merged = _merge(merged, over, merged_pos, over_pos, (), out_pos)
+    out_pos[()] = positions[()]
+    return LoadedSpec(merged, out_pos, sources, problems)
 
 
 def _find_base(path: FsPath, name: str) -> FsPath | None:

@@ -103,6 +103,18 @@ class SpecValidator:
         self._check_thinking(terminals)
         self._check_reachable(transitions)
         self._check_tool_name()
+        reasoning = _mapping(spec.get("reasoning"))
+        for key in ("start", "end"):
+            names = reasoning.get(key)
+            for i, term in enumerate(names if isinstance(names, list) else []):
+                if isinstance(term, str) and term not in terminals:
+                    self.error(("reasoning", key, i), f"unknown terminal {term!r}")
+        if "REASONING" in reachable_states(spec) and not reasoning:
+            self.error(("transitions",), "the spec reaches REASONING: declare reasoning.start "
+                       "and reasoning.end (its markers)")
+        if reasoning.get("wait") == "thinking" and not isinstance(spec.get("initial_state"), dict):
+            self.error(("reasoning", "wait"), "'thinking' needs an initial_state that depends "
+                       "on thinking")
 
     def _check_tool_name(self) -> None:
         pattern = _mapping(self.spec.get("tool_name")).get("pattern")
@@ -156,6 +168,34 @@ class SpecValidator:
                            "initial state")
 
 
+def _implicit_reasoning_ends(spec: dict[str, Any]) -> dict[str, Any]:
+    """Transitions ``reasoning.ended_by_tool_calls`` adds to REASONING: terminal -> target."""
+    if _mapping(spec.get("reasoning")).get("ended_by_tool_calls") is not True:
+        return {}
+    transitions = _mapping(spec.get("transitions"))
+    own = _mapping(transitions.get("REASONING"))
+    added = {}
+    for term, target in _mapping(transitions.get("CONTENT")).items():
+        to = target if isinstance(target, str) else _mapping(target).get("to")
+        if to in TOOL_STATE_NAMES and term not in own:
+            emit = [] if isinstance(target, str) else list(_mapping(target).get("emit", []))
+            added[term] = {"to": to, "emit": ["REASONING_END", *emit]}
+    return added
+
+
+def with_implicit_reasoning_ends(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with the transitions ``reasoning.ended_by_tool_calls`` implies."""
+    added = _implicit_reasoning_ends(spec)
+    if not added:
+        return spec
+    transitions = dict(spec["transitions"])
+    transitions["REASONING"] = {**_mapping(transitions.get("REASONING")), **added}
+    return {**spec, "transitions": transitions}
+
+
+TOOL_STATE_NAMES = ("TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN")
+
+
 def _is_text(s: str) -> bool:
     try:
         s.encode("utf-8")
@@ -178,7 +218,7 @@ def initial_states(spec: dict[str, Any]) -> tuple[str, str]:
 
 def reachable_states(spec: dict[str, Any]) -> set[str]:
     """States reachable from either initial state through the transitions."""
-    transitions = _mapping(spec.get("transitions"))
+    transitions = _mapping(with_implicit_reasoning_ends(spec).get("transitions"))
     reached = {s for s in initial_states(spec) if isinstance(s, str)}
     frontier = list(reached)
     while frontier:

@@ -2,16 +2,26 @@
 """Generated parser modules, one per grammar in grammars/."""
 
 FORMATS = (
+    "deepseek_r1_reasoning",
     "deepseek_v32",
     "deepseek_v4",
     "deepseek_v41",
     "gemma4",
+    "glm45_reasoning",
     "glm47_moe",
     "kimi_k2",
+    "kimi_k2_reasoning",
     "mimo",
     "minimax_m2",
+    "minimax_m2_reasoning",
+    "mistral_reasoning",
     "nemotron_v3",
     "qwen3",
+    "qwen3_reasoning",
     "seed_oss",
+    "seed_oss_reasoning",
+    "step3_reasoning",
     "step3p5",
+    "step3p5_reasoning",
+    "think_reasoning",
 )

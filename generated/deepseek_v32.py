@@ -9,6 +9,7 @@ from parsergen.runtime import (
     ChatParserBase,
     EventType,
     Lexicon,
+    Reasoning,
     SemanticEvent,
     StreamingParserBase,
     require_runtime,
@@ -101,6 +102,7 @@ _LEXICON_THINKING = Lexicon(
     },
     skip_in_token_id_mode={},
     preserve_tokens=(),
+    turn_boundary_tokens=(),
 )
 
 

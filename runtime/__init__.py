@@ -16,7 +16,7 @@ from .events import (
 )
 from .assembly import ChatParser as ChatParserBase
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
-from .streaming import Lexicon, StreamingParserBase
+from .streaming import Lexicon, Reasoning, StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
 RUNTIME_VERSION = 1
@@ -42,6 +42,7 @@ __all__ = [
     "EventType",
     "Lexicon",
     "ParsedMessage",
+    "Reasoning",
     "SemanticEvent",
     "StreamingParserBase",
     "ToolCall",

@@ -71,6 +71,11 @@ class ChatParser:
         self._drop_ws_before_tools = flags.get("drop_whitespace_only_content_before_tools", True)
         self._strip_content = flags.get("strip_content_whitespace_with_tools", True)
         self._stream_args = flags.get("stream_arg_deltas", True)
+        # '\n' + end marker + '\n' framing (Step-3.5): both newlines are dropped.
+        reasoning = self.StreamingParser._REASONING
+        self._framing = reasoning is not None and reasoning.newline_framing
+        self._framing_nl = False  # a newline held at the end of reasoning
+        self._after_end = False  # the next content may start with the framing newline
         # A channel-name line opening the reasoning (Gemma's "thought"), dropped.
         self._header = flags.get("reasoning_header")
         self._header_held: str | None = "" if self._header else None
@@ -93,10 +98,25 @@ class ChatParser:
     def parse(cls, text: str, *, tools: Sequence[Mapping[str, Any]] | None = None,
               tokenizer: Any = None, token_ids: Sequence[int] | None = None,
               thinking: bool | None = None, tool_choice: Any = None,
+              prompt_token_ids: Sequence[int] = (), prompt_text: str | None = None,
               ids: str = "random") -> ParsedMessage:
         """A whole completion as one message: the streaming assembly over one delta."""
         parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids)
+        parser.initialize(prompt_token_ids, prompt_text=prompt_text)
         return accumulate([parser.feed(text, token_ids or ()), parser.finish()])
+
+    def initialize(self, prompt_token_ids: Sequence[int] = (), *,
+                   prompt_text: str | None = None) -> None:
+        """Start where the prompt leaves the model (see StreamingParserBase.initialize)."""
+        self.events.initialize(prompt_token_ids, prompt_text=prompt_text)
+
+    def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
+        """Whether reasoning is over after ``token_ids``."""
+        return self.events.is_reasoning_end(token_ids)
+
+    def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
+        """The content token ids of an output."""
+        return self.events.extract_content_ids(token_ids)
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> DeltaMessage | None:
         """Parse one streamed delta; return what it adds, or None."""
@@ -127,7 +147,7 @@ class ChatParser:
             elif kind is _REASONING:
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:
-                self._end_reasoning(reasoning)
+                self._end_reasoning(reasoning, closed=bool(item.value))
             elif no_tools:
                 continue  # tool events: their text is content (see _settle_raw)
             elif kind is _CALL_START:
@@ -198,6 +218,14 @@ class ChatParser:
             text = self._drop_header(text)
             if not text:
                 return
+        if self._framing:
+            if self._framing_nl:
+                text = "\n" + text
+            self._framing_nl = text.endswith("\n")
+            if self._framing_nl:
+                text = text[:-1]
+            if not text:
+                return
         if not self._strip_reasoning:
             out.append(text)
             return
@@ -217,14 +245,21 @@ class ChatParser:
         self._header_held = None
         return held[len(line):] if held.startswith(line) else held
 
-    def _end_reasoning(self, out: list[str]) -> None:
-        """Reasoning is over: a held header alone was the whole block."""
+    def _end_reasoning(self, out: list[str], closed: bool = True) -> None:
+        """Reasoning is over (``closed``: by a marker, not by the end of the stream)."""
         held = self._header_held
         if held is not None:
             self._header_held = None
             if held and held != self._header:
                 self._reasoning(held, out)
+        if self._framing_nl and not closed:
+            # Only a newline before an end marker is framing; this one is text.
+            self._framing, self._framing_nl = False, False
+            self._reasoning("\n", out)
+            self._framing = True
         self._reasoning_ws = ""
+        self._framing_nl = False
+        self._after_end = self._framing and closed
 
     def _content(self, text: str, out: list[str]) -> None:
         """Content, holding back whitespace that tool calls may yet drop.
@@ -234,6 +269,12 @@ class ChatParser:
         strip_content_whitespace_with_tools trailing whitespace also waits, so that
         content ends stripped when calls follow; more content releases it.
         """
+        if self._after_end:
+            self._after_end = False
+            if text.startswith("\n"):
+                text = text[1:]
+                if not text:
+                    return
         text = self._content_ws + text
         self._content_ws = ""
         if not self._content_seen:
@@ -250,6 +291,7 @@ class ChatParser:
 
     def _start_call(self, index: int, content: list[str]) -> None:
         self._tools_seen = True
+        self._after_end = False
         if not self._content_seen and self._drop_ws_before_tools:
             self._content_ws = ""
         call = _Call(index)

@@ -53,6 +53,7 @@ class Lexicon:
         live: Mapping[int, Sequence[str]],
         skip_in_token_id_mode: Mapping[int, Sequence[str]],
         preserve_tokens: Sequence[str] = (),
+        turn_boundary_tokens: Sequence[str] = (),
     ) -> None:
         self.literals = dict(literals)  # spelling -> terminal name
         self.token_terminals = dict(token_terminals)  # terminal name -> token text
@@ -61,6 +62,7 @@ class Lexicon:
         self.configured_texts = frozenset(
             [*self.literals, *self.token_terminals.values(), *preserve_tokens]
         )
+        self.turn_boundary_tokens = tuple(turn_boundary_tokens)
         self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
 
     def info(self, tokenizer: Any) -> TokenizerInfo:
@@ -70,10 +72,18 @@ class Lexicon:
         except KeyError:
             pass
         except TypeError:  # not weak-referenceable: compute every time
-            return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts)
-        info = tokenizer_info(tokenizer, self.token_terminals, self.configured_texts)
+            return self._info(tokenizer)
+        info = self._info(tokenizer)
         self._infos[tokenizer] = info
         return info
+
+    def _info(self, tokenizer: Any) -> TokenizerInfo:
+        return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
+                              self.turn_boundary_tokens)
+
+    def texts(self, names: Sequence[str]) -> list[str]:
+        """Every spelling of the named terminals (those this variant has)."""
+        return [lit for lit, name in self.literals.items() if name in names]
 
     @lru_cache(maxsize=64)
     def matchers(
@@ -102,6 +112,22 @@ class Lexicon:
         return tuple(built[state] for state in range(7))
 
 
+class Reasoning:
+    """A format's reasoning markers (terminal names) and what depends on thinking."""
+
+    __slots__ = ("start", "end", "implicit_end", "wait", "start_opens", "newline_framing")
+
+    def __init__(self, *, start: Sequence[str], end: Sequence[str],
+                 implicit_end: Sequence[str] = (), wait: tuple[bool, bool],
+                 start_opens: tuple[bool, bool], newline_framing: bool = False) -> None:
+        self.start = frozenset(start)
+        self.end = frozenset(end)
+        self.implicit_end = frozenset(implicit_end)
+        self.wait = {True: wait[0], False: wait[1]}
+        self.start_opens = {True: start_opens[0], False: start_opens[1]}
+        self.newline_framing = newline_framing
+
+
 class StreamingParserBase:
     """Feeds deltas through the token-id scanner and the per-state matchers."""
 
@@ -109,12 +135,15 @@ class StreamingParserBase:
     _LEXICONS: ClassVar[Mapping[bool, Lexicon]]
     _INITIAL_STATES: ClassVar[Mapping[bool, int]]
     _THINKING_DEFAULT: ClassVar[bool] = False
+    _REASONING: ClassVar[Reasoning | None] = None
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None) -> None:
         self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
         lexicon = self._LEXICONS[self.thinking]
+        self._lexicon = lexicon
+        self._info: TokenizerInfo | None = None
         if tokenizer is not None:
-            info = lexicon.info(tokenizer)
+            info = self._info = lexicon.info(tokenizer)
             drops, resolved = info.drop_texts, info.resolved
             self._scanner: TokenIdScanner | None = (
                 TokenIdScanner(info.id_to_name, info.decode) if info.id_to_name else None
@@ -134,6 +163,105 @@ class StreamingParserBase:
         # With a tap, every consumed piece of text also goes to the output as RawText,
         # just before the events it causes (ChatParser needs a call's exact text).
         self._tap = False
+
+    # -- prompts and structured output ---------------------------------------
+
+    def initialize(self, prompt_token_ids: Sequence[int] = (), *,
+                   prompt_text: str | None = None) -> None:
+        """Start where the prompt leaves the model (call before the first feed).
+
+        Walking back from the prompt's end to the last reasoning marker, stopping at a
+        turn boundary or any other special token: a start marker means the completion
+        begins inside reasoning, an end marker means in content; neither keeps the
+        format's default (which ``thinking`` may choose).
+        """
+        found = self._prompt_marker(prompt_token_ids, prompt_text)
+        if found == "start":
+            self._state = REASONING
+        elif found == "end":
+            self._state = CONTENT
+
+    def _prompt_marker(self, ids: Sequence[int], text: str | None) -> str | None:
+        reasoning = self._REASONING
+        if reasoning is None:
+            return None
+        info = self._info
+        start_ids, end_ids, _ = self._reasoning_ids()
+        if ids and (start_ids or end_ids):  # the markers are tokens: walk the ids
+            names = info.id_to_name
+            for tid in reversed(ids):
+                name = names.get(tid)
+                if name in reasoning.start:
+                    return "start"
+                if name in reasoning.end:
+                    return "end"
+                if tid in info.stop_ids:
+                    return None
+            return None
+        if not text:
+            return None
+        lexicon = self._lexicon
+        found, at = None, -1
+        stops = [*lexicon.turn_boundary_tokens, *(info.drop_texts if info else ())]
+        for kind, texts in (("start", lexicon.texts(reasoning.start)),
+                            ("end", lexicon.texts(reasoning.end)), (None, stops)):
+            for marker in texts:
+                pos = text.rfind(marker)
+                if pos > at:
+                    found, at = kind, pos
+        return found
+
+    def _reasoning_ids(self) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
+        """Token ids of the start markers, the end markers, and the implicit ends."""
+        reasoning, info = self._REASONING, self._info
+        if reasoning is None or info is None:
+            return frozenset(), frozenset(), frozenset()
+        ids = info.name_to_id
+        return (frozenset(ids[n] for n in reasoning.start if n in ids),
+                frozenset(ids[n] for n in reasoning.end if n in ids),
+                frozenset(ids[n] for n in reasoning.implicit_end if n in ids))
+
+    def _waits(self) -> bool:
+        reasoning = self._REASONING
+        return reasoning is not None and reasoning.wait[self.thinking]
+
+    def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
+        """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
+        start_ids, end_ids, implicit_ids = self._reasoning_ids()
+        ends = end_ids | implicit_ids
+        boundary = self._info.boundary_ids if self._info is not None else frozenset()
+        opens = self._REASONING is not None and self._REASONING.start_opens[self.thinking]
+        for tid in reversed(token_ids):
+            if tid in ends:
+                return True
+            if tid in start_ids:
+                if opens:
+                    return False
+                break
+            if tid in boundary:
+                break
+        return not self._waits()
+
+    def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
+        """The output's content token ids: what follows the end of reasoning."""
+        ids = list(token_ids)
+        if not self._waits():
+            return ids
+        _, end_ids, implicit_ids = self._reasoning_ids()
+        for i in range(len(ids) - 1, -1, -1):
+            if ids[i] in end_ids:
+                return ids[i + 1 :]
+        if implicit_ids:
+            boundary = self._info.boundary_ids if self._info is not None else frozenset()
+            start = 0
+            for i in range(len(ids) - 1, -1, -1):
+                if ids[i] in boundary:
+                    start = i + 1
+                    break
+            for i in range(start, len(ids)):
+                if ids[i] in implicit_ids:
+                    return ids[i:]
+        return ids
 
     @property
     def state(self) -> str:

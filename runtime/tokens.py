@@ -34,12 +34,16 @@ class TokenizerInfo(NamedTuple):
     resolved: frozenset[str]  # format terminals whose text is a token of the vocab
     drop_texts: frozenset[str]  # special tokens the format does not name
     decode: Callable[[int], str]
+    name_to_id: dict[str, int]  # format terminals that are tokens
+    stop_ids: frozenset[int]  # turn boundaries and every special token: a prompt walk stops
+    boundary_ids: frozenset[int]  # turn boundaries
 
 
 def tokenizer_info(
     tokenizer: Any,
     token_terminals: Mapping[str, str],
     configured_texts: Iterable[str],
+    turn_boundary_tokens: Iterable[str] = (),
 ) -> TokenizerInfo:
     """Resolve ``token_terminals`` (name -> token text) and the auto-drop set."""
     vocab = tokenizer.get_vocab()
@@ -72,7 +76,11 @@ def tokenizer_info(
             cache[tid] = text
         return text
 
-    return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode)
+    boundary_ids = frozenset(vocab[t] for t in turn_boundary_tokens if t in vocab)
+    name_to_id = {name: tid for tid, name in id_to_name.items() if name != DROP}
+    stop_ids = boundary_ids | frozenset(special_ids) | frozenset(name_to_id.values())
+    return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
+                         name_to_id, stop_ids, boundary_ids)
 
 
 class TokenIdScanner:

@@ -1,0 +1,116 @@
+"""Where a completion starts (from the prompt), when reasoning ends, and its framing."""
+
+from __future__ import annotations
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate
+
+QWEN = parsergen.load("qwen3")
+
+
+def qwen_ids(tokenizer, text: str) -> list[int]:
+    return tokenizer.encode(text, add_special_tokens=False)
+
+
+@pytest.mark.parametrize(
+    "prompt_tail, thinking, expected",
+    [
+        ("<|im_start|>assistant\n<think>\n", False, "REASONING"),  # the template opened it
+        ("<|im_start|>assistant\n<think>\n\n</think>\n\n", True, "CONTENT"),  # closed it
+        ("<|im_start|>assistant\n", True, "REASONING"),  # no marker: the default
+        ("<|im_start|>assistant\n", False, "CONTENT"),
+        # A marker from an earlier turn is behind a boundary: the default again.
+        ("<think>x</think><|im_end|>\n<|im_start|>assistant\n", True, "REASONING"),
+    ],
+)
+def test_initial_state_from_the_prompt(get_tokenizer, prompt_tail, thinking, expected) -> None:
+    tokenizer = get_tokenizer("qwen3.6")
+    prompt = "<|im_start|>user\nHi<|im_end|>\n" + prompt_tail
+    by_ids = QWEN.StreamingParser(tokenizer, thinking=thinking)
+    by_ids.initialize(qwen_ids(tokenizer, prompt))
+    by_text = QWEN.StreamingParser(thinking=thinking)
+    by_text.initialize(prompt_text=prompt)
+    assert by_ids.state == by_text.state == expected
+
+
+def test_parse_with_a_prompt_that_closed_reasoning(get_tokenizer) -> None:
+    tokenizer = get_tokenizer("qwen3.6")
+    prompt = "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+    message = QWEN.parse("The answer.", tokenizer=tokenizer,
+                         prompt_token_ids=qwen_ids(tokenizer, prompt))
+    assert (message.reasoning, message.content) == (None, "The answer.")
+    assert QWEN.parse("The answer.").reasoning == "The answer."  # default: thinking
+
+
+def test_is_reasoning_end_and_content_ids(get_tokenizer) -> None:
+    tokenizer = get_tokenizer("qwen3.6")
+    parser = QWEN.StreamingParser(tokenizer)
+    prompt = qwen_ids(tokenizer, "<|im_start|>assistant\n<think>\n")
+    thought = qwen_ids(tokenizer, "hmm")
+    answer = qwen_ids(tokenizer, "\n\nYes.")
+    end = qwen_ids(tokenizer, "</think>")
+    call = qwen_ids(tokenizer, "<tool_call>")
+    assert not parser.is_reasoning_end(prompt + thought)
+    assert parser.is_reasoning_end(prompt + thought + end + answer)
+    assert parser.extract_content_ids(thought + end + answer) == answer
+    # A tool call ends reasoning too; its marker is part of the content.
+    assert parser.is_reasoning_end(prompt + thought + call)
+    assert parser.extract_content_ids(thought + call + answer) == call + answer
+    # Thinking off: nothing to wait for.
+    off = QWEN.StreamingParser(tokenizer, thinking=False)
+    assert off.is_reasoning_end(prompt)
+    assert off.extract_content_ids(thought) == thought
+
+
+FRAMED = "a\n</think>\nb"
+
+
+@pytest.mark.parametrize("module", ["step3p5_reasoning", "step3p5"])
+@pytest.mark.parametrize("cut", range(len(FRAMED) + 1))
+@pytest.mark.parametrize("second_cut", [None, 2, 4])
+def test_newline_framing_at_every_split(module: str, cut: int, second_cut) -> None:
+    cuts = sorted({0, cut, len(FRAMED)} | ({second_cut} if second_cut else set()))
+    parser = parsergen.load(module).ChatParser()
+    deltas = [parser.feed(FRAMED[a:b]) for a, b in zip(cuts, cuts[1:])] + [parser.finish()]
+    message = accumulate(deltas)
+    assert (message.reasoning, message.content) == ("a", "b")
+
+
+@pytest.mark.parametrize("text, reasoning, content", [
+    ("a\n\n</think>\nb", "a\n", "b"),     # only the newline right before the marker goes
+    ("a\n</think>\n\nb", "a", "\nb"),     # and only one newline after it
+    ("a\nb</think>c", "a\nb", "c"),       # a newline inside reasoning is text
+    ("a\n", "a\n", None),                 # no end marker: the newline is reasoning
+])
+def test_newline_framing_drops_only_the_framing(text, reasoning, content) -> None:
+    message = parsergen.load("step3p5_reasoning").parse(text)
+    assert (message.reasoning, message.content) == (reasoning, content)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 100])
+def test_reasoning_only_formats(step: int) -> None:
+    text = "<think>plan <think>more</think>answer with </think> and <think>"
+    parser = parsergen.load("deepseek_r1_reasoning").ChatParser()
+    deltas = [parser.feed(text[i : i + step]) for i in range(0, len(text), step)]
+    message = accumulate(deltas + [parser.finish()])
+    # A redundant start marker inside reasoning is skipped; after the end everything is
+    # content, markers included.
+    assert message.reasoning == "plan more"
+    assert message.content == "answer with </think> and <think>"
+
+
+def test_a_partial_marker_is_held_then_flushed() -> None:
+    parser = parsergen.load("deepseek_r1_reasoning").ChatParser()
+    first = parser.feed("thinking </thi")
+    assert first.reasoning == "thinking "  # '</thi' may still be the end marker
+    last = parser.finish()
+    assert last.reasoning == "</thi"
+
+
+def test_kimi_reasoning_ends_at_a_tool_section_which_stays_content() -> None:
+    message = parsergen.load("kimi_k2_reasoning").parse(
+        "thinking<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0")
+    assert message.reasoning == "thinking"
+    assert message.content == "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
