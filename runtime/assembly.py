@@ -14,7 +14,13 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .arguments import ArgumentsWriter, JsonArguments, NotationArguments, TaggedArguments
+from .arguments import (
+    ArgumentsWriter,
+    EnvelopeArguments,
+    JsonArguments,
+    NotationArguments,
+    TaggedArguments,
+)
 from .events import TOOL_ARGS, TOOL_STATES, EventType
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, accumulate
 from .schema_types import tool_names, tool_properties
@@ -166,7 +172,7 @@ class ChatParser:
                     self._end_call(call, calls, content)
         self._settle_raw(self.events._state, content)
         call = self._open
-        if call is not None and not call.sent and not call.invalid:
+        if call is not None and not call.sent and not call.invalid and call.reader is None:
             if self.events._state == TOOL_ARGS:  # the name is complete
                 self._judge(call, calls, content)
         return self._delta(reasoning, content, calls, finished)
@@ -298,6 +304,12 @@ class ChatParser:
         if self._pending_raw is not None:
             call.raw.append(self._pending_raw.text)
             self._pending_raw = None
+        syntax = self.ARGUMENTS
+        if syntax["syntax"] == "json_envelope":
+            call.reader = EnvelopeArguments(
+                lambda name: ArgumentsWriter(tool_properties(self.tools, name)),
+                name_key=syntax.get("name_key", "name"),
+                argument_keys=tuple(syntax.get("argument_keys", ("arguments", "parameters"))))
         self._calls[index] = call
         self._open = call
 
@@ -325,6 +337,9 @@ class ChatParser:
         call.sent = True
         call.raw = None
         call.name_parts = []
+        calls[call.index] = DeltaToolCall(call.index, id=call.id, type="function", name=name)
+        if call.reader is not None:  # an envelope already reads the arguments
+            return
         call.writer = writer = ArgumentsWriter(tool_properties(self.tools, name))
         syntax = self.ARGUMENTS
         if syntax["syntax"] == "json":
@@ -338,17 +353,30 @@ class ChatParser:
                 trim=syntax.get("trim") == "one_newline",
                 header=syntax.get("header", "name"),
                 string_attribute=syntax.get("string_attribute"))
-        calls[call.index] = DeltaToolCall(call.index, id=call.id, type="function", name=name)
 
     def _args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall],
               content: list[str]) -> None:
-        if not call.sent and not call.invalid:
-            self._judge(call, calls, content)
         if call.invalid:
             return  # its raw text already went to content
+        if call.reader is not None and not call.sent:  # an envelope: the name is inside
+            out = call.reader.feed(text)
+            if call.reader.name is not None:
+                call.name_parts = [call.reader.name]
+                self._judge(call, calls, content)
+                if not call.invalid:
+                    self._emit_args(call, out, calls)
+            return
+        if not call.sent:
+            self._judge(call, calls, content)
+            if call.invalid:
+                return
         self._emit_args(call, call.reader.feed(text), calls)
 
     def _end_call(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str]) -> None:
+        tail = ""
+        if call.reader is not None and not call.sent and not call.invalid:
+            tail = call.reader.finish()  # an envelope that never named its tool
+            call.name_parts = [call.reader.name or ""]
         if not call.sent and not call.invalid:
             self._judge(call, calls, content)
         if self._pending_raw is not None and call is self._open:
@@ -358,8 +386,9 @@ class ChatParser:
             self._open = None
         if call.invalid:
             return
-        self._emit_args(call, call.reader.finish(), calls)
-        self.warnings.extend(f"tool call {call.index}: {w}" for w in call.writer.warnings)
+        self._emit_args(call, tail or call.reader.finish(), calls)
+        writer = call.writer or call.reader.writer
+        self.warnings.extend(f"tool call {call.index}: {w}" for w in writer.warnings)
 
     def _emit_args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall]) -> None:
         if not self._stream_args and not call.ended:

@@ -14,6 +14,11 @@ sys.path.insert(0, str(TESTS))
 from support import tokenizers as toks  # noqa: E402
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true",
+                     help="rewrite parsergen's own goldens (formats vLLM parses by hand)")
+
+
 @pytest.fixture(scope="session")
 def get_tokenizer():
     """Build (once) and return a test tokenizer by name."""

@@ -146,11 +146,36 @@ def message_lines(reasoning, content, calls) -> list[str]:
     return lines
 
 
+def _legacy_message(fmt: str, tokenizer, thinking: bool, text: str):
+    """vLLM's non-streaming result through its legacy reasoning and tool parsers."""
+    from vllm.parser.parser_manager import ParserManager
+
+    ref = REFERENCES[fmt]
+    request = _request()
+    reasoning, content = None, text
+    if ref.reasoning:
+        kwargs = {key: thinking for key in ref.thinking_keys}
+        parser = ParserManager.get_reasoning_parser(ref.reasoning)(
+            tokenizer, chat_template_kwargs=kwargs)
+        reasoning, content = parser.extract_reasoning(text, request)
+    tool_parser = ParserManager.get_tool_parser(ref.tool, enable_auto_tools=True)(
+        tokenizer, request.tools)
+    info = tool_parser.extract_tool_calls(content or "", request)
+    calls = [(c.id, c.function.name, c.function.arguments)
+             for c in info.tool_calls] if info.tools_called else []
+    return reasoning, info.content, calls
+
+
 def capture_messages(fmt: str) -> str:
-    """vLLM's messages per case: non-streaming parse(), and its streamed deltas summed."""
+    """vLLM's messages per case: non-streaming parse(), and its streamed deltas summed.
+
+    Formats that vLLM parses by hand (no engine parser) get the non-streaming result
+    of the legacy parsers only.
+    """
     import json
 
-    tok_name = REFERENCES[fmt].tokenizer
+    ref = REFERENCES[fmt]
+    tok_name = ref.tokenizer
     tokenizer = toks.TOKENIZERS[tok_name]()
     lines = []
     for case in CORPUS[fmt]:
@@ -160,6 +185,9 @@ def capture_messages(fmt: str) -> str:
         lines += ["", f"=== {case.name} ===", f"thinking: {str(case.thinking).lower()}",
                   f"text: {json.dumps(text, ensure_ascii=False)}",
                   f"ids: {json.dumps(ids)}", "--- vllm parse"]
+        if ref.parser is None:
+            lines += message_lines(*_legacy_message(fmt, tokenizer, case.thinking, text))
+            continue
         parser = vllm_parser(fmt, tokenizer, case.thinking)
         reasoning, content, calls = parser.parse(text, _request(), enable_auto_tools=True,
                                                  model_output_token_ids=ids)
@@ -185,38 +213,48 @@ def capture_messages(fmt: str) -> str:
                                [tuple(acc[i]) for i in sorted(acc)])
     import vllm
 
-    header = [f"# Messages for {fmt}: vLLM {vllm.__version__} parse() and parse_delta() results.",
+    how = ("parse() and parse_delta()" if ref.parser else
+           f"legacy parsers (reasoning {ref.reasoning}, tools {ref.tool}), non-streaming")
+    header = [f"# Messages for {fmt}: vLLM {vllm.__version__} {how}.",
               "# Written by tools/capture_goldens.py (run with the vLLM peer venv); do not edit.",
               f"tokenizer: {tok_name}",
               f"tools: {json.dumps(TOOLS, ensure_ascii=False)}"]
     return "\n".join(header + lines) + "\n"
 
 
-def capture(fmt: str) -> str:
-    from vllm.parser.engine.streaming_parser_engine import StreamingParserEngine
-
+def capture(fmt: str, make_engine=None, source: str | None = None) -> str:
+    """Event goldens for ``fmt``: vLLM's engine, or ``make_engine(thinking, tokenizer)``."""
     tok_name = REFERENCES[fmt].tokenizer
     tokenizer = toks.TOKENIZERS[tok_name]()
     fingerprint = toks.fingerprint(tokenizer)
+    if make_engine is None:
+        from vllm.parser.engine.streaming_parser_engine import StreamingParserEngine
+
+        def make_engine(thinking, tok):
+            return StreamingParserEngine(vllm_config(fmt, thinking, tokenizer), tok)
+
+        import vllm
+
+        source = (f"vLLM {vllm.__version__} StreamingParserEngine events.\n"
+                  "Written by tools/capture_goldens.py (run with the vLLM peer venv); do not edit.")
     goldens: list[Golden] = []
     for case in CORPUS[fmt]:
         ids = encode(tokenizer, case.parts)
         text = "".join(token_texts(tokenizer, ids))
-        config = vllm_config(fmt, case.thinking, tokenizer)
         for cadence, mode in RUNS:
             deltas = deltas_for(tokenizer, ids, cadence, mode, f"{fmt}/{case.name}/{cadence}")
-            engine = StreamingParserEngine(config, None if mode == "notok" else tokenizer)
+            engine = make_engine(case.thinking, None if mode == "notok" else tokenizer)
             g = Golden(case.name, cadence, mode, case.thinking, tok_name, fingerprint, text, deltas)
             for i, (d_ids, d_text) in enumerate(deltas):
                 g.events += [(i, *e) for e in merged(engine.feed(d_text, d_ids))]
             g.events += [(-1, *e) for e in merged(engine.finish())]
             goldens.append(g)
-    import vllm
-
-    header = (f"Goldens for {fmt}: vLLM {vllm.__version__} StreamingParserEngine events.\n"
-              "Written by tools/capture_goldens.py (run with the vLLM peer venv); do not edit.\n"
-              f"Tokenizer {tok_name}: see tests/support/tokenizers.py.")
+    header = f"Goldens for {fmt}: {source}\nTokenizer {tok_name}: see tests/support/tokenizers.py."
     return dump(goldens, header)
+
+
+OWN_SOURCE = ("parsergen's own events, reviewed by hand (vLLM parses this format by hand,\n"
+              "without its engine). Rewritten only by: python -m pytest --update-goldens")
 
 
 def main(argv: list[str]) -> int:
@@ -224,9 +262,10 @@ def main(argv: list[str]) -> int:
     out_dir = ROOT / "goldens"
     out_dir.mkdir(exist_ok=True)
     for fmt in names:
-        path = out_dir / f"{fmt}.golden"
-        path.write_text(capture(fmt), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT)}")
+        if REFERENCES[fmt].parser is not None:  # event goldens exist only for the engine
+            path = out_dir / f"{fmt}.golden"
+            path.write_text(capture(fmt), encoding="utf-8")
+            print(f"wrote {path.relative_to(ROOT)}")
         path = out_dir / f"{fmt}.messages"
         path.write_text(capture_messages(fmt), encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")

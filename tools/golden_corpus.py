@@ -26,11 +26,18 @@ class Case:
 
 @dataclass(frozen=True)
 class Reference:
-    """The vLLM parser a format replaces, and how the goldens feed it."""
+    """The vLLM parser a format replaces, and how the goldens feed it.
 
-    parser: str  # module.Class in vllm.parser
+    ``parser`` names an engine-backed parser (event and message goldens); without it,
+    ``reasoning`` and ``tool`` name vLLM's legacy parsers (message goldens only; the
+    event goldens are parsergen's own, reviewed by hand).
+    """
+
+    parser: str | None  # module.Class in vllm.parser
     tokenizer: str  # name in tests/support/tokenizers.py
     thinking_keys: tuple[str, ...] = ("enable_thinking",)  # chat_template_kwargs it reads
+    reasoning: str | None = None  # vLLM reasoning parser name (legacy)
+    tool: str | None = None  # vLLM tool parser name (legacy)
 
 
 def _tool(name: str, **props: dict) -> dict:
@@ -286,6 +293,42 @@ GEMMA = [
 ]
 
 
+# -- Hermes JSON calls (Qwen2.5, Hermes; Qwen3 and QwQ with <think>) --------------------
+
+HERMES_CALL = ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+               "\n</tool_call>")
+
+
+def hermes_cases(reasoning: bool) -> list[Case]:
+    pre = ("The user wants weather.\n", "</think>", "\n\n") if reasoning else ()
+    cases = [
+        Case("content_then_call", (*pre, "Let me check.\n", HERMES_CALL)),
+        Case("two_calls", (*pre, HERMES_CALL, "\n", '<tool_call>\n{"name": "get_time", '
+                           '"arguments": {"zone": "Europe/Paris"}}\n</tool_call>')),
+        Case("arguments_first_and_typed", (*pre, '<tool_call>\n{"arguments": {"days": "3", '
+                                           '"city": "Zürich 😀"}, "name": "get_weather"}\n'
+                                           "</tool_call>")),
+        Case("arguments_as_a_string", (*pre, '<tool_call>{"name": "run", "arguments": '
+                                       '"{\\"code\\": \\"if (a) { b(\\\\\\"}\\\\\\") }\\"}"}'
+                                       "</tool_call>")),
+        Case("nested_and_escaped", (*pre, '<tool_call>{"name": "run", "arguments": {"json": '
+                                    '{"k": [1, {"x": "}"}]}, "code": "say \\"hi\\"\\n"}}'
+                                    "</tool_call>")),
+        Case("not_json", (*pre, "<tool_call>\nnot json at all\n</tool_call>")),
+        Case("unfinished_call", (*pre, '<tool_call>\n{"name": "write_file", "arguments": '
+                                 '{"path": "/tmp/a", "content": "half')),
+        Case("literal_marker_in_prose", (*pre, "Wrap calls in ", Lit("<tool_call>"),
+                                         " tags.\n", HERMES_CALL)),
+        Case("text_after_call", (*pre, HERMES_CALL, "\nDone.")),
+    ]
+    if reasoning:
+        cases += [
+            Case("call_from_reasoning", ("Straight to it.\n", HERMES_CALL)),
+            Case("thinking_off", ("Sure.\n", HERMES_CALL), thinking=False),
+        ]
+    return cases
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -312,6 +355,8 @@ CORPUS: dict[str, list[Case]] = {
     "glm47_moe": GLM,
     "minimax_m2": MINIMAX,
     "gemma4": GEMMA,
+    "hermes": hermes_cases(reasoning=False),
+    "qwen3_json": hermes_cases(reasoning=True),
 }
 
 REFERENCES: dict[str, Reference] = {
@@ -331,4 +376,6 @@ REFERENCES: dict[str, Reference] = {
                            ("thinking", "enable_thinking")),
     "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
+    "hermes": Reference(None, "qwen3.6", tool="hermes"),
+    "qwen3_json": Reference(None, "qwen3.6", reasoning="qwen3", tool="hermes"),
 }
