@@ -2,7 +2,10 @@
 """Generated parser modules, one per grammar in grammars/."""
 
 FORMATS = (
+    "deepseek_r1",
     "deepseek_r1_reasoning",
+    "deepseek_v3",
+    "deepseek_v31",
     "deepseek_v32",
     "deepseek_v4",
     "deepseek_v41",

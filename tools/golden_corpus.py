@@ -329,6 +329,40 @@ def hermes_cases(reasoning: bool) -> list[Case]:
     return cases
 
 
+# -- DeepSeek V3, R1, V3.1 -------------------------------------------------------------
+
+def ds_call(name: str, args: str, fenced: bool) -> tuple[str, ...]:
+    if fenced:
+        return ("<｜tool▁call▁begin｜>", "function", "<｜tool▁sep｜>",
+                f"{name}\n```json\n{args}\n```", "<｜tool▁call▁end｜>")
+    return ("<｜tool▁call▁begin｜>", name, "<｜tool▁sep｜>", args, "<｜tool▁call▁end｜>")
+
+
+def deepseek_cases(fenced: bool, pre: tuple[str, ...], thinking_cases: bool) -> list[Case]:
+    weather = ds_call("get_weather", '{"city": "Paris", "days": 3}', fenced)
+    calls = ("<｜tool▁calls▁begin｜>",)
+    end = ("<｜tool▁calls▁end｜>",)
+    cases = [
+        Case("content_then_call", (*pre, "Let me check.", *calls, *weather, *end)),
+        Case("two_calls_text_after", (*pre, *calls, *weather,
+                                      *ds_call("get_time", '{"zone": "UTC"}', fenced), *end,
+                                      "done")),
+        Case("tricky_json", (*pre, *calls, *ds_call(
+            "run", '{\n  "code": "if (a) { b(\\"}\\") }",\n  "json": {"k": [1]},\n'
+            '  "city": "東京 😀"\n}', fenced), *end)),
+        Case("unfinished_call", (*pre, *calls, *ds_call("write_file", '{"path": "/tmp/a", "co',
+                                                          fenced)[:-1])),
+        Case("literal_marker_in_prose", (*pre, "Use ", Lit("<｜tool▁calls▁begin｜>"), ".",
+                                         *calls, *weather, *end)),
+    ]
+    if thinking_cases:
+        cases += [
+            Case("call_from_reasoning", ("Just call it.", *calls, *weather, *end)),
+            Case("thinking_off", ("Sure.", *calls, *weather, *end), thinking=False),
+        ]
+    return cases
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -356,6 +390,12 @@ CORPUS: dict[str, list[Case]] = {
     "minimax_m2": MINIMAX,
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
+    "deepseek_v3": deepseek_cases(True, (), False),
+    "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
+    "deepseek_v31": [
+        *deepseek_cases(False, ("Reasoning.", "</think>"), True),
+        Case("no_thinking_by_default", ("Plain answer ", "</think>", " kept."), thinking=False),
+    ],
     "qwen3_json": hermes_cases(reasoning=True),
 }
 
@@ -377,5 +417,9 @@ REFERENCES: dict[str, Reference] = {
     "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
+    "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),
+    "deepseek_r1": Reference(None, "deepseek", reasoning="deepseek_r1", tool="deepseek_v3"),
+    "deepseek_v31": Reference(None, "deepseek", ("thinking",), reasoning="deepseek_v3",
+                              tool="deepseek_v31"),
     "qwen3_json": Reference(None, "qwen3.6", reasoning="qwen3", tool="hermes"),
 }
