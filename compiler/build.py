@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import SpecError
+from .diagnostics import Diagnostic, Position, SpecError
 from .generator import generate_index, generate_module
 from .ir import FormatIR, build_ir
+from .routing import routing_conflicts
 from .loader import load_spec
 from .validate import validate
 
@@ -41,26 +42,30 @@ class Output:
 def plan(specs: list[tuple[Path, str]], out_dir: Path, *, index: bool) -> list[Output]:
     """Render every spec (all errors of all specs are collected before raising)."""
     outputs: list[Output] = []
-    errors = []
-    names: dict[str, str] = {}
+    errors: list[Diagnostic] = []
+    names: dict[str, str] = {}  # format or alias name -> the spec that defines it
+    formats: list[FormatIR] = []
     for path, display in specs:
         try:
             fmt = compile_spec(path, display)
         except SpecError as exc:
             errors.extend(exc.diagnostics)
             continue
-        if fmt.name in names:
-            from .diagnostics import Diagnostic, Position
-
-            errors.append(Diagnostic(Position(display, 1, 1), "$.name",
-                                     f"format {fmt.name!r} is also defined by {names[fmt.name]}"))
-            continue
-        names[fmt.name] = display
+        for key, name in [("name", fmt.name), *(("aliases", a) for a in fmt.aliases)]:
+            if name in names:
+                errors.append(Diagnostic(Position(display, 1, 1), f"$.{key}",
+                                         f"{name!r} is also a format name in {names[name]}"))
+            names[name] = display
+        formats.append(fmt)
         outputs.append(Output(out_dir / f"{fmt.name}.py", generate_module(fmt)))
+    if index:
+        errors += routing_conflicts(formats)
     if errors:
         raise SpecError(errors)
     if index:
-        outputs.append(Output(out_dir / "__init__.py", generate_index(sorted(names))))
+        aliases = {a: f.name for f in formats for a in f.aliases}
+        outputs.append(Output(out_dir / "__init__.py",
+                              generate_index(sorted(f.name for f in formats), aliases)))
     return sorted(outputs, key=lambda o: o.path.name)
 
 

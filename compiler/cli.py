@@ -69,6 +69,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_detect(args: argparse.Namespace) -> int:
+    import parsergen
+
+    found = parsergen.detect(args.model)
+    if found is None:
+        print(f"no format for {args.model!r}", file=sys.stderr)
+        return 1
+    print(found)
+    return 0
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     import parsergen
 
@@ -130,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("list", help="list the bundled formats")
     p.set_defaults(run=_cmd_list)
+
+    p = sub.add_parser("detect", help="the format for a model name (repo id or local path)")
+    p.add_argument("model", metavar="NAME")
+    p.set_defaults(run=_cmd_detect)
 
     p = sub.add_parser("parse", help="print the events of a completion")
     p.add_argument("--format", required=True, metavar="NAME")

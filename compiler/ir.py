@@ -117,6 +117,9 @@ class FormatIR:
     tool_name_pattern: str | None
     reasoning: ReasoningIR | None
     turn_boundary_tokens: tuple[str, ...]
+    aliases: tuple[str, ...]
+    models: tuple[str, ...]
+    models_line: int
 
 
 def _line(positions: Positions, path: Path) -> int:
@@ -187,6 +190,9 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         tool_name_pattern=spec.get("tool_name", {}).get("pattern"),
         reasoning=_reasoning(spec, states, variants),
         turn_boundary_tokens=tuple(sorted(spec.get("turn_boundary_tokens", ()))),
+        aliases=tuple(sorted(spec.get("aliases", ()))),
+        models=tuple(spec.get("models", ())),
+        models_line=_line(positions, ("models",)),
     )
 
 

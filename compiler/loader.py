@@ -126,6 +126,9 @@ class LoadedSpec:
     diagnostics: list[Diagnostic]
 
 
+IDENTITY_KEYS = ("name", "description", "models", "aliases")
+
+
 def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] = ()) -> LoadedSpec:
     """Load a spec and everything it ``extends`` (one name, or a list merged in order)."""
     display = display or str(path)
@@ -153,8 +156,10 @@ def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] =
             raise SpecError([Diagnostic(where, "$.extends", f"no spec named {base_name!r} next "
                                         "to this file or among the bundled grammars")])
         base = load_spec(base_path, _display_for(base_path, path, display), seen)
+        # What a spec is (its name, description, models, aliases) is not inherited.
+        inherited = {k: v for k, v in base.data.items() if k not in IDENTITY_KEYS}
         step_pos: Positions = {}
-        merged = _merge(merged, base.data, merged_pos, base.positions, (), step_pos)
+        merged = _merge(merged, inherited, merged_pos, base.positions, (), step_pos)
         merged_pos = {**step_pos, (): positions[()]}
         sources += base.sources
         problems = problems + base.diagnostics

@@ -30,3 +30,11 @@ FORMATS = (
     "step3p5_reasoning",
     "think_reasoning",
 )
+
+# Other names of a format (vLLM's names for the same syntax).
+ALIASES = {
+    "glm45": "glm47_moe",
+    "glm47": "glm47_moe",
+    "qwen3_coder": "qwen3",
+    "qwen3_xml": "qwen3",
+}

@@ -19,11 +19,39 @@ def formats() -> list[str]:
     return list(FORMATS)
 
 
+def aliases() -> dict[str, str]:
+    """Other names of formats (alias -> format)."""
+    from parsergen.generated import ALIASES
+
+    return dict(ALIASES)
+
+
 def load(name: str) -> ModuleType:
-    """The generated module of format ``name``; KeyError if there is none."""
+    """The generated module of format ``name`` (or an alias); KeyError if there is none."""
+    name = aliases().get(name, name)
     if name not in formats():
         raise KeyError(name)
     return importlib.import_module(f"parsergen.generated.{name}")
 
 
-__all__ = ["formats", "load"]
+def detect(model_name: str | None = None, *, tokenizer: object = None) -> str | None:
+    """The format that parses a model's reasoning and tool calls, or None.
+
+    By name first (the most specific ``models`` pattern of any spec wins; a name two
+    formats claim equally is not guessed), else by the tokenizer's marker tokens and
+    chat template.
+    """
+    from .routing import Router, detect_by_tokenizer
+
+    specs = {name: load(name).SPEC for name in formats()}
+    if model_name:
+        found = Router({n: s.get("models", ()) for n, s in specs.items()}).detect(model_name)
+        if found is not None:
+            return found
+    if tokenizer is not None:
+        full = {n: s for n, s in specs.items() if s.get("models")}  # not reasoning-only parts
+        return detect_by_tokenizer(full, tokenizer)
+    return None
+
+
+__all__ = ["aliases", "detect", "formats", "load"]
