@@ -18,6 +18,7 @@ FORMATS = (
     "mimo",
     "minimax_m2",
     "minimax_m2_reasoning",
+    "mistral",
     "mistral_reasoning",
     "nemotron_v3",
     "qwen3",

@@ -10,6 +10,8 @@ delta, so streaming and non-streaming agree by construction.
 from __future__ import annotations
 
 import re
+import secrets
+import string
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -26,6 +28,7 @@ from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, accumulate
 from .schema_types import tool_names, tool_properties
 from .streaming import RawText, StreamingParserBase
 
+_ALNUM = string.ascii_letters + string.digits
 _TEXT = EventType.TEXT_CHUNK
 _REASONING = EventType.REASONING_CHUNK
 _REASONING_END = EventType.REASONING_END
@@ -405,8 +408,11 @@ class ChatParser:
             delta.arguments = (delta.arguments or "") + text
 
     def _new_id(self) -> str:
+        short = self.ASSEMBLY.get("call_ids") == "alnum9"
         if self.ids == "sequential":
-            out = f"chatcmpl-tool-{self._id_count}"
+            out = f"call{self._id_count:05d}" if short else f"chatcmpl-tool-{self._id_count}"
+        elif short:
+            out = "".join(secrets.choice(_ALNUM) for _ in range(9))
         else:
             out = f"chatcmpl-tool-{uuid.uuid4().hex}"
         self._id_count += 1

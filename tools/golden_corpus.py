@@ -363,6 +363,28 @@ def deepseek_cases(fenced: bool, pre: tuple[str, ...], thinking_cases: bool) -> 
     return cases
 
 
+# -- Mistral --------------------------------------------------------------------------
+
+MISTRAL = [
+    Case("think_content_call", ("[THINK]", "The user wants weather.", "[/THINK]",
+                                "Checking.\n", "[TOOL_CALLS]", "get_weather", "[ARGS]",
+                                '{"city": "Paris", "days": "3"}')),
+    Case("parallel_calls", ("[TOOL_CALLS]", "get_weather", "[ARGS]", '{"city": "Paris"}',
+                            "[TOOL_CALLS]", "get_time", "[ARGS]", '{"zone": "UTC"}')),
+    Case("brace_form", ("[TOOL_CALLS]", 'search{"q": "vllm {x}"}', "[TOOL_CALLS]",
+                        'ping{"host": "a.org"}')),
+    Case("call_from_reasoning", ("[THINK]", "Just call.", "[TOOL_CALLS]", "get_time", "[ARGS]",
+                                 '{"zone": "UTC"}')),
+    Case("nested_and_unicode", ("[TOOL_CALLS]", "run", "[ARGS]",
+                                '{"json": {"a": [1, {"b": "}"}]}, "city": "Zürich 😀"}  ')),
+    Case("unfinished_call", ("[TOOL_CALLS]", "write_file", "[ARGS]", '{"path": "/tmp/a", "con')),
+    Case("literal_marker_in_prose", ("Use ", Lit("[TOOL_CALLS]"), " then JSON.",
+                                     "[TOOL_CALLS]", "b", "[ARGS]", "{}")),
+    Case("stray_think_end", ("Answer", "[/THINK]", " more.")),
+    Case("empty_name", ("[TOOL_CALLS]", "[ARGS]", '{"x": 1}')),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -390,6 +412,7 @@ CORPUS: dict[str, list[Case]] = {
     "minimax_m2": MINIMAX,
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
+    "mistral": MISTRAL,
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
     "deepseek_v31": [
@@ -417,6 +440,7 @@ REFERENCES: dict[str, Reference] = {
     "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
+    "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),
     "deepseek_r1": Reference(None, "deepseek", reasoning="deepseek_r1", tool="deepseek_v3"),
     "deepseek_v31": Reference(None, "deepseek", ("thinking",), reasoning="deepseek_v3",

@@ -196,8 +196,23 @@ def gemma4() -> Any:
     return _byte_level(100, specials, eos="<eos>")
 
 
+@lru_cache(maxsize=1)
+def mistral() -> Any:
+    """Mistral's control tokens: ids 0-19 as in mistral-common's tekken, [ARGS] [CALL_ID]
+    [THINK] [/THINK] at 32-35 (v11/v13, assumed); bytes from id 1000."""
+    names = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]",
+             "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]",
+             "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]",
+             "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    specials += [(32, "[ARGS]", True), (33, "[CALL_ID]", True), (34, "[THINK]", True),
+                 (35, "[/THINK]", True)]
+    return _byte_level(1000, specials, eos="</s>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
-              "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4}
+              "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
+              "mistral": mistral}
 
 
 def fingerprint(tokenizer: Any) -> str:
