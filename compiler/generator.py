@@ -120,7 +120,10 @@ class ModuleGenerator:
             state = by_name[name]
             cond = f"state == {state.id}"
             if name == "TOOL_ARGS":
-                if fmt.tool_args_json:
+                if fmt.array_body:
+                    body = ("return self._feed_array(text, out)",)
+                    note = "one JSON array of calls (tool_call_body_array)"
+                elif fmt.tool_args_json:
                     body = ("chunk = self._args.feed(text)", "if chunk:",
                             "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))")
                     note = "JSON arguments: a final closing bracket waits for what follows"
@@ -154,7 +157,8 @@ class ModuleGenerator:
         if tr.skip_in_token_id_mode:
             cond += " and not self._had_ids"
         body: list[str] = []
-        if tr.source == "TOOL_ARGS" and tr.target != "TOOL_ARGS" and fmt.tool_args_json:
+        if tr.source == "TOOL_ARGS" and tr.target != "TOOL_ARGS" and (fmt.tool_args_json
+                                                                    or fmt.array_body):
             body += ["held = self._args.take()", "if held:",
                      "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))"]
         if tr.source == "MESSAGE_HEADER":
@@ -172,6 +176,8 @@ class ModuleGenerator:
                 body.append(f"out.append(SemanticEvent(_{event}, value, self.tool_index))")
         if tr.target == "TOOL_ARGS" and fmt.tool_args_json:
             body.append("self._args.reset()")
+        if tr.target == "TOOL_ARGS" and fmt.array_body:
+            body.append("self._array_reset()")
         body.append("return")
         emits = f" [{', '.join(tr.emit)}]" if tr.emit else ""
         skip = ", text once token ids are seen" if tr.skip_in_token_id_mode else ""

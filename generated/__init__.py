@@ -12,6 +12,8 @@ FORMATS = (
     "gemma4",
     "glm45_reasoning",
     "glm47_moe",
+    "granite",
+    "granite_thinking",
     "hermes",
     "kimi_k2",
     "kimi_k2_reasoning",

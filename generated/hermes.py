@@ -74,7 +74,7 @@ class StreamingParser(StreamingParserBase):
     _INITIAL_STATES = {True: 0, False: 0}
     _THINKING_DEFAULT = False
 
-    def _emit(self, text: str, out: list[SemanticEvent]) -> None:
+    def _emit(self, text: str, out: list[SemanticEvent]) -> int | None:
         """Plain text in the current state."""
         state = self._state
         # CONTENT -> TEXT_CHUNK (default)

@@ -107,7 +107,7 @@ class StreamingParser(StreamingParserBase):
         newline_framing=False,
     )
 
-    def _emit(self, text: str, out: list[SemanticEvent]) -> None:
+    def _emit(self, text: str, out: list[SemanticEvent]) -> int | None:
         """Plain text in the current state."""
         state = self._state
         # REASONING -> REASONING_CHUNK (default)

@@ -80,6 +80,7 @@ class ChatParser:
         self._drop_ws_before_tools = flags.get("drop_whitespace_only_content_before_tools", True)
         self._strip_content = flags.get("strip_content_whitespace_with_tools", True)
         self._stream_args = flags.get("stream_arg_deltas", True)
+        self._lstrip_newlines = flags.get("strip_leading_content_newlines", False)
         # '\n' + end marker + '\n' framing (Step-3.5): both newlines are dropped.
         reasoning = self.StreamingParser._REASONING
         self._framing = reasoning is not None and reasoning.newline_framing
@@ -284,6 +285,10 @@ class ChatParser:
                 text = text[1:]
                 if not text:
                     return
+        if self._lstrip_newlines and not self._content_seen and not self._content_ws:
+            text = text.lstrip("\n")
+            if not text:
+                return
         text = self._content_ws + text
         self._content_ws = ""
         if not self._content_seen:

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from .args import JsonArgs
+from .jsonscan import JsonScan
 from .events import (
     CONTENT,
     DROP,
@@ -27,6 +28,7 @@ from .lexing import Matcher, build_matchers
 from .tokens import Marker, TokenIdScanner, TokenizerInfo, tokenizer_info
 
 _TOOL_CALL_END = EventType.TOOL_CALL_END
+_TOOL_CALL_START = EventType.TOOL_CALL_START
 _REASONING_END = EventType.REASONING_END
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 _ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
@@ -136,6 +138,7 @@ class StreamingParserBase:
     _INITIAL_STATES: ClassVar[Mapping[bool, int]]
     _THINKING_DEFAULT: ClassVar[bool] = False
     _REASONING: ClassVar[Reasoning | None] = None
+    _ARRAY_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a JSON array of calls
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None) -> None:
         self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
@@ -160,6 +163,7 @@ class StreamingParserBase:
         self._pending = ""  # text that may still become a marker
         self._header = ""  # MESSAGE_HEADER text
         self._args = JsonArgs()
+        self._array_reset()
         # With a tap, every consumed piece of text also goes to the output as RawText,
         # just before the events it causes (ChatParser needs a call's exact text).
         self._tap = False
@@ -306,7 +310,9 @@ class StreamingParserBase:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
         state = self._state
         if state in TOOL_STATES:
-            if self.tool_index >= 0:
+            # A JSON array body has closed its finished calls already.
+            open_call = self._array_element if self._ARRAY_BODY else True
+            if self.tool_index >= 0 and open_call:
                 out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
         elif state == REASONING:
             out.append(SemanticEvent(_REASONING_END, "", self.tool_index))
@@ -334,18 +340,28 @@ class StreamingParserBase:
         tap = self._tap
         while pos < n:
             start, end, name = self._matchers[self._state].scan(buf, pos, final)
-            if start > pos:
-                if tap:
-                    out.append(RawText(buf[pos:start], self._state))
-                emit(buf[pos:start], out)
+            if start > pos or name is None and end >= 0:
+                stop = start if start > pos else end
+                piece = buf[pos:stop]
+                raw = RawText(piece, self._state) if tap else None
+                if raw is not None:
+                    out.append(raw)
+                used = emit(piece, out)
+                if used is not None:
+                    # The state changed inside the text (a JSON array body closed):
+                    # lex the rest anew in the new state.
+                    if raw is not None:
+                        raw.text = piece[:used]
+                    pos += used
+                    continue
+                if stop == end:
+                    pos = end
+                    continue
             if end < 0:
                 return buf[start:]
             if tap:
                 out.append(RawText(buf[start:end], self._state))
-            if name is None:
-                emit(buf[start:end], out)
-            else:
-                step(name, buf[start:end], out)
+            step(name, buf[start:end], out)
             pos = end
         return ""
 
@@ -353,5 +369,72 @@ class StreamingParserBase:
     def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         raise NotImplementedError
 
-    def _emit(self, text: str, out: list[SemanticEvent]) -> None:
+    def _emit(self, text: str, out: list[SemanticEvent]) -> int | None:
+        """Plain text in the current state; returns how much it used, if not all."""
         raise NotImplementedError
+
+    # -- a tool body that is one JSON array of calls (vLLM's tool_call_body_array) ---
+
+    def _array_reset(self) -> None:
+        self._array_started = False
+        self._array_element = False
+        self._array_depth = 0
+        self._array_scan = JsonScan()
+
+    def _feed_array(self, text: str, out: list[SemanticEvent]) -> int | None:
+        """``[{...}, {...}]``: each element is one call, the closing ``]`` ends the body.
+
+        Returns where the body ended inside ``text`` (the rest is for the new state),
+        or None if all of it belongs to the body.
+        """
+        pos, n = 0, len(text)
+        while pos < n:
+            if self._array_element:
+                end = self._array_element_end(text, pos)
+                chunk = self._args.feed(text[pos : n if end < 0 else end])
+                if chunk:
+                    out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
+                if end < 0:
+                    return None
+                held = self._args.take()
+                if held:
+                    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
+                out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
+                self._array_element = False
+                pos = end
+                continue
+            ch = text[pos]
+            if ch in " \t\r\n" or (ch == "," and self._array_started):
+                pos += 1
+            elif not self._array_started and ch == "[":
+                self._array_started = True
+                pos += 1
+            elif self._array_started and ch == "{":
+                self.tool_index += 1
+                self._args.reset()
+                self._array_element = True
+                self._array_depth = 0
+                self._array_scan.reset()
+                out.append(SemanticEvent(_TOOL_CALL_START, "", self.tool_index))
+            else:
+                # "]" ends the body; anything else was no array of calls after all.
+                self._state = CONTENT
+                self._array_reset()
+                return pos + 1 if ch == "]" else pos
+        return None
+
+    def _array_element_end(self, text: str, pos: int) -> int:
+        """Just past the element's closing brace, or -1 if it is not in ``text``."""
+        scan = self._array_scan
+        while True:
+            i = scan.next(text, pos)
+            if i < 0:
+                return -1
+            ch = text[i]
+            if ch in "{[":
+                self._array_depth += 1
+            elif ch in "}]":
+                self._array_depth -= 1
+                if self._array_depth == 0:
+                    return i + 1
+            pos = i + 1

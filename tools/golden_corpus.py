@@ -385,6 +385,25 @@ MISTRAL = [
 ]
 
 
+# -- Granite ----------------------------------------------------------------------------
+
+G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
+
+GRANITE = [
+    Case("content_then_calls", ("Let me check. ", "<|tool_call|>",
+                                '[{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+                                '{"name": "get_time", "arguments": {"zone": "UTC"}}]')),
+    Case("string_marker_and_text_after", ("<tool_call>", G_CALL, " done")),
+    Case("tricky_json", ("<|tool_call|>", '[{"arguments": {"code": "x = [1]; y = {\\"a\\": '
+                                          '\\"}\\"}", "city": "東京"}, "name": "run"}]')),
+    Case("not_an_array", ("<|tool_call|>", "no json here")),
+    Case("unfinished_call", ("<|tool_call|>", '[{"name": "write_file", "arguments": '
+                                              '{"path": "/tmp/a", "content": "ha')),
+    Case("literal_marker_in_prose", ("Use ", Lit("<|tool_call|>"), " then JSON. ",
+                                     "<|tool_call|>", G_CALL)),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -413,6 +432,8 @@ CORPUS: dict[str, list[Case]] = {
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
     "mistral": MISTRAL,
+    "granite": GRANITE,
+    "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
     "deepseek_v31": [
@@ -441,6 +462,9 @@ REFERENCES: dict[str, Reference] = {
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
+    "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
+    "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
+                                  "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),
     "deepseek_r1": Reference(None, "deepseek", reasoning="deepseek_r1", tool="deepseek_v3"),
     "deepseek_v31": Reference(None, "deepseek", ("thinking",), reasoning="deepseek_v3",

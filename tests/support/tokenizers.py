@@ -210,9 +210,17 @@ def mistral() -> Any:
     return _byte_level(1000, specials, eos="</s>")
 
 
+@lru_cache(maxsize=1)
+def granite() -> Any:
+    """Granite 3.x role and tool tokens (ids assumed), all special."""
+    names = ["<|end_of_text|>", "<|start_of_role|>", "<|end_of_role|>", "<|tool_call|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|end_of_text|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
-              "mistral": mistral}
+              "mistral": mistral, "granite": granite}
 
 
 def fingerprint(tokenizer: Any) -> str:
