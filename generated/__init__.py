@@ -15,6 +15,7 @@ FORMATS = (
     "granite",
     "granite_thinking",
     "hermes",
+    "inkling",
     "kimi_k2",
     "kimi_k2_reasoning",
     "mimo",

@@ -81,7 +81,7 @@ class Lexicon:
 
     def _info(self, tokenizer: Any) -> TokenizerInfo:
         return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
-                              self.turn_boundary_tokens)
+                              self.turn_boundary_tokens, self.literals)
 
     def texts(self, names: Sequence[str]) -> list[str]:
         """Every spelling of the named terminals (those this variant has)."""

@@ -34,7 +34,7 @@ class TokenizerInfo(NamedTuple):
     resolved: frozenset[str]  # format terminals whose text is a token of the vocab
     drop_texts: frozenset[str]  # special tokens the format does not name
     decode: Callable[[int], str]
-    name_to_id: dict[str, int]  # format terminals that are tokens
+    name_to_id: dict[str, int]  # format terminals whose text is one token
     stop_ids: frozenset[int]  # turn boundaries and every special token: a prompt walk stops
     boundary_ids: frozenset[int]  # turn boundaries
 
@@ -44,6 +44,7 @@ def tokenizer_info(
     token_terminals: Mapping[str, str],
     configured_texts: Iterable[str],
     turn_boundary_tokens: Iterable[str] = (),
+    literals: Mapping[str, str] | None = None,
 ) -> TokenizerInfo:
     """Resolve ``token_terminals`` (name -> token text) and the auto-drop set."""
     vocab = tokenizer.get_vocab()
@@ -77,7 +78,13 @@ def tokenizer_info(
         return text
 
     boundary_ids = frozenset(vocab[t] for t in turn_boundary_tokens if t in vocab)
-    name_to_id = {name: tid for tid, name in id_to_name.items() if name != DROP}
+    # Markers the format reads as text may still be single tokens of the vocabulary:
+    # a prompt's ids can show them (spelling -> name; the first spelling wins).
+    name_to_id: dict[str, int] = {}
+    for text, name in (literals or {}).items():
+        if text in vocab and name not in name_to_id:
+            name_to_id[name] = vocab[text]
+    name_to_id.update((name, tid) for tid, name in id_to_name.items() if name != DROP)
     stop_ids = boundary_ids | frozenset(special_ids) | frozenset(name_to_id.values())
     return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
                          name_to_id, stop_ids, boundary_ids)

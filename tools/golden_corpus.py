@@ -404,6 +404,31 @@ GRANITE = [
 ]
 
 
+# -- Inkling ----------------------------------------------------------------------------
+
+INK_CALL = ("<|message_model|>", "<|content_invoke_tool_json|>",
+            '{"name": "get_weather", "args": {"city": "Paris", "days": "3"}}', "<|end_message|>")
+
+INKLING = [
+    Case("think_text_call", ("<|message_model|>", "<|content_thinking|>", "Weather?",
+                             "<|end_message|>", "<|message_model|>", "<|content_text|>",
+                             "Checking.", "<|end_message|>", *INK_CALL)),
+    Case("call_then_text", (*INK_CALL, "<|message_model|>", "<|content_text|>", "Done.",
+                            "<|end_message|>")),
+    Case("header_without_block", ("bare text", "<|end_message|>", " then more")),
+    Case("end_sampling", ("<|message_model|>", "<|content_thinking|>", "cut short",
+                          "<|content_model_end_sampling|>", "tail")),
+    Case("thinking_then_call_directly", ("<|message_model|>", "<|content_thinking|>", "go",
+                                         "<|content_invoke_tool_json|>",
+                                         '{"name": "b", "args": {}}', "<|end_message|>")),
+    Case("unfinished_call", ("<|message_model|>", "<|content_invoke_tool_json|>",
+                             '{"name": "write_file", "args": {"path": "/tmp/a", "content": "x')),
+    Case("tool_text_and_error_blocks", ("<|message_model|>", "<|content_invoke_tool_text|>",
+                                        "raw call", "<|end_message|>", "<|message_model|>",
+                                        "<|content_tool_error|>", "oops", "<|end_message|>")),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -433,6 +458,7 @@ CORPUS: dict[str, list[Case]] = {
     "hermes": hermes_cases(reasoning=False),
     "mistral": MISTRAL,
     "granite": GRANITE,
+    "inkling": INKLING,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -463,6 +489,7 @@ REFERENCES: dict[str, Reference] = {
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
+    "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -218,9 +218,21 @@ def granite() -> Any:
     return _byte_level(100, specials, eos="<|end_of_text|>")
 
 
+@lru_cache(maxsize=1)
+def inkling() -> Any:
+    """Inkling's block markers (ids assumed), all special."""
+    names = ["<|message_model|>", "<|content_text|>", "<|content_thinking|>",
+             "<|content_invoke_tool_json|>", "<|content_invoke_tool_text|>",
+             "<|content_tool_error|>", "<|content_model_end_sampling|>", "<|end_message|>",
+             "<|eos|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|eos|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
-              "mistral": mistral, "granite": granite}
+              "mistral": mistral, "granite": granite,
+              "inkling": inkling}
 
 
 def fingerprint(tokenizer: Any) -> str:
