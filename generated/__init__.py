@@ -24,6 +24,7 @@ FORMATS = (
     "mistral",
     "mistral_reasoning",
     "nemotron_v3",
+    "plamo3",
     "qwen3",
     "qwen3_json",
     "qwen3_reasoning",

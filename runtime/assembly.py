@@ -179,6 +179,9 @@ class ChatParser:
         if call is not None and not call.sent and not call.invalid and call.reader is None:
             if self.events._state == TOOL_ARGS:  # the name is complete
                 self._judge(call, calls, content)
+        if finished and self._open is not None and not no_tools:
+            # A call the grammar left without its end (an end-of-turn token inside it).
+            self._end_call(self._open, calls, content)
         return self._delta(reasoning, content, calls, finished)
 
     def _settle_raw(self, next_state: int, content: list[str]) -> None:

@@ -429,6 +429,28 @@ INKLING = [
 ]
 
 
+# -- PLaMo 3 -----------------------------------------------------------------------------
+
+def plamo_marker(kind: str) -> str:
+    return f"<|plamo:{kind}:plamo|>"
+
+
+P_CALL = (plamo_marker("begin_tool_requests"), plamo_marker("begin_tool_request"),
+          plamo_marker("begin_tool_name"), "get_weather", plamo_marker("end_tool_name"),
+          plamo_marker("begin_tool_arguments"), "<|plamo:constrain|>json<|plamo:msg|>",
+          '{"city": "Paris", "days": 3}', plamo_marker("end_tool_arguments"),
+          plamo_marker("end_tool_request"), plamo_marker("end_tool_requests"))
+
+PLAMO = [
+    Case("think_content_call", (plamo_marker("begin_think"), "Weather?",
+                                plamo_marker("end_think"), "Checking.", *P_CALL, "<|plamo:tag|>")),
+    Case("call_from_reasoning", ("thinking", *P_CALL)),
+    Case("eot_ends_reasoning", ("still thinking", "<|plamo:tag|>", "after")),
+    Case("unfinished_call", (*P_CALL[:7], '{"path": "/tmp/a", "con')),
+    Case("thinking_off", ("Sure.", *P_CALL, "<|plamo:tag|>"), thinking=False),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -459,6 +481,7 @@ CORPUS: dict[str, list[Case]] = {
     "mistral": MISTRAL,
     "granite": GRANITE,
     "inkling": INKLING,
+    "plamo3": PLAMO,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -490,6 +513,7 @@ REFERENCES: dict[str, Reference] = {
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
+    "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -229,10 +229,21 @@ def inkling() -> Any:
     return _byte_level(100, specials, eos="<|eos|>")
 
 
+@lru_cache(maxsize=1)
+def plamo() -> Any:
+    """PLaMo 3's marker pieces and end-of-turn tag (ids assumed): special, but for
+    <|plamo:constrain|> and <|plamo:msg|>, which markers spell out as text."""
+    names = ["<|plamo:begin_", "<|plamo:end_", ":plamo|>", "<|plamo:tag|>",
+             "<|plamo:constrain|>", "<|plamo:msg|>", "<|plamo:eos|>"]
+    specials = [(i, t, t not in ("<|plamo:constrain|>", "<|plamo:msg|>"))
+                for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|plamo:eos|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
               "mistral": mistral, "granite": granite,
-              "inkling": inkling}
+              "inkling": inkling, "plamo": plamo}
 
 
 def fingerprint(tokenizer: Any) -> str:
