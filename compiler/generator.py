@@ -50,6 +50,7 @@ class ModuleGenerator:
 
     def __init__(self, fmt: FormatIR) -> None:
         self.fmt = fmt
+        self._rules: dict[str, dict[str, str]] = {}
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("parsergen.compiler", "templates"),
             undefined=jinja2.StrictUndefined,
@@ -81,6 +82,7 @@ class ModuleGenerator:
             "emit_branches": self._emit_branches(),
             "step_states": self._step_states(),
             "events_used": self._events_used(),
+            "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
         }
 
     def _lexicons(self) -> tuple[list[dict[str, Any]], dict[bool, str]]:
@@ -157,32 +159,63 @@ class ModuleGenerator:
         if tr.skip_in_token_id_mode:
             cond += " and not self._had_ids"
         body: list[str] = []
-        if tr.source == "TOOL_ARGS" and tr.target != "TOOL_ARGS" and (fmt.tool_args_json
-                                                                    or fmt.array_body):
+        leaves_args = tr.source == "TOOL_ARGS" and any(
+            t != "TOOL_ARGS" for t in ([r.target for r in tr.rules] or [tr.target]))
+        if leaves_args and (fmt.tool_args_json or fmt.array_body):
             body += ["held = self._args.take()", "if held:",
                      "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))"]
         if tr.source == "MESSAGE_HEADER":
             body += ["header = self._header", 'self._header = ""']
-        if tr.target != tr.source:
-            body.append(f"self._state = {STATE_IDS[tr.target]}  # {tr.target}")
-        for event in tr.emit:
+        if not tr.rules:
+            body += self._enter(tr.source, tr.target, tr.emit, None)
+            emits = f" [{', '.join(tr.emit)}]" if tr.emit else ""
+            skip = ", text once token ids are seen" if tr.skip_in_token_id_mode else ""
+            comment = f"{tr.source} --{tr.terminal}--> {tr.target}{emits}{skip} (line {tr.line})"
+            return Branch(cond, comment, tuple(body))
+        for rule in tr.rules:
+            if rule.when is None:
+                body += self._enter(tr.source, rule.target, rule.emit, None)
+                break
+            body.append(f"match = {self._rule_name(rule.when)}(header)")
+            body.append("if match is not None:")
+            body += ["    " + line for line in self._enter(tr.source, rule.target, rule.emit,
+                                                          'match.group("name")')]
+        else:
+            body.append("return")
+        targets = ", ".join(dict.fromkeys(r.target for r in tr.rules))
+        comment = f"{tr.source} --{tr.terminal}--> {targets}, by the header (line {tr.line})"
+        return Branch(cond, comment, tuple(body))
+
+    def _enter(self, source: str, target: str, emit: tuple[str, ...],
+               name_expr: str | None) -> list[str]:
+        """Lines that move to ``target`` emitting ``emit``, ending in return."""
+        fmt = self.fmt
+        body = []
+        if target != source:
+            body.append(f"self._state = {STATE_IDS[target]}  # {target}")
+        for event in emit:
             if event == "TOOL_CALL_START":
                 body.append("self.tool_index += 1")
             if event == "TEXT_CHUNK":
-                var = "header" if tr.source == "MESSAGE_HEADER" else "value"
+                var = "header" if source == "MESSAGE_HEADER" else "value"
                 body += [f"if {var}:",
                          f"    out.append(SemanticEvent(_TEXT_CHUNK, {var}, self.tool_index))"]
+            elif event == "TOOL_NAME" and name_expr is not None:
+                body.append(f"out.append(SemanticEvent(_TOOL_NAME, {name_expr}, self.tool_index))")
             else:
                 body.append(f"out.append(SemanticEvent(_{event}, value, self.tool_index))")
-        if tr.target == "TOOL_ARGS" and fmt.tool_args_json:
+        if target == "TOOL_ARGS" and fmt.tool_args_json:
             body.append("self._args.reset()")
-        if tr.target == "TOOL_ARGS" and fmt.array_body:
+        if target == "TOOL_ARGS" and fmt.array_body:
             body.append("self._array_reset()")
         body.append("return")
-        emits = f" [{', '.join(tr.emit)}]" if tr.emit else ""
-        skip = ", text once token ids are seen" if tr.skip_in_token_id_mode else ""
-        comment = f"{tr.source} --{tr.terminal}--> {tr.target}{emits}{skip} (line {tr.line})"
-        return Branch(cond, comment, tuple(body))
+        return body
+
+    def _rule_name(self, when: str) -> str:
+        names = self._rules.setdefault("names", {})
+        if when not in names:
+            names[when] = f"_HEADER_RULE_{len(names)}"
+        return names[when]
 
     def _events_used(self) -> list[str]:
         used = {"ARG_VALUE_CHUNK"} if "TOOL_ARGS" in self.fmt.reachable else set()
@@ -191,6 +224,8 @@ class ModuleGenerator:
                 used.add(state.content_event)
             for tr in state.transitions:
                 used.update(tr.emit)
+                for rule in tr.rules:
+                    used.update(rule.emit)
         return sorted(used)
 
 

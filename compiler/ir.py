@@ -43,8 +43,17 @@ class TerminalIR:
 
 
 @dataclass(frozen=True)
+class RuleIR:
+    """One header rule: when its regex matches the header, go to ``target``."""
+
+    when: str | None
+    target: str
+    emit: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TransitionIR:
-    """What a terminal does in one state."""
+    """What a terminal does in one state (``rules``: decided by the message header)."""
 
     source: str
     terminal: str
@@ -52,6 +61,7 @@ class TransitionIR:
     emit: tuple[str, ...]
     skip_in_token_id_mode: bool
     line: int
+    rules: tuple[RuleIR, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,6 +158,14 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         table = spec["transitions"].get(name, {})
         transitions = []
         for term, value in table.items():  # spec order, as the reader wrote it
+            if isinstance(value, list):
+                rules = tuple(RuleIR(r.get("when"), r["to"], tuple(r.get("emit", ())))
+                              for r in value)
+                transitions.append(TransitionIR(
+                    source=name, terminal=term, target=rules[0].target, emit=(),
+                    skip_in_token_id_mode=False,
+                    line=_line(positions, ("transitions", name, term)), rules=rules))
+                continue
             if isinstance(value, str):
                 value = {"to": value}
             transitions.append(

@@ -103,6 +103,7 @@ class SpecValidator:
         self._check_thinking(terminals)
         self._check_reachable(transitions)
         self._check_tool_name()
+        self._check_header_rules(transitions)
         reasoning = _mapping(spec.get("reasoning"))
         for key in ("start", "end"):
             names = reasoning.get(key)
@@ -115,6 +116,30 @@ class SpecValidator:
         if reasoning.get("wait") == "thinking" and not isinstance(spec.get("initial_state"), dict):
             self.error(("reasoning", "wait"), "'thinking' needs an initial_state that depends "
                        "on thinking")
+
+    def _check_header_rules(self, transitions: dict[str, dict[str, Any]]) -> None:
+        for state, table in transitions.items():
+            for term, value in table.items():
+                if not isinstance(value, list):
+                    continue
+                path = ("transitions", state, term)
+                if state != "MESSAGE_HEADER":
+                    self.error(path, "rules read the message header: only MESSAGE_HEADER has one")
+                for i, rule in enumerate(value):
+                    if not isinstance(rule, dict):
+                        continue
+                    when = rule.get("when")
+                    if when is None and i != len(value) - 1:
+                        self.error((*path, i), "only the last rule may apply without 'when'")
+                    groups: set[str] = set()
+                    if isinstance(when, str):
+                        try:
+                            groups = set(re.compile(when).groupindex)
+                        except re.error as exc:
+                            self.error((*path, i, "when"), f"not a regular expression: {exc}")
+                            continue
+                    if "TOOL_NAME" in rule.get("emit", []) and "name" not in groups:
+                        self.error((*path, i, "when"), "TOOL_NAME needs a group (?P<name>...)")
 
     def _check_tool_name(self) -> None:
         pattern = _mapping(self.spec.get("tool_name")).get("pattern")
@@ -223,10 +248,12 @@ def reachable_states(spec: dict[str, Any]) -> set[str]:
     frontier = list(reached)
     while frontier:
         for target in _mapping(transitions.get(frontier.pop())).values():
-            nxt = target if isinstance(target, str) else _mapping(target).get("to")
-            if isinstance(nxt, str) and nxt not in reached:
-                reached.add(nxt)
-                frontier.append(nxt)
+            rules = target if isinstance(target, list) else [target]
+            for rule in rules:
+                nxt = rule if isinstance(rule, str) else _mapping(rule).get("to")
+                if isinstance(nxt, str) and nxt not in reached:
+                    reached.add(nxt)
+                    frontier.append(nxt)
     return reached
 
 

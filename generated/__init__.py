@@ -24,6 +24,7 @@ FORMATS = (
     "mistral",
     "mistral_reasoning",
     "nemotron_v3",
+    "openai",
     "plamo3",
     "qwen3",
     "qwen3_json",
@@ -40,6 +41,8 @@ FORMATS = (
 ALIASES = {
     "glm45": "glm47_moe",
     "glm47": "glm47_moe",
+    "gpt_oss": "openai",
+    "harmony": "openai",
     "qwen3_coder": "qwen3",
     "qwen3_xml": "qwen3",
 }

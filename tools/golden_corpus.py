@@ -451,6 +451,43 @@ PLAMO = [
 ]
 
 
+# -- gpt-oss Harmony ---------------------------------------------------------------------
+
+def hm(header: str, body: str, end: str = "<|end|>", start: bool = True) -> tuple[str, ...]:
+    """One Harmony message: [<|start|>assistant] header <|message|> body end."""
+    head = ("<|start|>", "assistant") if start else ()
+    parts: list[str] = []
+    for piece in header.split("|"):
+        parts += ["<|channel|>"] if piece == "C" else ["<|constrain|>"] if piece == "K" else [piece]
+    return (*head, *parts, "<|message|>", body, end)
+
+
+HARMONY = [
+    Case("analysis_then_final", (*hm("C|analysis", "The user asks 6*7.", start=False),
+                                 *hm("C|final", "It is 42.", "<|return|>"))),
+    Case("analysis_then_call", (*hm("C|analysis", "Need the weather.", start=False),
+                                *hm("C|commentary to=functions.get_weather |K|json",
+                                    '{"city": "Paris", "days": 3}', "<|call|>"))),
+    Case("recipient_before_channel", (*hm(" to=functions.get_time|C|commentary json",
+                                          '{"zone": "UTC"}', "<|call|>", start=False),)),
+    Case("preamble_then_call", (*hm("C|commentary", "Checking the weather now.",
+                                    start=False),
+                                *hm("C|commentary to=functions.get_weather |K|json",
+                                    '{"city": "Zürich 😀"}', "<|call|>"))),
+    Case("builtin_tool_ignored", (*hm("C|analysis to=browser.search", '{"query": "x"}',
+                                      "<|call|>", start=False),
+                                  *hm("C|final", "Done.", "<|return|>"))),
+    Case("unfinished_call", (*hm("C|commentary to=functions.write_file |K|json",
+                                 '{"path": "/tmp/a", "con', "", start=False)[:-1],)),
+    Case("reasoning_cut_by_return", (*hm("C|analysis", "only thinking", "<|return|>",
+                                         start=False),)),
+    Case("no_markers_at_all", ("plain text without any header",)),
+    Case("literal_marker_in_prose", (*hm("C|final", "", "", start=False)[:-1],
+                                     "Messages start with ", Lit("<|start|>"), ".",
+                                     "<|return|>")),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -482,6 +519,7 @@ CORPUS: dict[str, list[Case]] = {
     "granite": GRANITE,
     "inkling": INKLING,
     "plamo3": PLAMO,
+    "openai": HARMONY,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -514,6 +552,9 @@ REFERENCES: dict[str, Reference] = {
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),
+    # vLLM parses Harmony with openai_harmony, whose vocabulary is a download: no
+    # message goldens here, only parsergen's own reviewed events.
+    "openai": Reference(None, "harmony"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -240,10 +240,21 @@ def plamo() -> Any:
     return _byte_level(100, specials, eos="<|plamo:eos|>")
 
 
+@lru_cache(maxsize=1)
+def harmony() -> Any:
+    """gpt-oss's Harmony control tokens at their o200k_harmony ids, all special."""
+    specials = [(199998, "<|startoftext|>", True), (199999, "<|endoftext|>", True),
+                (200002, "<|return|>", True), (200003, "<|constrain|>", True),
+                (200005, "<|channel|>", True), (200006, "<|start|>", True),
+                (200007, "<|end|>", True), (200008, "<|message|>", True),
+                (200012, "<|call|>", True)]
+    return _byte_level(0, specials, eos="<|return|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
               "mistral": mistral, "granite": granite,
-              "inkling": inkling, "plamo": plamo}
+              "inkling": inkling, "plamo": plamo, "harmony": harmony}
 
 
 def fingerprint(tokenizer: Any) -> str:
