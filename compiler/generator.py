@@ -125,6 +125,9 @@ class ModuleGenerator:
                 if fmt.array_body:
                     body = ("return self._feed_array(text, out)",)
                     note = "one JSON array of calls (tool_call_body_array)"
+                elif fmt.object_body:
+                    body = ("return self._feed_object(text, out)",)
+                    note = "one JSON object per call (tool_call_body_object)"
                 elif fmt.tool_args_json:
                     body = ("chunk = self._args.feed(text)", "if chunk:",
                             "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))")
@@ -161,7 +164,7 @@ class ModuleGenerator:
         body: list[str] = []
         leaves_args = tr.source == "TOOL_ARGS" and any(
             t != "TOOL_ARGS" for t in ([r.target for r in tr.rules] or [tr.target]))
-        if leaves_args and (fmt.tool_args_json or fmt.array_body):
+        if leaves_args and (fmt.tool_args_json or fmt.array_body or fmt.object_body):
             body += ["held = self._args.take()", "if held:",
                      "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))"]
         if tr.source == "MESSAGE_HEADER":
@@ -208,6 +211,9 @@ class ModuleGenerator:
             body.append("self._args.reset()")
         if target == "TOOL_ARGS" and fmt.array_body:
             body.append("self._array_reset()")
+        if target == "TOOL_ARGS" and fmt.object_body:
+            opening = "value" if "ARG_VALUE_CHUNK" in emit else '""'
+            body.append(f"self._object_reset({opening})")
         body.append("return")
         return body
 

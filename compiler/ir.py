@@ -121,6 +121,7 @@ class FormatIR:
     thinking_default: bool
     tool_args_json: bool
     array_body: bool
+    object_body: bool
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -203,6 +204,7 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         thinking_default=bool(spec.get("thinking_default", True)) if toggles else False,
         tool_args_json=bool(spec.get("tool_args_json", True)),
         array_body=bool(spec.get("tool_call_body_array", False)),
+        object_body=bool(spec.get("tool_call_body_object", False)),
         preserve_tokens=tuple(sorted(spec.get("preserve_tokens", ()))),
         reachable=tuple(n for n in STATE_NAMES if n in reachable_states(spec)),
         arguments=dict(spec.get("arguments", {"syntax": "json"})),

@@ -247,7 +247,13 @@ def reachable_states(spec: dict[str, Any]) -> set[str]:
     reached = {s for s in initial_states(spec) if isinstance(s, str)}
     frontier = list(reached)
     while frontier:
-        for target in _mapping(transitions.get(frontier.pop())).values():
+        state = frontier.pop()
+        if state == "TOOL_ARGS" and spec.get("tool_call_body_object") is True:
+            # The closing brace of a call's JSON object moves the parser on by itself.
+            if "TOOL_BETWEEN" not in reached:
+                reached.add("TOOL_BETWEEN")
+                frontier.append("TOOL_BETWEEN")
+        for target in _mapping(transitions.get(state)).values():
             rules = target if isinstance(target, list) else [target]
             for rule in rules:
                 nxt = rule if isinstance(rule, str) else _mapping(rule).get("to")

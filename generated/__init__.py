@@ -18,6 +18,7 @@ FORMATS = (
     "inkling",
     "kimi_k2",
     "kimi_k2_reasoning",
+    "llama3_json",
     "mimo",
     "minimax_m2",
     "minimax_m2_reasoning",

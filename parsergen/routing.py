@@ -42,8 +42,8 @@ class Router:
         """Pattern pairs of two formats that make some name ambiguous.
 
         Names are built from each pair: the pattern itself when two formats share it,
-        and the two merged where one ends as the other begins (``kimi-k2`` and
-        ``k2-thinking`` give ``kimi-k2-thinking``).  Returns (pattern, format,
+        and the two merged where one ends with a name piece the other begins with
+        (``kimi-k2`` and ``k2-thinking`` give ``kimi-k2-thinking``).  Returns (pattern, format,
         pattern, format, example name).
         """
         out = []
@@ -66,10 +66,15 @@ def _merges(p: str, q: str) -> list[str]:
     names = []
     for x, y in ((p, q), (q, p)):
         for k in range(min(len(x), len(y)) - 1, 1, -1):
-            if x.endswith(y[:k]):
+            # The shared part must be a whole name piece (kimi-k2 + k2-thinking),
+            # not a coincidence of letters (distill + llama).
+            if x.endswith(y[:k]) and x[-k - 1] in _SEPARATORS and y[k] in _SEPARATORS:
                 names.append(x + y[k:])
                 break
     return names
+
+
+_SEPARATORS = "-_./: "
 
 
 def tokenizer_markers(tokenizer: object) -> tuple[set[str], str]:

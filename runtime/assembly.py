@@ -371,7 +371,9 @@ class ChatParser:
             return  # its raw text already went to content
         if call.reader is not None and not call.sent:  # an envelope: the name is inside
             out = call.reader.feed(text)
-            if call.reader.name is not None:
+            # Judged once the arguments begin: a JSON object with a name but no
+            # arguments is an answer, not a call.
+            if call.reader.name is not None and call.reader.args_seen:
                 call.name_parts = [call.reader.name]
                 self._judge(call, calls, content)
                 if not call.invalid:
@@ -386,8 +388,9 @@ class ChatParser:
     def _end_call(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str]) -> None:
         tail = ""
         if call.reader is not None and not call.sent and not call.invalid:
-            tail = call.reader.finish()  # an envelope that never named its tool
-            call.name_parts = [call.reader.name or ""]
+            tail = call.reader.finish()  # an envelope not judged yet
+            # No arguments member: not a call (the name is erased so it is judged so).
+            call.name_parts = [call.reader.name or "" if call.reader.args_seen else ""]
         if not call.sent and not call.invalid:
             self._judge(call, calls, content)
         if self._pending_raw is not None and call is self._open:

@@ -17,6 +17,8 @@ from .args import JsonArgs
 from .jsonscan import JsonScan
 from .events import (
     CONTENT,
+    TOOL_ARGS,
+    TOOL_BETWEEN,
     DROP,
     MESSAGE_HEADER,
     REASONING,
@@ -139,6 +141,7 @@ class StreamingParserBase:
     _THINKING_DEFAULT: ClassVar[bool] = False
     _REASONING: ClassVar[Reasoning | None] = None
     _ARRAY_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a JSON array of calls
+    _OBJECT_BODY: ClassVar[bool] = False  # TOOL_ARGS text is one JSON object per call
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None) -> None:
         self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
@@ -310,8 +313,13 @@ class StreamingParserBase:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
         state = self._state
         if state in TOOL_STATES:
-            # A JSON array body has closed its finished calls already.
-            open_call = self._array_element if self._ARRAY_BODY else True
+            # A JSON array or object body has closed its finished calls already.
+            if self._ARRAY_BODY:
+                open_call = self._array_element
+            elif self._OBJECT_BODY:
+                open_call = state == TOOL_ARGS
+            else:
+                open_call = True
             if self.tool_index >= 0 and open_call:
                 out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
         elif state == REASONING:
@@ -422,6 +430,47 @@ class StreamingParserBase:
                 self._array_reset()
                 return pos + 1 if ch == "]" else pos
         return None
+
+    # -- a call body that is one JSON object (tool_call_body_object) -----------
+
+    def _object_reset(self, opening: str) -> None:
+        """A call's JSON object begins; ``opening`` is its start if a marker held it."""
+        self._array_depth = 0
+        self._array_scan.reset()
+        self._args.reset()
+        if opening:
+            self._object_end(opening, 0)  # count its braces; its text is already out
+
+    def _feed_object(self, text: str, out: list[SemanticEvent]) -> int | None:
+        """Argument text until the call's JSON object closes; then the call ends."""
+        end = self._object_end(text, 0)
+        chunk = self._args.feed(text if end < 0 else text[:end])
+        if chunk:
+            out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
+        if end < 0:
+            return None
+        held = self._args.take()
+        if held:
+            out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
+        out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
+        self._state = TOOL_BETWEEN
+        return end
+
+    def _object_end(self, text: str, pos: int) -> int:
+        """Just past the brace that closes the object, or -1 if it is not in ``text``."""
+        scan = self._array_scan
+        while True:
+            i = scan.next(text, pos)
+            if i < 0:
+                return -1
+            ch = text[i]
+            if ch in "{[":
+                self._array_depth += 1
+            elif ch in "}]":
+                self._array_depth -= 1
+                if self._array_depth <= 0:
+                    return i + 1
+            pos = i + 1
 
     def _array_element_end(self, text: str, pos: int) -> int:
         """Just past the element's closing brace, or -1 if it is not in ``text``."""

@@ -488,6 +488,23 @@ HARMONY = [
 ]
 
 
+# -- Llama 3 JSON calls -------------------------------------------------------------------
+
+L_CALL = '{"name": "get_weather", "parameters": {"city": "Paris", "days": "3"}}'
+
+LLAMA3 = [
+    Case("bare_call", (L_CALL,)),
+    Case("python_tag_call", ("<|python_tag|>", L_CALL, "<|eom_id|>")),
+    Case("two_calls", (L_CALL, "; ", '{"name": "get_time", "parameters": {"zone": "UTC"}}')),
+    Case("json_answer_stays_content", ('{"answer": 42, "unit": "none"}',)),
+    Case("name_without_arguments", ('{"name": "Bob", "age": 30}',)),
+    Case("text_then_call", ("Let me check. ", L_CALL)),
+    Case("nested_and_unicode", ('{"name": "run", "arguments": {"json": {"a": [1, "}"]}, '
+                                '"city": "Zürich 😀"}}',)),
+    Case("unfinished_call", ('{"name": "write_file", "parameters": {"path": "/tmp/a", "c',)),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -520,6 +537,7 @@ CORPUS: dict[str, list[Case]] = {
     "inkling": INKLING,
     "plamo3": PLAMO,
     "openai": HARMONY,
+    "llama3_json": LLAMA3,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -555,6 +573,7 @@ REFERENCES: dict[str, Reference] = {
     # vLLM parses Harmony with openai_harmony, whose vocabulary is a download: no
     # message goldens here, only parsergen's own reviewed events.
     "openai": Reference(None, "harmony"),
+    "llama3_json": Reference(None, "llama3", tool="llama3_json"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -251,10 +251,21 @@ def harmony() -> Any:
     return _byte_level(0, specials, eos="<|return|>")
 
 
+@lru_cache(maxsize=1)
+def llama3() -> Any:
+    """Llama 3.1's special tokens at their ids (128000...), bytes below."""
+    specials = [(128000, "<|begin_of_text|>", True), (128001, "<|end_of_text|>", True),
+                (128006, "<|start_header_id|>", True), (128007, "<|end_header_id|>", True),
+                (128008, "<|eom_id|>", True), (128009, "<|eot_id|>", True),
+                (128010, "<|python_tag|>", True)]
+    return _byte_level(0, specials, eos="<|eot_id|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
               "mistral": mistral, "granite": granite,
-              "inkling": inkling, "plamo": plamo, "harmony": harmony}
+              "inkling": inkling, "plamo": plamo, "harmony": harmony,
+              "llama3": llama3}
 
 
 def fingerprint(tokenizer: Any) -> str:
