@@ -98,11 +98,14 @@ class ModuleGenerator:
         return out, lexicon_of
 
     def _lexicon(self, name: str, variant: VariantIR) -> dict[str, Any]:
-        literals = {lit: t.name for t in variant.terminals for lit in t.spellings}
+        literals = {lit: t.name for t in variant.terminals if not t.at_start
+                    for lit in t.spellings}
+        at_start = {lit: t.name for t in variant.terminals if t.at_start for lit in t.spellings}
         return {
             "name": name,
             "variant": variant,
             "literals": dict(sorted(literals.items())),
+            "at_start": dict(sorted(at_start.items())),
             "token_terminals": {t.name: t.spellings[0] for t in variant.terminals if t.token_id},
             "live": [(sid, STATE_NAMES_BY_ID[sid], names) for sid, names in variant.live],
             "skip": [(sid, STATE_NAMES_BY_ID[sid], names) for sid, names in variant.skip],
@@ -128,6 +131,9 @@ class ModuleGenerator:
                 elif fmt.object_body:
                     body = ("return self._feed_object(text, out)",)
                     note = "one JSON object per call (tool_call_body_object)"
+                elif fmt.python_body:
+                    body = ("return self._feed_pycalls(text, out)",)
+                    note = "a Python list of calls (tool_call_body_python)"
                 elif fmt.tool_args_json:
                     body = ("chunk = self._args.feed(text)", "if chunk:",
                             "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))")
@@ -164,7 +170,9 @@ class ModuleGenerator:
         body: list[str] = []
         leaves_args = tr.source == "TOOL_ARGS" and any(
             t != "TOOL_ARGS" for t in ([r.target for r in tr.rules] or [tr.target]))
-        if leaves_args and (fmt.tool_args_json or fmt.array_body or fmt.object_body):
+        if leaves_args and fmt.python_body:
+            body.append("self._py_leave(out)")
+        elif leaves_args and (fmt.tool_args_json or fmt.array_body or fmt.object_body):
             body += ["held = self._args.take()", "if held:",
                      "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))"]
         if tr.source == "MESSAGE_HEADER":
@@ -211,6 +219,8 @@ class ModuleGenerator:
             body.append("self._args.reset()")
         if target == "TOOL_ARGS" and fmt.array_body:
             body.append("self._array_reset()")
+        if target == "TOOL_ARGS" and fmt.python_body:
+            body.append("self._py_reset(value)")
         if target == "TOOL_ARGS" and fmt.object_body:
             opening = "value" if "ARG_VALUE_CHUNK" in emit else '""'
             body.append(f"self._object_reset({opening})")

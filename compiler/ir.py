@@ -40,6 +40,7 @@ class TerminalIR:
     token_id: bool
     thinking_only: bool
     line: int
+    at_start: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ class FormatIR:
     tool_args_json: bool
     array_body: bool
     object_body: bool
+    python_body: bool
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -150,6 +152,7 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
             token_id=isinstance(value, dict) and bool(value.get("token_id")),
             thinking_only=isinstance(value, dict) and bool(value.get("thinking_only")),
             line=_line(positions, ("terminals", name)),
+            at_start=isinstance(value, dict) and bool(value.get("at_start")),
         )
         for name, value in sorted(spec["terminals"].items())
     )
@@ -205,6 +208,7 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         tool_args_json=bool(spec.get("tool_args_json", True)),
         array_body=bool(spec.get("tool_call_body_array", False)),
         object_body=bool(spec.get("tool_call_body_object", False)),
+        python_body=bool(spec.get("tool_call_body_python", False)),
         preserve_tokens=tuple(sorted(spec.get("preserve_tokens", ()))),
         reachable=tuple(n for n in STATE_NAMES if n in reachable_states(spec)),
         arguments=dict(spec.get("arguments", {"syntax": "json"})),
@@ -246,8 +250,8 @@ def _reasoning(spec: dict[str, Any], states: list[StateIR],
 def _variant(thinking: bool, initial: str, terminals: tuple[TerminalIR, ...],
              states: list[StateIR]) -> VariantIR:
     active = tuple(t for t in terminals if thinking or not t.thinking_only)
-    names = {t.name for t in active}
-    literals = [lit for t in active for lit in t.spellings]
+    names = {t.name for t in active if not t.at_start}
+    literals = [lit for t in active if not t.at_start for lit in t.spellings]
     by_name = {t.name: t.spellings for t in active}
     live, skip, scanned = [], [], []
     for state in states:

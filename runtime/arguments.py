@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from ast import literal_eval
 from collections.abc import Mapping
 from typing import Any
 
@@ -845,3 +846,202 @@ def _string_end(buf: str, pos: int) -> int:
         pos = i + 2
         if pos > len(buf):
             return -1
+
+
+_PY_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": "",
+               "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_PY_HEX_ESCAPES = {"x": 4, "u": 6, "U": 10}  # their length, backslash included
+_OCTAL = "01234567"
+_PY_NAME_LIMIT = 90
+_PY_NAMED_ESCAPE = re.compile(r"\\N\{[A-Za-z0-9 \-]{1,%d}\}" % _PY_NAME_LIMIT)
+_PY_NOT_A_NAME = re.compile(r"[^A-Za-z0-9 \-]")
+
+
+def _py_escape_size(text: str, i: int) -> int:
+    """Length of the escape sequence at ``text[i]`` (a backslash), 0 if it is cut."""
+    n = len(text)
+    if i + 1 >= n:
+        return 0
+    kind = text[i + 1]
+    if kind in _PY_HEX_ESCAPES:
+        size = _PY_HEX_ESCAPES[kind]
+        return size if i + size <= n else 0
+    if kind == "N":  # \N{NAME}: names are short and quote-free
+        if i + 2 >= n:
+            return 0
+        if text[i + 2] != "{":
+            return 2
+        m = _PY_NAMED_ESCAPE.match(text, i)
+        if m is not None:
+            return m.end() - i
+        return 0 if n - i < _PY_NAME_LIMIT and not _PY_NOT_A_NAME.search(text, i + 3) else 2
+    if kind in _OCTAL:
+        j = i + 1
+        while j < n and j < i + 4 and text[j] in _OCTAL:
+            j += 1
+        return j - i if j == i + 4 or j < n else 0
+    return 2
+
+
+def _py_unescape(seq: str) -> str:
+    """The character a Python escape sequence stands for; unknown ones stay as written."""
+    simple = _PY_ESCAPES.get(seq[1])
+    if simple is not None and len(seq) == 2:
+        return simple
+    if seq[1] in _OCTAL:
+        return chr(int(seq[1:], 8))
+    if seq[1] in _PY_HEX_ESCAPES or seq[1] == "N":
+        try:
+            return literal_eval('"' + seq + '"')
+        except (SyntaxError, ValueError):
+            return seq
+    return seq
+
+# Where a quoted Python string may end or escape; where a literal may nest or end.
+_PY_STRING_STOP = {q: re.compile(r"[\\%s]" % q) for q in ("'", '"')}
+_PY_LITERAL_SPECIAL = re.compile(r"""[\\'"()\[\]{},]""")
+
+
+class PythonArguments:
+    """Python keyword arguments, ``a=1, b="x", c=[1, {'k': True}]``, as a JSON object.
+
+    String values stream as they arrive; other values are Python literals, typed by
+    the schema once complete.  The text is what a tool_call_body_python body puts
+    between a call's parentheses.
+    """
+
+    __slots__ = ("writer", "state", "held", "key", "quote", "escape", "value", "depth",
+                 "in_str")
+
+    def __init__(self, writer: ArgumentsWriter) -> None:
+        self.writer = writer
+        self.state = "key?"  # key?, key, value?, string, literal
+        self.held = ""
+        self.key: list[str] = []
+        self.quote = ""
+        self.escape = False
+        self.value: list[str] = []
+        self.depth = 0
+        self.in_str = ""  # the quote of a string inside a literal
+
+    def feed(self, text: str) -> str:
+        out: list[str] = []
+        if self.held:  # an escape sequence cut by the last delta
+            text, self.held = self.held + text, ""
+        pos, n = 0, len(text)
+        while pos < n:
+            state = self.state
+            ch = text[pos]
+            if state == "key?":
+                if ch in " \t\r\n,":
+                    pos += 1
+                    continue
+                self.state, self.key = "key", []
+            elif state == "key":
+                i = text.find("=", pos)
+                if i < 0:
+                    self.key.append(text[pos:])
+                    break
+                self.key.append(text[pos:i])
+                pos = i + 1
+                self.state = "value?"
+            elif state == "value?":
+                if ch in " \t\r\n":
+                    pos += 1
+                    continue
+                key = "".join(self.key).strip()
+                if ch in "'\"":
+                    out.append(self.writer.begin(key))
+                    self.state, self.quote, self.escape = "string", ch, False
+                    pos += 1
+                else:
+                    self.state, self.value, self.depth, self.in_str = "literal", [], 0, ""
+            elif state == "string":
+                stop = _PY_STRING_STOP[self.quote]
+                piece: list[str] = []
+                while pos < n:
+                    m = stop.search(text, pos)
+                    end = n if m is None else m.start()
+                    piece.append(text[pos:end])
+                    pos = end
+                    if m is None or text[end] != "\\":
+                        break
+                    size = _py_escape_size(text, end)
+                    if size == 0:  # the escape goes on in the next delta
+                        self.held, pos = text[end:], n
+                        break
+                    piece.append(_py_unescape(text[end : end + size]))
+                    pos = end + size
+                if piece:
+                    out.append(self.writer.text("".join(piece)))
+                if pos < n:  # the closing quote
+                    out.append(self.writer.end())
+                    pos += 1
+                    self.state = "key?"
+            else:  # literal: up to a comma outside brackets and strings
+                start = pos
+                if self.escape:
+                    self.escape = False
+                    pos += 1
+                comma = False
+                while not comma:
+                    m = _PY_LITERAL_SPECIAL.search(text, pos)
+                    if m is None:
+                        pos = n
+                        break
+                    i = m.start()
+                    ch = text[i]
+                    pos = i + 1
+                    if self.in_str:
+                        if ch == "\\":
+                            if pos == n:
+                                self.escape = True
+                            else:
+                                pos += 1
+                        elif ch == self.in_str:
+                            self.in_str = ""
+                    elif ch in "'\"":
+                        self.in_str = ch
+                    elif ch in "([{":
+                        self.depth += 1
+                    elif ch in ")]}":
+                        self.depth -= 1
+                    elif ch == "," and self.depth <= 0:
+                        comma = True
+                        pos = i
+                self.value.append(text[start:pos])
+                if comma:
+                    out.append(self._literal())
+                    self.state = "key?"
+        return "".join(out)
+
+    def _literal(self) -> str:
+        raw = "".join(self.value).strip()
+        key = "".join(self.key).strip()
+        try:
+            value = literal_eval(raw)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = raw
+        value = _jsonable(value)
+        return self.writer.field(key, value)
+
+    def finish(self) -> str:
+        out = ""
+        if self.state == "string":
+            if self.held:  # a cut escape stays as written
+                out = self.writer.text(self.held)
+            out += self.writer.end()
+        elif self.state == "literal":
+            out = self._literal()
+        return out + self.writer.close()
+
+
+def _jsonable(value: Any) -> Any:
+    """Python literal values as JSON values (tuples and sets become lists)."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

@@ -21,6 +21,7 @@ from .arguments import (
     EnvelopeArguments,
     JsonArguments,
     NotationArguments,
+    PythonArguments,
     TaggedArguments,
 )
 from .events import TOOL_ARGS, TOOL_STATES, EventType
@@ -355,6 +356,8 @@ class ChatParser:
         syntax = self.ARGUMENTS
         if syntax["syntax"] == "json":
             call.reader = JsonArguments(writer)
+        elif syntax["syntax"] == "python_kwargs":
+            call.reader = PythonArguments(writer)
         elif syntax["syntax"] == "notation":
             call.reader = NotationArguments(writer, delimiter=syntax["string_delimiter"])
         else:

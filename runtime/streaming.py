@@ -8,6 +8,7 @@ ids through the scanner, text through the per-state matchers, and ``finish()``.
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -31,9 +32,15 @@ from .tokens import Marker, TokenIdScanner, TokenizerInfo, tokenizer_info
 
 _TOOL_CALL_END = EventType.TOOL_CALL_END
 _TOOL_CALL_START = EventType.TOOL_CALL_START
+_TOOL_NAME = EventType.TOOL_NAME
 _REASONING_END = EventType.REASONING_END
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 _ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
+# Where a Python call's argument text can change quoting or nesting depth.
+_PY_SEPARATORS = re.compile(r"[\s,]*")
+_PY_NAME_START = re.compile(r"[^\W\d]")
+_PY_NAME = re.compile(r"[\w.]*")
+_PY_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
 
 
 class RawText:
@@ -58,6 +65,7 @@ class Lexicon:
         skip_in_token_id_mode: Mapping[int, Sequence[str]],
         preserve_tokens: Sequence[str] = (),
         turn_boundary_tokens: Sequence[str] = (),
+        at_start: Mapping[str, str] | None = None,
     ) -> None:
         self.literals = dict(literals)  # spelling -> terminal name
         self.token_terminals = dict(token_terminals)  # terminal name -> token text
@@ -67,6 +75,8 @@ class Lexicon:
             [*self.literals, *self.token_terminals.values(), *preserve_tokens]
         )
         self.turn_boundary_tokens = tuple(turn_boundary_tokens)
+        # Markers only as the very first text of a completion: spelling -> name.
+        self.at_start = dict(at_start or {})
         self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
 
     def info(self, tokenizer: Any) -> TokenizerInfo:
@@ -142,6 +152,7 @@ class StreamingParserBase:
     _REASONING: ClassVar[Reasoning | None] = None
     _ARRAY_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a JSON array of calls
     _OBJECT_BODY: ClassVar[bool] = False  # TOOL_ARGS text is one JSON object per call
+    _PYTHON_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a Python list of calls
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None) -> None:
         self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
@@ -164,9 +175,11 @@ class StreamingParserBase:
         self._state = self._INITIAL_STATES[self.thinking]
         self.tool_index = -1
         self._pending = ""  # text that may still become a marker
+        self._fresh = bool(lexicon.at_start)  # nothing consumed yet: at_start markers live
         self._header = ""  # MESSAGE_HEADER text
         self._args = JsonArgs()
         self._array_reset()
+        self._py_reset()
         # With a tap, every consumed piece of text also goes to the output as RawText,
         # just before the events it causes (ChatParser needs a call's exact text).
         self._tap = False
@@ -316,6 +329,9 @@ class StreamingParserBase:
             # A JSON array or object body has closed its finished calls already.
             if self._ARRAY_BODY:
                 open_call = self._array_element
+            elif self._PYTHON_BODY:
+                self._py_leave(out)
+                open_call = False
             elif self._OBJECT_BODY:
                 open_call = state == TOOL_ARGS
             else:
@@ -330,17 +346,37 @@ class StreamingParserBase:
         self._state = CONTENT
         return out
 
+    def _at_start(self, buf: str, final: bool, out: list[SemanticEvent]) -> int | None:
+        """At the start of the completion: consume a start-only marker, or hold for one."""
+        for lit, name in self._lexicon.at_start.items():
+            if buf.startswith(lit):
+                self._fresh = False
+                if self._tap:
+                    out.append(RawText(lit, self._state))
+                self._step(name, lit, out)
+                return len(lit)
+            if lit.startswith(buf) and not final:
+                return None
+        self._fresh = False
+        return 0
+
     def _marker(self, marker: Marker, out: list[SemanticEvent]) -> None:
         # Text before a marker token is complete: nothing can extend it any more.
         if self._pending:
             pending, self._pending = self._pending, ""
             self._lex(pending, True, out)
+        self._fresh = False
         if self._tap:
             out.append(RawText(marker.text, self._state))
         self._step(marker.name, marker.text, out)
 
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
         """Lex ``buf`` from the current state on; return the tail held back."""
+        if self._fresh and buf:
+            found = self._at_start(buf, final, out)
+            if found is None:
+                return buf  # may still be a marker that only starts a completion
+            buf = buf[found:]
         pos = 0
         n = len(buf)
         emit = self._emit
@@ -382,6 +418,16 @@ class StreamingParserBase:
         raise NotImplementedError
 
     # -- a tool body that is one JSON array of calls (vLLM's tool_call_body_array) ---
+
+    def _py_reset(self, opening: str = "") -> None:
+        """A Python list of calls begins; a marker that is its ``[`` has opened it."""
+        self._py_where = "between" if opening.lstrip().startswith("[") else "start"
+        # List syntax not yet known to be a call's: it is content if no call follows.
+        self._py_held = opening if self._py_where == "between" else ""
+        self._py_calls = 0
+        self._py_depth = 0
+        self._py_quote = ""
+        self._py_escape = False
 
     def _array_reset(self) -> None:
         self._array_started = False
@@ -430,6 +476,108 @@ class StreamingParserBase:
                 self._array_reset()
                 return pos + 1 if ch == "]" else pos
         return None
+
+    # -- a body that is a Python list of calls, [f(a=1), g()] (tool_call_body_python) --
+
+    def _feed_pycalls(self, text: str, out: list[SemanticEvent]) -> int | None:
+        """``[name(kwargs), ...]``: each call streams its name and its argument text."""
+        pos, n = 0, len(text)
+        while pos < n:
+            where = self._py_where
+            if where == "args":
+                end = self._py_args_end(text, pos)
+                piece = text[pos : n if end < 0 else end]
+                if piece:
+                    out.append(SemanticEvent(_ARG_VALUE_CHUNK, piece, self.tool_index))
+                if end < 0:
+                    return None
+                out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
+                self._py_where = "between"
+                pos = end + 1  # past the closing parenthesis
+                continue
+            m = _PY_SEPARATORS.match(text, pos)
+            if m.end() > pos:
+                if where == "name":  # a name cut by a space: not a call
+                    return self._py_bail(pos, out)
+                self._py_held += m.group()
+                pos = m.end()
+                continue
+            ch = text[pos]
+            if where == "start":
+                if ch != "[":
+                    return self._py_bail(pos, out)
+                self._py_where, self._py_held = "between", self._py_held + ch
+                pos += 1
+            elif ch == "]" and where == "between" and self._py_calls:
+                self._state = CONTENT
+                self._py_reset()
+                return pos + 1
+            elif where == "between" and not _PY_NAME_START.match(ch):
+                return self._py_bail(pos, out)
+            else:
+                m = _PY_NAME.match(text, pos)
+                self._py_held += m.group()
+                self._py_where = "name"
+                pos = m.end()
+                if pos < n:
+                    if text[pos] != "(":
+                        return self._py_bail(pos, out)
+                    # name( - a call after all: the held list syntax was its frame.
+                    name = self._py_held.lstrip("[, \t\r\n")
+                    self.tool_index += 1
+                    self._py_calls += 1
+                    out.append(SemanticEvent(_TOOL_CALL_START, "", self.tool_index))
+                    out.append(SemanticEvent(_TOOL_NAME, name, self.tool_index))
+                    self._py_where, self._py_held = "args", ""
+                    self._py_depth, self._py_quote, self._py_escape = 0, "", False
+                    pos += 1
+        return None
+
+    def _py_leave(self, out: list[SemanticEvent]) -> None:
+        """The body ends early (a marker or the stream): close the call or give back text."""
+        if self._py_where == "args":
+            out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
+        elif self._py_held:
+            out.append(SemanticEvent(_TEXT_CHUNK, self._py_held))
+        self._py_reset()
+
+    def _py_bail(self, pos: int, out: list[SemanticEvent]) -> int:
+        """Not a call after all: held list syntax and the rest are content."""
+        if self._py_held:
+            out.append(SemanticEvent(_TEXT_CHUNK, self._py_held))
+        self._state = CONTENT
+        self._py_reset()
+        return pos
+
+    def _py_args_end(self, text: str, pos: int) -> int:
+        """Index of the parenthesis that closes the call, or -1."""
+        if self._py_escape and pos < len(text):
+            self._py_escape = False
+            pos += 1  # the character a backslash at the end of the last delta escaped
+        find = _PY_ARGS_SPECIAL.search
+        while True:
+            m = find(text, pos)
+            if m is None:
+                return -1
+            i = m.start()
+            ch = text[i]
+            pos = i + 1
+            if self._py_quote:
+                if ch == "\\":
+                    if pos == len(text):
+                        self._py_escape = True
+                        return -1
+                    pos += 1
+                elif ch == self._py_quote:
+                    self._py_quote = ""
+            elif ch in "'\"":
+                self._py_quote = ch
+            elif ch in "([{":
+                self._py_depth += 1
+            elif ch in ")]}":
+                if ch == ")" and self._py_depth == 0:
+                    return i
+                self._py_depth -= 1
 
     # -- a call body that is one JSON object (tool_call_body_object) -----------
 

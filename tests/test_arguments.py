@@ -12,6 +12,7 @@ from parsergen.runtime.arguments import (
     ArgumentsWriter,
     JsonArguments,
     NotationArguments,
+    PythonArguments,
     TaggedArguments,
 )
 from parsergen.runtime.schema_types import coerce, schema_types
@@ -209,3 +210,45 @@ def test_notation_any_split(cuts: list[int], typed: bool) -> None:
     if typed:  # bare words stay text unless the schema types them
         expected.update(n=42, o={"k": True, "s": "{,}"})
     assert json.loads(run_with(props, cuts)) == expected
+
+
+PY_VALUES = st.recursive(
+    st.one_of(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=12),
+              st.integers(-1000, 1000), st.booleans(), st.none(),
+              st.floats(allow_nan=False, allow_infinity=False)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=3), inner, max_size=2)),
+    max_leaves=6,
+)
+
+
+def _json_like(value):
+    """What JSON makes of a Python value (dict keys stay strings, tuples lists)."""
+    return json.loads(json.dumps(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=st.dictionaries(st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True), PY_VALUES,
+                            max_size=4),
+       cuts=st.lists(st.integers(0, 10_000), max_size=10), spaced=st.booleans())
+def test_python_kwargs_any_split(args: dict, cuts: list[int], spaced: bool) -> None:
+    # Written as a model writes a Python call: repr() values, either quote style.
+    body = (", " if spaced else ",").join(f"{k}={v!r}" for k, v in args.items())
+
+    def run_with(cuts):
+        writer = ArgumentsWriter(None)
+        reader = PythonArguments(writer)
+        bounds = sorted({0, len(body), *(c % (len(body) + 1) for c in cuts)})
+        return "".join(reader.feed(body[a:b]) for a, b in zip(bounds, bounds[1:])) + reader.finish()
+
+    whole = run_with([])
+    assert run_with(cuts) == whole
+    assert json.loads(whole) == _json_like(args)
+
+
+def test_python_kwargs_typed_by_schema() -> None:
+    writer = ArgumentsWriter(PROPS)
+    reader = PythonArguments(writer)
+    out = reader.feed("city='Paris', days=3, flag=True, note=None, items=(1, 'a')") + reader.finish()
+    assert json.loads(out) == {"city": "Paris", "days": 3, "flag": True, "note": None,
+                               "items": [1, "a"]}

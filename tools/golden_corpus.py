@@ -505,6 +505,30 @@ LLAMA3 = [
 ]
 
 
+# -- Python lists of calls (pythonic, Llama 4) -------------------------------------------
+
+PY_CALL = '[get_weather(city="Paris", days=3)]'
+
+PYTHONIC = [
+    Case("one_call", (PY_CALL,)),
+    Case("two_calls", ('[get_weather(city="Paris", days=3), ', "get_time(zone='UTC')]")),
+    Case("nested_values", ('[run(cmd="ls (x)", env={"A": [1, 2.5, None, True]}, '
+                           'note=\'it\\\'s "ok"\')]',)),
+    Case("prose_stays_content", ("The list [1, 2] has two items.",)),
+    Case("list_of_names_stays_content", ("[alpha, beta]",)),
+    Case("content_after_list", (PY_CALL, " Done.")),
+    Case("unicode_value", ('[get_weather(city="Zürich 😀")]',)),
+    Case("unfinished_call", ('[write_file(path="/tmp/a", content="ab',)),
+]
+
+LLAMA4 = PYTHONIC + [
+    Case("python_tags", ("<|python_start|>", PY_CALL, "<|python_end|>")),
+    Case("tags_around_cut_list", ("<|python_start|>", '[get_time(zone="UTC")', "<|python_end|>",
+                                  " after")),
+    Case("text_then_tagged_call", ("Checking. ", "<|python_start|>", PY_CALL, "<|python_end|>")),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -538,6 +562,8 @@ CORPUS: dict[str, list[Case]] = {
     "plamo3": PLAMO,
     "openai": HARMONY,
     "llama3_json": LLAMA3,
+    "pythonic": PYTHONIC,
+    "llama4_pythonic": LLAMA4,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -574,6 +600,8 @@ REFERENCES: dict[str, Reference] = {
     # message goldens here, only parsergen's own reviewed events.
     "openai": Reference(None, "harmony"),
     "llama3_json": Reference(None, "llama3", tool="llama3_json"),
+    "pythonic": Reference(None, "llama4", tool="pythonic"),
+    "llama4_pythonic": Reference(None, "llama4", tool="llama4_pythonic"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -261,11 +261,21 @@ def llama3() -> Any:
     return _byte_level(0, specials, eos="<|eot_id|>")
 
 
+@lru_cache(maxsize=1)
+def llama4() -> Any:
+    """Llama 4's special tokens at their ids (200000...), bytes below."""
+    specials = [(200000, "<|begin_of_text|>", True), (200001, "<|end_of_text|>", True),
+                (200005, "<|header_start|>", True), (200006, "<|header_end|>", True),
+                (200007, "<|eom|>", True), (200008, "<|eot|>", True),
+                (200016, "<|python_start|>", True), (200017, "<|python_end|>", True)]
+    return _byte_level(0, specials, eos="<|eot|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
               "mistral": mistral, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
-              "llama3": llama3}
+              "llama3": llama3, "llama4": llama4}
 
 
 def fingerprint(tokenizer: Any) -> str:
