@@ -23,6 +23,7 @@ FORMATS = (
     "mimo",
     "minimax_m2",
     "minimax_m2_reasoning",
+    "minimax_m3",
     "mistral",
     "mistral_reasoning",
     "nemotron_v3",

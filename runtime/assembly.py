@@ -16,14 +16,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .arguments import (
-    ArgumentsWriter,
-    EnvelopeArguments,
-    JsonArguments,
-    NotationArguments,
-    PythonArguments,
-    TaggedArguments,
-)
+from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
 from .events import TOOL_ARGS, TOOL_STATES, EventType
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, accumulate
 from .schema_types import tool_names, tool_properties
@@ -353,20 +346,7 @@ class ChatParser:
         if call.reader is not None:  # an envelope already reads the arguments
             return
         call.writer = writer = ArgumentsWriter(tool_properties(self.tools, name))
-        syntax = self.ARGUMENTS
-        if syntax["syntax"] == "json":
-            call.reader = JsonArguments(writer)
-        elif syntax["syntax"] == "python_kwargs":
-            call.reader = PythonArguments(writer)
-        elif syntax["syntax"] == "notation":
-            call.reader = NotationArguments(writer, delimiter=syntax["string_delimiter"])
-        else:
-            call.reader = TaggedArguments(
-                writer, open=syntax["open"], name_end=syntax["name_end"],
-                close=syntax["close"], value_open=syntax.get("value_open"),
-                trim=syntax.get("trim") == "one_newline",
-                header=syntax.get("header", "name"),
-                string_attribute=syntax.get("string_attribute"))
+        call.reader = argument_reader(self.ARGUMENTS, writer)
 
     def _args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall],
               content: list[str]) -> None:

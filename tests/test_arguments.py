@@ -12,6 +12,7 @@ from parsergen.runtime.arguments import (
     ArgumentsWriter,
     JsonArguments,
     NotationArguments,
+    ElementArguments,
     PythonArguments,
     TaggedArguments,
 )
@@ -252,3 +253,27 @@ def test_python_kwargs_typed_by_schema() -> None:
     out = reader.feed("city='Paris', days=3, flag=True, note=None, items=(1, 'a')") + reader.finish()
     assert json.loads(out) == {"city": "Paris", "days": 3, "flag": True, "note": None,
                                "items": [1, "a"]}
+
+
+def _elements(body: str, props=None) -> tuple[dict, list[str]]:
+    writer = ArgumentsWriter(props)
+    reader = ElementArguments(writer, prefix="~")
+    return json.loads(reader.feed(body) + reader.finish()), writer.warnings
+
+
+def test_elements_nest_repeat_and_keep_mixed_text() -> None:
+    body = "~<a>1~</a>~<a>2~</a>~<o>x~<k>v~</k>y~<$text>z~</$text>~</o>"
+    assert _elements(body) == ({"a": ["1", "2"], "o": {"k": "v", "$text": "z",
+                                                       "$$text": "xy"}}, [])
+
+
+def test_elements_too_deep_or_cut_are_dropped_and_reported() -> None:
+    deep = "~<x>" * 129 + "v" + "~</x>" * 129
+    assert _elements(deep)[0] == {}
+    ok = "~<x>" * 128 + "v" + "~</x>" * 128
+    value = _elements(ok)[0]
+    for _ in range(127):
+        value = value["x"]
+    assert value == {"x": "v"}
+    assert _elements("~<a>1~</a>~<b>2") == ({"a": "1"}, [
+        "arguments ended inside an element; it was dropped"])

@@ -114,3 +114,24 @@ def test_kimi_reasoning_ends_at_a_tool_section_which_stays_content() -> None:
         "thinking<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0")
     assert message.reasoning == "thinking"
     assert message.content == "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+
+
+# vLLM's MiniMaxM3ReasoningParser.extract_reasoning on the same texts (0.33, run by hand:
+# thinking_mode "enabled" is thinking=True).  One deliberate difference: vLLM also
+# opens reasoning at a <mm:think> in the middle of an answer ("Answer <mm:think> x"
+# gives reasoning " x"); parsergen opens it only where the completion begins, so it
+# never holds back a "<" of the answer, as the engine's tool part does not.
+@pytest.mark.parametrize("thinking, text, reasoning, content", [
+    (False, "<mm:think>Plan.</mm:think>Answer", "Plan.", "Answer"),
+    (False, "Plan.</mm:think>Answer", None, "Plan.</mm:think>Answer"),
+    (False, "<mm:think>Plan. <mm:think>more</mm:think>A", "Plan. <mm:think>more", "A"),
+    (True, "<mm:think>Plan.</mm:think>Answer", "Plan.", "Answer"),
+    (True, "Plan.</mm:think>Answer", "Plan.", "Answer"),
+    (False, "Answer <mm:think> x", None, "Answer <mm:think> x"),
+])
+@pytest.mark.parametrize("step", [1, 3, 100])
+def test_minimax_m3_reasoning(thinking, text, reasoning, content, step) -> None:
+    parser = parsergen.load("minimax_m3").ChatParser(thinking=thinking)
+    deltas = [parser.feed(text[i : i + step]) for i in range(0, len(text), step)]
+    message = accumulate(deltas + [parser.finish()])
+    assert (message.reasoning, message.content) == (reasoning, content)

@@ -62,6 +62,10 @@ TOOLS = [
     _tool("f", a={"type": "string"}),
     _tool("g", q={"type": "array", "items": {"type": "integer"}}),
     _tool("write", path={"type": "string"}, body={"type": "string"}),
+    _tool("create_order", user_id={"type": "integer"},
+          items={"type": "array", "items": {"type": "object", "properties": {
+              "sku": {"type": "string"}, "qty": {"type": "integer"}}}},
+          tags={"type": "array", "items": {"type": "string"}}, note={"type": "string"}),
 ]
 
 
@@ -505,6 +509,44 @@ LLAMA3 = [
 ]
 
 
+# -- MiniMax M3: every tag behind the ]<]minimax[>[ prefix --------------------------------
+
+M3 = "]<]minimax[>["
+M3_CALL = (f"{M3}<tool_call>", f'\n{M3}<invoke name="get_weather">\n{M3}<city>Paris{M3}</city>\n'
+           f"{M3}<days>3{M3}</days>\n{M3}</invoke>\n", f"{M3}</tool_call>")
+
+
+def m3_order(*items: str) -> str:
+    return "".join(f"{M3}<item>{M3}<sku>{sku}{M3}</sku>{M3}<qty>{qty}{M3}</qty>{M3}</item>"
+                   for sku, qty in (i.split(":") for i in items))
+
+
+# The engine config has no reasoning (vLLM composes M3's reasoning parser around it),
+# so these cases run with thinking off; parsergen's own tests cover <mm:think>.
+MINIMAX_M3 = [Case(c.name, c.parts, thinking=False) for c in [
+    Case("content_then_call", ("Checking.\n", *M3_CALL)),
+    Case("nested_order", (f"{M3}<tool_call>\n", f'{M3}<invoke name="create_order">\n',
+                          f"{M3}<user_id>42{M3}</user_id>\n{M3}<items>",
+                          m3_order("book-001:2", "pen:10"), f"{M3}</items>\n",
+                          f"{M3}<tags>{M3}<item>gift{M3}</item>{M3}</tags>\n"
+                          f"{M3}<note>fast{M3}</note>{M3}<note>wrapped{M3}</note>\n",
+                          f"{M3}</invoke>\n{M3}</tool_call>")),
+    Case("quotes_and_two_calls", (f"{M3}<tool_call>", f"\n{M3}<invoke name='get_time'>"
+                                  f"{M3}<zone> UTC {M3}</zone>{M3}</invoke>\n"
+                                  f"{M3}<invoke name=search>{M3}<q>vllm{M3}</q>{M3}</invoke>",
+                                  f"\n{M3}</tool_call>")),
+    Case("empty_list_and_mixed_text", (f"{M3}<tool_call>", f'{M3}<invoke name="create_order">'
+                                       f"{M3}<items>{M3}</items>{M3}<note>a{M3}<b>x{M3}</b>c"
+                                       f"{M3}</note>{M3}</invoke>{M3}</tool_call>")),
+    Case("text_after_block", (*M3_CALL, "\nAnything else?")),
+    Case("unfinished_call", (f"{M3}<tool_call>", f'{M3}<invoke name="write_file">{M3}<path>/tmp/a'
+                             f"{M3}</path>{M3}<content>ab")),
+    Case("prose_with_brackets", ("a ]<] b [>[ c <item> d",)),
+    Case("unicode_values", (f"{M3}<tool_call>", f'{M3}<invoke name="get_weather">'
+                            f"{M3}<city>Zürich 😀{M3}</city>{M3}</invoke>", f"{M3}</tool_call>")),
+]]
+
+
 # -- Python lists of calls (pythonic, Llama 4) -------------------------------------------
 
 PY_CALL = '[get_weather(city="Paris", days=3)]'
@@ -554,6 +596,7 @@ CORPUS: dict[str, list[Case]] = {
     "deepseek_v41": dsml_cases("calls", sep=" "),
     "glm47_moe": GLM,
     "minimax_m2": MINIMAX,
+    "minimax_m3": MINIMAX_M3,
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
     "mistral": MISTRAL,
@@ -587,6 +630,8 @@ REFERENCES: dict[str, Reference] = {
                              ("thinking", "enable_thinking")),
     "deepseek_v41": Reference("vllm.parser.deepseek_v41.DeepSeekV41Parser", "deepseek",
                               ("thinking", "enable_thinking")),
+    "minimax_m3": Reference("vllm.parser.minimax_m3.MinimaxM3Parser", "minimax_m3",
+                            ("thinking_mode",)),
     "glm47_moe": Reference("vllm.parser.glm47_moe.Glm47MoeParser", "glm",
                            ("thinking", "enable_thinking")),
     "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),

@@ -187,6 +187,16 @@ def minimax() -> Any:
 
 
 @lru_cache(maxsize=1)
+def minimax_m3() -> Any:
+    """MiniMax-M3 (ids assumed): turn tokens special; the tag prefix and think tags are
+    added tokens that are not special, as in M3's tokenizer."""
+    specials = [(200000, "]!p~[", True), (200019, "]~b]", True), (200020, "[e~[", True),
+                (200021, "]!d~[", True), (200060, "]<]minimax[>[", False),
+                (200061, "<mm:think>", False), (200062, "</mm:think>", False)]
+    return _byte_level(0, specials, eos="[e~[")
+
+
+@lru_cache(maxsize=1)
 def gemma4() -> Any:
     """Gemma 4's control tokens (ids assumed), all special as in Gemma's tokenizer."""
     names = ["<pad>", "<eos>", "<bos>", "<unk>", "<|turn>", "<turn|>", "<|channel>",
@@ -272,7 +282,8 @@ def llama4() -> Any:
 
 
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
-              "deepseek": deepseek, "glm": glm, "minimax": minimax, "gemma4": gemma4,
+              "deepseek": deepseek, "glm": glm, "minimax": minimax,
+              "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
               "llama3": llama3, "llama4": llama4}
