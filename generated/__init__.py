@@ -18,6 +18,7 @@ FORMATS = (
     "inkling",
     "kimi_k2",
     "kimi_k2_reasoning",
+    "kimi_k3",
     "llama3_json",
     "llama4_pythonic",
     "mimo",

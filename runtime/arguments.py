@@ -143,18 +143,28 @@ class TaggedArguments:
     """
 
     __slots__ = ("writer", "open", "name_end", "value_open", "close", "trim", "buf",
-                 "where", "name", "started", "nl", "searched", "attributes", "string_attr",
-                 "kind")
+                 "where", "name", "started", "nl", "searched", "attributes", "name_attr",
+                 "string_attr", "string_value", "string_default", "kind")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str, name_end: str,
                  close: str, value_open: str | None = None, trim: bool = False,
-                 header: str = "name", string_attribute: str | None = None) -> None:
+                 header: str = "name", name_attribute: str = "name",
+                 string_attribute: str | Mapping[str, str] | None = None) -> None:
         self.writer = writer
         self.open, self.name_end, self.close = open, name_end, close
         self.value_open = value_open
         self.trim = trim
         self.attributes = header == "attributes"
-        self.string_attr = string_attribute
+        self.name_attr = name_attribute
+        # The attribute whose value says "this value is text" (else JSON, or text if
+        # it does not parse): DeepSeek's string="true", Kimi K3's type="string".
+        if isinstance(string_attribute, Mapping):
+            self.string_attr = string_attribute["name"]
+            self.string_value = string_attribute.get("value", "true")
+            self.string_default = string_attribute.get("default")
+        else:
+            self.string_attr, self.string_value, self.string_default = (
+                string_attribute, "true", None)
         self.kind = "text"
         self.buf = ""  # unconsumed text: at most a possible tag prefix, or a name
         self.where = "outside"  # outside | name | before_value | value
@@ -224,8 +234,9 @@ class TaggedArguments:
             self.name, self.kind = header.strip(), "text"
             return
         attrs = {k: dq or sq or bare for k, dq, sq, bare in _ATTRIBUTE.findall(header)}
-        self.name = attrs.get("name", "").strip()
-        if self.string_attr is None or attrs.get(self.string_attr) == "true":
+        self.name = attrs.get(self.name_attr, "").strip()
+        if (self.string_attr is None
+                or attrs.get(self.string_attr, self.string_default) == self.string_value):
             self.kind = "text"
         else:
             self.kind = "json_or_text"
@@ -1212,4 +1223,5 @@ def argument_reader(syntax: Mapping[str, Any], writer: ArgumentsWriter) -> Any:
     return TaggedArguments(
         writer, open=syntax["open"], name_end=syntax["name_end"], close=syntax["close"],
         value_open=syntax.get("value_open"), trim=syntax.get("trim") == "one_newline",
-        header=syntax.get("header", "name"), string_attribute=syntax.get("string_attribute"))
+        header=syntax.get("header", "name"), name_attribute=syntax.get("name_attribute", "name"),
+        string_attribute=syntax.get("string_attribute"))

@@ -36,6 +36,19 @@ _TOOL_NAME = EventType.TOOL_NAME
 _REASONING_END = EventType.REASONING_END
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 _ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
+# Marker id sequences by their last id (most markers are one token).
+_Seqs = dict[int, list[tuple[int, ...]]]
+
+
+def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
+    """Whether one of ``seqs`` ends at ``ids[i]``."""
+    for seq in seqs.get(ids[i], ()):
+        n = len(seq)
+        if n == 1 or (i + 1 >= n and tuple(ids[i + 1 - n : i + 1]) == seq):
+            return True
+    return False
+
+
 # Where a Python call's argument text can change quoting or nesting depth.
 _PY_SEPARATORS = re.compile(r"[\s,]*")
 _PY_NAME_START = re.compile(r"[^\W\d]")
@@ -206,16 +219,14 @@ class StreamingParserBase:
         if reasoning is None:
             return None
         info = self._info
-        start_ids, end_ids, _ = self._reasoning_ids()
-        if ids and (start_ids or end_ids):  # the markers are tokens: walk the ids
-            names = info.id_to_name
-            for tid in reversed(ids):
-                name = names.get(tid)
-                if name in reasoning.start:
+        starts, ends, _ = self._reasoning_ids()
+        if ids and (starts or ends):  # the markers are tokens: walk the ids
+            for i in range(len(ids) - 1, -1, -1):
+                if _ends_at(ids, i, starts):
                     return "start"
-                if name in reasoning.end:
+                if _ends_at(ids, i, ends):
                     return "end"
-                if tid in info.stop_ids:
+                if ids[i] in info.stop_ids:
                     return None
             return None
         if not text:
@@ -231,15 +242,22 @@ class StreamingParserBase:
                     found, at = kind, pos
         return found
 
-    def _reasoning_ids(self) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
-        """Token ids of the start markers, the end markers, and the implicit ends."""
+    def _reasoning_ids(self) -> tuple[_Seqs, _Seqs, _Seqs]:
+        """Token ids of the start markers, the end markers and the implicit ends,
+        each as a map from a marker's last id to the markers' id sequences."""
         reasoning, info = self._REASONING, self._info
         if reasoning is None or info is None:
-            return frozenset(), frozenset(), frozenset()
-        ids = info.name_to_id
-        return (frozenset(ids[n] for n in reasoning.start if n in ids),
-                frozenset(ids[n] for n in reasoning.end if n in ids),
-                frozenset(ids[n] for n in reasoning.implicit_end if n in ids))
+            return {}, {}, {}
+        ids = info.name_to_ids
+
+        def seqs(names: Sequence[str]) -> _Seqs:
+            out: dict[int, list[tuple[int, ...]]] = {}
+            for name in names:
+                if name in ids:
+                    out.setdefault(ids[name][-1], []).append(ids[name])
+            return out
+
+        return seqs(reasoning.start), seqs(reasoning.end), seqs(reasoning.implicit_end)
 
     def _waits(self) -> bool:
         reasoning = self._REASONING
@@ -247,18 +265,17 @@ class StreamingParserBase:
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
-        start_ids, end_ids, implicit_ids = self._reasoning_ids()
-        ends = end_ids | implicit_ids
+        starts, end_seqs, implicit = self._reasoning_ids()
         boundary = self._info.boundary_ids if self._info is not None else frozenset()
         opens = self._REASONING is not None and self._REASONING.start_opens[self.thinking]
-        for tid in reversed(token_ids):
-            if tid in ends:
+        for i in range(len(token_ids) - 1, -1, -1):
+            if _ends_at(token_ids, i, end_seqs) or _ends_at(token_ids, i, implicit):
                 return True
-            if tid in start_ids:
+            if _ends_at(token_ids, i, starts):
                 if opens:
                     return False
                 break
-            if tid in boundary:
+            if token_ids[i] in boundary:
                 break
         return not self._waits()
 
@@ -267,11 +284,11 @@ class StreamingParserBase:
         ids = list(token_ids)
         if not self._waits():
             return ids
-        _, end_ids, implicit_ids = self._reasoning_ids()
+        _, end_seqs, implicit = self._reasoning_ids()
         for i in range(len(ids) - 1, -1, -1):
-            if ids[i] in end_ids:
+            if _ends_at(ids, i, end_seqs):
                 return ids[i + 1 :]
-        if implicit_ids:
+        if implicit:
             boundary = self._info.boundary_ids if self._info is not None else frozenset()
             start = 0
             for i in range(len(ids) - 1, -1, -1):
@@ -279,8 +296,9 @@ class StreamingParserBase:
                     start = i + 1
                     break
             for i in range(start, len(ids)):
-                if ids[i] in implicit_ids:
-                    return ids[i:]
+                for seq in implicit.get(ids[i], ()):
+                    if len(seq) <= i + 1 - start and _ends_at(ids, i, {ids[i]: [seq]}):
+                        return ids[i + 1 - len(seq):]
         return ids
 
     @property

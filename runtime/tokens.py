@@ -34,7 +34,7 @@ class TokenizerInfo(NamedTuple):
     resolved: frozenset[str]  # format terminals whose text is a token of the vocab
     drop_texts: frozenset[str]  # special tokens the format does not name
     decode: Callable[[int], str]
-    name_to_id: dict[str, int]  # format terminals whose text is one token
+    name_to_ids: dict[str, tuple[int, ...]]  # terminals the vocabulary spells: their ids
     stop_ids: frozenset[int]  # turn boundaries and every special token: a prompt walk stops
     boundary_ids: frozenset[int]  # turn boundaries
 
@@ -78,16 +78,33 @@ def tokenizer_info(
         return text
 
     boundary_ids = frozenset(vocab[t] for t in turn_boundary_tokens if t in vocab)
-    # Markers the format reads as text may still be single tokens of the vocabulary:
-    # a prompt's ids can show them (spelling -> name; the first spelling wins).
-    name_to_id: dict[str, int] = {}
+    # Markers the format reads as text may still be tokens of the vocabulary, one
+    # (<think>) or several (Kimi K3's <|open|> think <|sep|>): a prompt's ids can show
+    # them (spelling -> name; the first spelling wins).
+    name_to_ids: dict[str, tuple[int, ...]] = {}
     for text, name in (literals or {}).items():
-        if text in vocab and name not in name_to_id:
-            name_to_id[name] = vocab[text]
-    name_to_id.update((name, tid) for tid, name in id_to_name.items() if name != DROP)
-    stop_ids = boundary_ids | frozenset(special_ids) | frozenset(name_to_id.values())
+        if name in name_to_ids:
+            continue
+        if text in vocab:
+            name_to_ids[name] = (vocab[text],)
+        else:
+            ids = _encode(tokenizer, text)
+            if len(ids) > 1 and "".join(decode(i) for i in ids) == text:
+                name_to_ids[name] = ids
+    name_to_ids.update((name, (tid,)) for tid, name in id_to_name.items() if name != DROP)
+    single = frozenset(ids[0] for ids in name_to_ids.values() if len(ids) == 1)
+    stop_ids = boundary_ids | frozenset(special_ids) | single
     return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
-                         name_to_id, stop_ids, boundary_ids)
+                         name_to_ids, stop_ids, boundary_ids)
+
+
+def _encode(tokenizer: Any, text: str) -> tuple[int, ...]:
+    """The ids ``text`` tokenizes to, special tokens included, or () if it cannot say."""
+    try:
+        ids = tokenizer.encode(text, add_special_tokens=False)
+    except (AttributeError, TypeError, ValueError):
+        return ()
+    return tuple(ids) if all(isinstance(i, int) for i in ids) else ()
 
 
 class TokenIdScanner:

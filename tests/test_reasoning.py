@@ -135,3 +135,30 @@ def test_minimax_m3_reasoning(thinking, text, reasoning, content, step) -> None:
     deltas = [parser.feed(text[i : i + step]) for i in range(0, len(text), step)]
     message = accumulate(deltas + [parser.finish()])
     assert (message.reasoning, message.content) == (reasoning, content)
+
+
+def test_markers_of_several_tokens_work_from_ids(get_tokenizer) -> None:
+    # Kimi K3's channel markers are several tokens each (<|open|>, the word, <|sep|>).
+    tokenizer = get_tokenizer("kimi_k3")
+    k3 = parsergen.load("kimi_k3")
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False)
+
+    parser = k3.StreamingParser(tokenizer)
+    done = ids("hmm<|close|>think<|sep|><|open|>response<|sep|>Hi")
+    assert len(ids("<|close|>think<|sep|>")) > 1
+    assert parser.is_reasoning_end(done)
+    assert parser.extract_content_ids(done) == ids("<|open|>response<|sep|>Hi")
+    assert not parser.is_reasoning_end(ids("x<|close|>think<|sep|>y<|open|>think<|sep|>hmm"))
+    # A tools channel ends reasoning too; its marker is content.
+    tools = ids("hmm<|open|>tools<|sep|>x")
+    assert parser.is_reasoning_end(tools)
+    assert parser.extract_content_ids(tools) == ids("<|open|>tools<|sep|>x")
+    for prompt, thinking, state in [("x<|close|>think<|sep|>", True, "CONTENT"),
+                                    ("<|open|>think<|sep|>", False, "REASONING")]:
+        by_ids = k3.StreamingParser(tokenizer, thinking=thinking)
+        by_ids.initialize(ids(prompt))
+        by_text = k3.StreamingParser(thinking=thinking)
+        by_text.initialize(prompt_text=prompt)
+        assert by_ids.state == by_text.state == state

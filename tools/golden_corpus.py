@@ -509,6 +509,44 @@ LLAMA3 = [
 ]
 
 
+# -- Kimi K3: XTML channels ---------------------------------------------------------------
+
+def xtml(kind: str, word: str) -> tuple[str, str, str]:
+    """A channel marker as the model writes it: three tokens."""
+    return ("<|open|>" if kind == "open" else "<|close|>", word, "<|sep|>")
+
+
+def k3_call(tool: str, index: int, *args: tuple[str, str, str]) -> tuple[str, ...]:
+    parts: list[str] = ["<|open|>", f'call tool="{tool}" index="{index}"', "<|sep|>"]
+    for key, kind, value in args:
+        parts += ["<|open|>", f'argument key="{key}" type="{kind}"', "<|sep|>", value,
+                  *xtml("close", "argument")]
+    return (*parts, *xtml("close", "call"))
+
+
+K3_WEATHER = k3_call("get_weather", 1, ("city", "string", "Paris"), ("days", "integer", "3"))
+
+KIMI_K3 = [
+    Case("reasoning_response_call", ("Plan.", *xtml("close", "think"), *xtml("open", "response"),
+                                     "Checking.", *xtml("close", "response"),
+                                     *xtml("open", "tools"), *K3_WEATHER, *xtml("close", "tools"),
+                                     *xtml("close", "message"))),
+    Case("think_channel_in_output", (*xtml("open", "think"), "Hmm.", *xtml("close", "think"),
+                                     *xtml("open", "response"), "Hi!", *xtml("close", "response"),
+                                     *xtml("close", "message"))),
+    Case("two_calls_typed", ("x", *xtml("close", "think"), *xtml("open", "tools"),
+                             *k3_call("run", 1, ("code", "string", 'print("}")\n'),
+                                      ("json", "object", '{"a": [1, "😀"]}')),
+                             *k3_call("get_time", 2, ("zone", "string", " UTC ")),
+                             *xtml("close", "tools"))),
+    Case("response_only_thinking_off", (*xtml("open", "response"), "Plain answer.",
+                                        *xtml("close", "response")), thinking=False),
+    Case("unfinished_call", ("x", *xtml("close", "think"), *xtml("open", "tools"), "<|open|>",
+                             'call tool="write_file" index="1"', "<|sep|>", "<|open|>",
+                             'argument key="content" type="string"', "<|sep|>", "abc")),
+]
+
+
 # -- MiniMax M3: every tag behind the ]<]minimax[>[ prefix --------------------------------
 
 M3 = "]<]minimax[>["
@@ -597,6 +635,7 @@ CORPUS: dict[str, list[Case]] = {
     "glm47_moe": GLM,
     "minimax_m2": MINIMAX,
     "minimax_m3": MINIMAX_M3,
+    "kimi_k3": KIMI_K3,
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
     "mistral": MISTRAL,
@@ -630,6 +669,7 @@ REFERENCES: dict[str, Reference] = {
                              ("thinking", "enable_thinking")),
     "deepseek_v41": Reference("vllm.parser.deepseek_v41.DeepSeekV41Parser", "deepseek",
                               ("thinking", "enable_thinking")),
+    "kimi_k3": Reference(None, "kimi_k3", ("thinking",), reasoning="kimi_k3", tool="kimi_k3"),
     "minimax_m3": Reference("vllm.parser.minimax_m3.MinimaxM3Parser", "minimax_m3",
                             ("thinking_mode",)),
     "glm47_moe": Reference("vllm.parser.glm47_moe.Glm47MoeParser", "glm",

@@ -138,6 +138,16 @@ def kimi_k2() -> Any:
 
 
 @lru_cache(maxsize=1)
+def kimi_k3() -> Any:
+    """Kimi K3's XTML control tokens (ids assumed), special: a channel marker is three
+    tokens, as <|open|> think <|sep|>."""
+    specials = [(163584, "[BOS]", True), (163585, "[EOS]", True),
+                (163610, "<|open|>", True), (163611, "<|close|>", True),
+                (163612, "<|sep|>", True)]
+    return _byte_level(0, specials, eos="[EOS]")
+
+
+@lru_cache(maxsize=1)
 def seed_oss() -> Any:
     """Seed-OSS: <seed:bos>/<seed:pad>/<seed:eos> at 0-2; the other marker ids are assumed."""
     specials = [
@@ -281,7 +291,7 @@ def llama4() -> Any:
     return _byte_level(0, specials, eos="<|eot|>")
 
 
-TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "seed_oss": seed_oss,
+TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "granite": granite,
