@@ -91,8 +91,8 @@ def detect_by_tokenizer(specs: Mapping[str, Mapping], tokenizer: object) -> str 
     """The format whose markers the tokenizer knows best; None on a tie or no match.
 
     A format qualifies when every terminal it matches by token id is a token of the
-    vocabulary; it scores one per such token and one per other marker that the chat
-    template writes.
+    vocabulary (one without such terminals, when two of its markers are known); it scores one per such token and one per other marker that the chat
+    template writes or the vocabulary holds as one token (GLM's <arg_key>).
     """
     vocab, template = tokenizer_markers(tokenizer)
     best: list[str] = []
@@ -103,9 +103,12 @@ def detect_by_tokenizer(specs: Mapping[str, Mapping], tokenizer: object) -> str 
             spellings = value if isinstance(value, str) else value["text"]
             first = spellings if isinstance(spellings, str) else spellings[0]
             (tokens if isinstance(value, dict) and value.get("token_id") else texts).append(first)
-        if not tokens or not all(t in vocab for t in tokens):
+        if not all(t in vocab for t in tokens):
             continue
-        score = len(tokens) + sum(1 for t in texts if len(t) > 2 and t in template)
+        texts += spec.get("preserve_tokens", ())  # control tokens that spell its markers
+        score = len(tokens) + sum(1 for t in texts if len(t) > 2 and (t in template or t in vocab))
+        if not tokens and score < 2:
+            continue  # markers matched as text qualify only when several are known
         if score > best_score:
             best, best_score = [name], score
         elif score == best_score:
