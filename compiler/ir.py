@@ -11,6 +11,7 @@ from parsergen.runtime.lexing import relevant_closure
 
 from .diagnostics import Path
 from .loader import Positions
+from .render import RenderIR, build_render
 from .validate import (
     DEFAULT_CONTENT_EVENTS,
     initial_states,
@@ -134,6 +135,7 @@ class FormatIR:
     aliases: tuple[str, ...]
     models: tuple[str, ...]
     models_line: int
+    render: RenderIR
 
 
 def _line(positions: Positions, path: Path) -> int:
@@ -219,6 +221,8 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         aliases=tuple(sorted(spec.get("aliases", ()))),
         models=tuple(spec.get("models", ())),
         models_line=_line(positions, ("models",)),
+        render=build_render(spec, (on, off), tuple(
+            frozenset(t.name for t in v.terminals) for v in variants)),
     )
 
 

@@ -113,9 +113,19 @@ class SpecValidator:
         if "REASONING" in reachable_states(spec) and not reasoning:
             self.error(("transitions",), "the spec reaches REASONING: declare reasoning.start "
                        "and reasoning.end (its markers)")
+        self._check_render(terminals)
         if reasoning.get("wait") == "thinking" and not isinstance(spec.get("initial_state"), dict):
             self.error(("reasoning", "wait"), "'thinking' needs an initial_state that depends "
                        "on thinking")
+
+    def _check_render(self, terminals: dict[str, Any]) -> None:
+        from .render import FIELDS, template_errors
+
+        render = _mapping(self.spec.get("render"))
+        for key, template in render.items():
+            if isinstance(template, str) and key in FIELDS:
+                for message in template_errors(key, template, terminals):
+                    self.error(("render", key), message)
 
     def _check_header_rules(self, transitions: dict[str, dict[str, Any]]) -> None:
         for state, table in transitions.items():

@@ -10,6 +10,7 @@ from parsergen.runtime import (
     EventType,
     Lexicon,
     Reasoning,
+    Renderer,
     SemanticEvent,
     StreamingParserBase,
     require_runtime,
@@ -134,3 +135,22 @@ class ChatParser(ChatParserBase):
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
+
+# How a message is written in this format (the render section, and the grammar's
+# reasoning markers); parts are ("text" | "marker" | "field", value).
+RENDERER = Renderer(
+    reasoning_open={True: (("marker", "[THINK]"),), False: (("marker", "[THINK]"),)},
+    reasoning_close=(("marker", "[/THINK]"),),
+    reasoning=None,
+    content=(("field", "content"),),
+    call=None,
+    calls_open=(),
+    separator=(),
+    calls_close=(),
+    calls_first=False,
+    arguments=ChatParser.ARGUMENTS,
+    thinking_default=StreamingParser._THINKING_DEFAULT,
+)
+
+# render(message, *, thinking=None) -> str: the completion text a model would write.
+render = RENDERER.render

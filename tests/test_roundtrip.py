@@ -1,0 +1,355 @@
+"""Round trips through real tokenizers: message -> completion text -> token ids ->
+one token per delta through the incremental detokenizer -> ChatParser -> message.
+
+Each case starts from the message a model means (reasoning, content, tool calls with
+their arguments), renders the completion in the format's syntax, tokenizes it with the
+model's real tokenizer (markers as their single tokens), and streams it one token per
+delta through ``tokenizers.decoders.DecodeStream``, as a server does: while a token
+ends inside a multi-byte character the detokenizer returns nothing, and the delta is
+then ``""`` with that token's id.  The streamed message must be the intended one, and
+the same as ``parse()`` of the whole completion.
+
+Prompts come from the models' chat templates: one that pre-fills the reasoning start
+marker (the completion begins inside reasoning), one that closes reasoning (the
+completion is content only), each given to ``initialize`` as token ids and as text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from tokenizers.decoders import DecodeStream
+
+import parsergen
+from support import tokenizers as toks
+
+EMOJI = "👍🏽"  # 8 UTF-8 bytes, a byte-level token boundary inside it in every vocab here
+
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"},
+                                         "days": {"type": "integer"}}}}},
+    {"type": "function", "function": {"name": "write_note", "parameters": {
+        "type": "object", "properties": {"title": {"type": "string"},
+                                         "body": {"type": "string"},
+                                         "tags": {"type": "array", "items": {"type": "string"}},
+                                         "pinned": {"type": "boolean"}}}}},
+]
+
+
+@dataclass(frozen=True)
+class Message:
+    """What the model means: reasoning, content and (name, arguments) calls."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+
+WEATHER = ("get_weather", {"city": f"Paris {EMOJI}", "days": 3})
+NOTE = ("write_note", {"title": "Trip", "body": f"Pack an umbrella.\nBring snacks {EMOJI}",
+                       "tags": ["travel", "rain"], "pinned": True})
+
+REASONING = f"The user asks about the weather in Paris.\nI should call the tool {EMOJI}"
+CONTENT = f"Let me check the forecast for you {EMOJI}"
+
+
+# -- rendering a message as the model writes it -------------------------------------
+
+
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _qwen3_calls(calls) -> str:
+    out = []
+    for name, args in calls:
+        params = "".join(f"<parameter={k}>\n{_value(v)}\n</parameter>\n" for k, v in args.items())
+        out.append(f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>")
+    return "\n".join(out)
+
+
+def _deepseek_v31_calls(calls) -> str:
+    if not calls:
+        return ""
+    body = "".join(f"<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>"
+                   f"{json.dumps(args, ensure_ascii=False)}<｜tool▁call▁end｜>"
+                   for name, args in calls)
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _deepseek_v4_calls(calls) -> str:
+    if not calls:
+        return ""
+    invokes = []
+    for name, args in calls:
+        params = "".join(
+            f'<｜DSML｜parameter name="{k}" string="{"true" if isinstance(v, str) else "false"}">'
+            f"{_value(v)}</｜DSML｜parameter>\n" for k, v in args.items())
+        invokes.append(f'<｜DSML｜invoke name="{name}">\n{params}</｜DSML｜invoke>\n')
+    return "<｜DSML｜tool_calls>\n" + "".join(invokes) + "</｜DSML｜tool_calls>"
+
+
+def _mistral_calls(calls) -> str:
+    return "".join(f"[TOOL_CALLS]{name}[ARGS]{json.dumps(args, ensure_ascii=False)}"
+                   for name, args in calls)
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    tokenizer: str
+    think_start: str
+    think_end: str
+    calls: Any
+    markers: tuple[str, ...]  # markers written as one token each
+    eos: str  # the end-of-turn token that ends a completion
+
+
+FORMATS = {
+    "qwen3": Format("qwen3", "qwen3.6", "<think>", "</think>", _qwen3_calls,
+                    ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
+    "deepseek_v31": Format("deepseek_v31", "deepseek", "<think>", "</think>",
+                           _deepseek_v31_calls,
+                           ("</think>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
+                            "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>"),
+                           "<｜end▁of▁sentence｜>"),
+    "deepseek_v4": Format("deepseek_v4", "deepseek", "<think>", "</think>", _deepseek_v4_calls,
+                          ("</think>", "｜DSML｜"), "<｜end▁of▁sentence｜>"),
+    "mistral": Format("mistral", "tekken", "[THINK]", "[/THINK]", _mistral_calls,
+                      ("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]"), "</s>"),
+}
+
+TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken}
+
+
+def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
+    """The completion: ``opens`` when the model writes the reasoning start marker itself."""
+    text = ""
+    if message.reasoning is not None:
+        text = (fmt.think_start if opens else "") + message.reasoning + fmt.think_end
+    text += message.content or ""
+    if message.calls:
+        text += before_calls + fmt.calls(message.calls)
+    return text
+
+
+# -- prompts, as the chat templates end them ----------------------------------------
+
+QWEN_HISTORY = ("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+                "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n")
+DEEPSEEK_HISTORY = ("<｜begin▁of▁sentence｜>You are a helpful assistant."
+                    "<｜User｜>What is the weather in Paris?")
+MISTRAL_SYSTEM = ("<s>[SYSTEM_PROMPT]First draft your thinking process (inner monologue) until "
+                  "you arrive at a response. Your thinking process must follow the template "
+                  "below:[THINK]Your thoughts or/and draft.[/THINK]Here, provide a "
+                  "self-contained response.[/SYSTEM_PROMPT]")
+MISTRAL_HISTORY = MISTRAL_SYSTEM + "[INST]What is the weather in Paris?[/INST]"
+
+PROMPTS = {
+    # (format, kind) -> prompt; "open": the completion starts inside reasoning.
+    ("qwen3", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
+    ("qwen3", "closed"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n\n</think>\n\n",
+    ("deepseek_v31", "open"): DEEPSEEK_HISTORY + "<｜Assistant｜><think>",
+    ("deepseek_v31", "closed"): DEEPSEEK_HISTORY + "<｜Assistant｜></think>",
+    ("deepseek_v4", "open"): DEEPSEEK_HISTORY + "<｜Assistant｜><think>",
+    ("deepseek_v4", "closed"): DEEPSEEK_HISTORY + "<｜Assistant｜></think>",
+    # Magistral: the model opens [THINK] itself; the system prompt's markers are in an
+    # earlier message.  A prefix continuation may also pre-fill or close it.
+    ("mistral", "model_opens"): MISTRAL_HISTORY,
+    ("mistral", "open"): MISTRAL_HISTORY + "[THINK]",
+    ("mistral", "closed"): MISTRAL_HISTORY + "[THINK]Easy.[/THINK]",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    format: str
+    prompt: str  # a key of PROMPTS (with the format)
+    message: Message
+    before_calls: str = ""
+
+    @property
+    def fmt(self) -> Format:
+        return FORMATS[self.format]
+
+    def completion(self) -> str:
+        return render(self.fmt, self.message, opens=self.prompt == "model_opens",
+                      before_calls=self.before_calls)
+
+
+FULL = Message(REASONING, CONTENT, (WEATHER, NOTE))
+CASES = [
+    # Reasoning, content and two calls; emojis end the reasoning (before the end
+    # marker), the content (before the calls) and argument strings.
+    Case("qwen3-full", "qwen3", "open", FULL),
+    # Qwen's template puts a blank line before the calls: not content.
+    Case("qwen3-blank-line-before-calls", "qwen3", "open", FULL, before_calls="\n\n"),
+    Case("qwen3-reasoning-then-call", "qwen3", "open", Message(REASONING, None, (WEATHER,))),
+    Case("qwen3-closed-content-and-call", "qwen3", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("qwen3-closed-content-only", "qwen3", "closed", Message(None, CONTENT)),
+    Case("deepseek_v31-full", "deepseek_v31", "open", FULL),
+    Case("deepseek_v31-reasoning-then-call", "deepseek_v31", "open",
+         Message(REASONING, None, (NOTE,))),
+    Case("deepseek_v31-closed-content-and-call", "deepseek_v31", "closed",
+         Message(None, CONTENT, (WEATHER, NOTE))),
+    Case("deepseek_v31-closed-content-only", "deepseek_v31", "closed", Message(None, CONTENT)),
+    Case("deepseek_v4-full", "deepseek_v4", "open", FULL),
+    Case("deepseek_v4-reasoning-then-call", "deepseek_v4", "open",
+         Message(REASONING, None, (WEATHER,))),
+    Case("deepseek_v4-closed-content-and-call", "deepseek_v4", "closed",
+         Message(None, CONTENT, (NOTE, WEATHER))),
+    Case("deepseek_v4-closed-content-only", "deepseek_v4", "closed", Message(None, CONTENT)),
+    Case("mistral-full", "mistral", "model_opens", FULL),
+    Case("mistral-reasoning-then-call", "mistral", "model_opens",
+         Message(REASONING, None, (NOTE,))),
+    Case("mistral-content-and-call", "mistral", "model_opens", Message(None, CONTENT, (WEATHER,))),
+    Case("mistral-prefilled-think", "mistral", "open", FULL),
+    Case("mistral-closed-content-and-call", "mistral", "closed",
+         Message(None, CONTENT, (NOTE, WEATHER))),
+]
+
+
+# -- streaming ----------------------------------------------------------------------
+
+
+def encode(tokenizer: Any, text: str) -> list[int]:
+    return tokenizer.encode(text, add_special_tokens=False)
+
+
+def accumulate(deltas) -> tuple[Message, tuple[str, ...]]:
+    """The message a client assembles from the deltas, and the call ids.
+
+    Checks the delta contract on the way: a call's first delta has its id, type and
+    complete name; later ones only arguments; indexes start at 0 and go up by one.
+    """
+    reasoning, content, calls = [], [], {}
+    for delta in deltas:
+        if delta is None:
+            continue
+        reasoning.append(delta.reasoning or "")
+        content.append(delta.content or "")
+        for tc in delta.tool_calls:
+            call = calls.get(tc.index)
+            if call is None:
+                assert tc.index == len(calls), f"call index {tc.index} after {len(calls)}"
+                assert tc.id and tc.type == "function" and tc.name, tc
+                calls[tc.index] = call = {"id": tc.id, "name": tc.name, "arguments": ""}
+            else:
+                assert tc.id is None and tc.type is None and tc.name is None, tc
+            call["arguments"] += tc.arguments or ""
+    message = Message("".join(reasoning) or None, "".join(content) or None,
+                      tuple((c["name"], json.loads(c["arguments"])) for c in calls.values()))
+    return message, tuple(c["id"] for c in calls.values())
+
+
+def from_parsed(parsed) -> tuple[Message, tuple[str, ...]]:
+    message = Message(parsed.reasoning, parsed.content,
+                      tuple((c.name, json.loads(c.arguments)) for c in parsed.tool_calls))
+    return message, tuple(c.id for c in parsed.tool_calls)
+
+
+def stream(case: Case, init: str, text: str) -> tuple[list, str, int]:
+    """Stream ``text`` one token per delta; (deltas, detokenized text, held tokens)."""
+    tokenizer = TOKENIZERS[case.fmt.tokenizer]()
+    prompt = PROMPTS[case.format, case.prompt]
+    parser = parsergen.load(case.format).ChatParser(tokenizer, tools=TOOLS, ids="sequential")
+    if init == "ids":
+        parser.initialize(encode(tokenizer, prompt))
+    else:
+        parser.initialize(prompt_text=prompt)
+    detok = DecodeStream(skip_special_tokens=False)
+    backend = tokenizer.backend_tokenizer
+    deltas, pieces, held = [], [], 0
+    for tid in encode(tokenizer, text):
+        piece = detok.step(backend, tid)
+        if piece is None:  # the token ends inside a character: nothing to show yet
+            held += 1
+            piece = ""
+        pieces.append(piece)
+        deltas.append(parser.feed(piece, [tid]))
+    deltas.append(parser.finish())
+    return deltas, "".join(pieces), held
+
+
+@pytest.mark.parametrize("eos", [False, True], ids=["", "eos"])
+@pytest.mark.parametrize("init", ["ids", "text"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_streamed_message_is_the_intended_one(case: Case, init: str, eos: bool) -> None:
+    # With ``eos`` the completion ends with the end-of-turn token, detokenized with
+    # special tokens kept: it is no part of the message.
+    text = case.completion() + (case.fmt.eos if eos else "")
+    deltas, streamed_text, held = stream(case, init, text)
+    assert streamed_text == text  # the detokenizer gave back the completion
+    assert held > 0  # the emoji really was split over tokens
+    streamed, streamed_ids = accumulate(deltas)
+    assert streamed == case.message
+
+    tokenizer = TOKENIZERS[case.fmt.tokenizer]()
+    prompt = PROMPTS[case.format, case.prompt]
+    chat = parsergen.load(case.format).ChatParser
+    prompt_args = ({"prompt_token_ids": encode(tokenizer, prompt)} if init == "ids"
+                   else {"prompt_text": prompt})
+    whole = chat.parse(text, tools=TOOLS, tokenizer=tokenizer,
+                       token_ids=encode(tokenizer, text), ids="sequential", **prompt_args)
+    assert from_parsed(whole) == (streamed, streamed_ids)
+
+
+@pytest.mark.parametrize("format_name, kind", sorted(PROMPTS))
+def test_the_prompt_decides_where_the_completion_starts(format_name: str, kind: str) -> None:
+    tokenizer = TOKENIZERS[FORMATS[format_name].tokenizer]()
+    module = parsergen.load(format_name)
+    prompt = PROMPTS[format_name, kind]
+    expected = "REASONING" if kind == "open" else "CONTENT"
+    for thinking in (True, False):  # the prompt wins over the request's default
+        by_ids = module.StreamingParser(tokenizer, thinking=thinking)
+        by_ids.initialize(encode(tokenizer, prompt))
+        by_text = module.StreamingParser(tokenizer, thinking=thinking)
+        by_text.initialize(prompt_text=prompt)
+        assert (by_ids.state, by_text.state) == (expected, expected)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_markers_are_single_tokens(case: Case) -> None:
+    tokenizer = TOKENIZERS[case.fmt.tokenizer]()
+    text = case.completion()
+    ids = encode(tokenizer, text)
+    for marker in case.fmt.markers:
+        if marker in text:
+            (tid,) = encode(tokenizer, marker)
+            assert tid in ids and tokenizer.convert_ids_to_tokens(tid) == marker
+
+
+@pytest.mark.parametrize("name", sorted(TOKENIZERS))
+def test_the_emoji_spans_several_tokens(name: str) -> None:
+    tokenizer = TOKENIZERS[name]()
+    for text in (EMOJI, f"Paris {EMOJI}", f"you {EMOJI}"):
+        ids = encode(tokenizer, text)
+        detok = DecodeStream(skip_special_tokens=False)
+        steps = [detok.step(tokenizer.backend_tokenizer, tid) for tid in ids]
+        assert None in steps and "".join(s or "" for s in steps) == text
+
+
+def test_tekken_builder_matches_mistral_common() -> None:
+    """The tekken tokenizer encodes as mistral-common's own Tekkenizer does."""
+    from importlib.resources import files
+
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    path = files("mistral_common") / "data" / "tekken_240911.json"
+    reference = Tekkenizer.from_file(str(path))
+    tokenizer = toks.tekken()
+    texts = [REASONING, CONTENT, json.dumps(NOTE[1], ensure_ascii=False),
+             "Hello, world! café naïve 東京 1234567\n\n  x\r\n\ty  ", "def f(x):\n    return x**2"]
+    for text in texts:
+        assert encode(tokenizer, text) == reference.encode(text, bos=False, eos=False)
+    for marker in ("[TOOL_CALLS]", "[INST]", "[/INST]", "[SYSTEM_PROMPT]", "</s>"):
+        assert encode(tokenizer, marker) == [reference.get_special_token(marker)]
+    # The v13 control tokens are not in the shipped (v3) file: these ids are those of
+    # mistral-common's v13 test data (cases chat-v13-call-id-x and chat-v13-think-order).
+    assert encode(tokenizer, "[TOOL_CALLS]f[ARGS]{}") == [9, 1102, 32, 30620]
+    assert encode(tokenizer, "S1[THINK]TS[/THINK]S2") == [1083, 1049, 34, 9983, 35, 1083, 1050]
