@@ -57,13 +57,15 @@ _PY_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
 
 
 class RawText:
-    """Model text a parser consumed (in ``state``), interleaved with its events."""
+    """Model text a parser consumed (in ``state``), interleaved with its events;
+    ``marker`` names the terminal it was, if it was one."""
 
-    __slots__ = ("text", "state")
+    __slots__ = ("text", "state", "marker")
 
-    def __init__(self, text: str, state: int) -> None:
+    def __init__(self, text: str, state: int, marker: str | None = None) -> None:
         self.text = text
         self.state = state
+        self.marker = marker
 
 
 class Lexicon:
@@ -370,7 +372,7 @@ class StreamingParserBase:
             if buf.startswith(lit):
                 self._fresh = False
                 if self._tap:
-                    out.append(RawText(lit, self._state))
+                    out.append(RawText(lit, self._state, name))
                 self._step(name, lit, out)
                 return len(lit)
             if lit.startswith(buf) and not final:
@@ -385,7 +387,7 @@ class StreamingParserBase:
             self._lex(pending, True, out)
         self._fresh = False
         if self._tap:
-            out.append(RawText(marker.text, self._state))
+            out.append(RawText(marker.text, self._state, marker.name))
         self._step(marker.name, marker.text, out)
 
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
@@ -422,7 +424,7 @@ class StreamingParserBase:
             if end < 0:
                 return buf[start:]
             if tap:
-                out.append(RawText(buf[start:end], self._state))
+                out.append(RawText(buf[start:end], self._state, name))
             step(name, buf[start:end], out)
             pos = end
         return ""

@@ -1,0 +1,105 @@
+"""Where every byte of a completion went: the proof that nothing is lost or invented.
+
+``account()`` streams deltas through a parser with its tap on, then lays the events
+over the text the parser consumed.  The result partitions the input into segments:
+text an event carries (content, reasoning, a tool name, arguments), a marker the
+spec names, a special token the tokenizer names and the format does not, and
+framing: text of a state whose spec gives it no event (the whitespace between a
+tool section's markers, a message header, an array's brackets and commas).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import CONTENT, DROP, REASONING, STATE_NAMES, EventType, SemanticEvent
+from .streaming import RawText
+
+# What an event's text is, by its type.
+_CATEGORY = {
+    EventType.TEXT_CHUNK: "content",
+    EventType.REASONING_CHUNK: "reasoning",
+    EventType.TOOL_NAME: "tool name",
+    EventType.ARG_VALUE_CHUNK: "arguments",
+}
+
+
+@dataclass
+class Accounting:
+    """A completion split by destination; ``problems`` is empty when all is well."""
+
+    segments: list[tuple[str, str]] = field(default_factory=list)  # (category, text)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The segments put back together: the input, when nothing was lost or added."""
+        return "".join(text for _, text in self.segments)
+
+    def by_category(self) -> dict[str, str]:
+        """All text of each category, in input order."""
+        out: dict[str, str] = {}
+        for category, text in self.segments:
+            out[category] = out.get(category, "") + text
+        return out
+
+
+def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Accounting:
+    """Feed ``deltas`` to a fresh StreamingParser and account for every byte."""
+    parser._tap = True
+    items: list[Any] = []
+    for text, ids in deltas:
+        items += parser.feed(text, ids)
+    items += parser.finish()
+    raw = [item for item in items if type(item) is RawText]
+    consumed = "".join(r.text for r in raw)
+    # Each character of the consumed text: (state, marker) of the piece it came in.
+    owners: list[tuple[int, str | None]] = []
+    for r in raw:
+        owners += [(r.state, r.marker)] * len(r.text)
+    covered: list[str | None] = [None] * len(consumed)
+    result = Accounting()
+    cursor = piece_start = piece_end = 0
+    for item in items:
+        if type(item) is RawText:
+            piece_start, piece_end = piece_end, piece_end + len(item.text)
+            continue
+        if type(item) is not SemanticEvent or item.type not in _CATEGORY or not item.value:
+            continue
+        # Events carry consumed text in order, mostly from the piece just consumed; a
+        # held value (a JSON closer, a header) comes from earlier text.
+        at = consumed.find(item.value, max(cursor, piece_start), piece_end)
+        if at < 0:
+            at = consumed.find(item.value, cursor, piece_end)
+        if at < 0:
+            result.problems.append(f"{_CATEGORY[item.type]} {item.value!r} is not in the input "
+                                   "where expected: invented or reordered")
+            continue
+        for i in range(at, at + len(item.value)):
+            covered[i] = _CATEGORY[item.type]
+        cursor = at + len(item.value)
+    i = 0
+    while i < len(consumed):
+        state, marker = owners[i]
+        category = covered[i]
+        if category is None:
+            if marker == DROP:
+                category = "special token"
+            elif marker is not None:
+                category = f"marker {marker}"
+            else:
+                category = f"framing {STATE_NAMES[state]}"
+        j = i + 1
+        while j < len(consumed) and owners[j] == owners[i] and covered[j] == covered[i]:
+            j += 1
+        if covered[i] is None and marker is None and state in (CONTENT, REASONING):
+            result.problems.append(f"{consumed[i:j]!r} in {STATE_NAMES[state]} reached no "
+                                   "event: lost")
+        if result.segments and result.segments[-1][0] == category:
+            result.segments[-1] = (category, result.segments[-1][1] + consumed[i:j])
+        else:
+            result.segments.append((category, consumed[i:j]))
+        i = j
+    return result
