@@ -36,7 +36,7 @@ class ArgumentsWriter:
         self.started = False
         self.closed = False
         self.key: str | None = None
-        self.mode = ""  # "stream", "maybe_null", "hold", "hold_json", "raw"
+        self.mode = ""  # "stream", "maybe_null", "hold", "hold_json" (or "hold_json!": must be JSON), "raw"
         self.held: list[str] = []
         self.types = STRING
         self.warnings: list[str] = []
@@ -55,12 +55,10 @@ class ArgumentsWriter:
         types = schema_types(schema) if schema is not None else None
         self.types = types or STRING
         out += to_json(key) + ": "
-        if kind.startswith("json:"):
-            admitted = _KINDS_OK.get(_JSON_KIND.get(kind[5:6], ""), frozenset())
-            self.mode = "raw" if types is None or types & admitted else "hold_json"
-            return out
-        if kind == "json_or_text":
-            self.mode = "hold_json"
+        if kind.startswith("json:") or kind == "json_or_text":
+            # Held until complete: only then can it be checked (a model may write
+            # 'tru' or '{"a": 1 "b": 2}'), and the arguments must stay JSON.
+            self.mode = "hold_json" if kind == "json_or_text" else "hold_json!"
             return out
         if self.types == STRING:
             self.mode = "stream"
@@ -93,13 +91,16 @@ class ArgumentsWriter:
         if mode == "raw":
             return ""
         schemaless = not self.properties or key not in self.properties
-        if mode == "hold_json":
+        if mode.startswith("hold_json"):
+            text = held.strip()
             try:
-                value = json.loads(held)
+                value = json.loads(text, parse_constant=_no_constant)
             except ValueError:
+                if mode == "hold_json!":
+                    self.warnings.append(f"the value of {key!r} is not JSON: kept as text")
                 return to_json(held if schemaless else coerce(held, self.types))
-            if schemaless:
-                return to_json(value)
+            if schemaless or self.types & _KINDS_OK[_kind(value)]:
+                return text  # valid and admitted: as the model wrote it
             # As vLLM types a parsed value: a string as text, anything else as its JSON.
             raw = value if isinstance(value, str) else to_json(value)
             return to_json(coerce(raw, self.types))
@@ -121,11 +122,29 @@ class ArgumentsWriter:
         return out + ("}" if self.started else "{}")
 
 
-_JSON_KIND = {"{": "object", "[": "array", "t": "boolean", "f": "boolean", "n": "null",
-              "-": "number", **{d: "number" for d in "0123456789"}}
 _KINDS_OK = {"object": frozenset(("object",)), "array": frozenset(("array",)),
              "boolean": frozenset(("boolean",)), "null": frozenset(("null",)),
-             "number": frozenset(("number", "integer"))}
+             "integer": frozenset(("number", "integer")), "number": frozenset(("number",)),
+             "string": frozenset(("string",))}
+
+
+def _kind(value: Any) -> str:
+    """The JSON Schema type of a parsed JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
@@ -172,6 +191,10 @@ class TaggedArguments:
         self.started = False  # the value has begun (its leading newline is settled)
         self.nl = False  # a trailing newline is held back
         self.searched = 0  # how much of buf is known not to hold name_end
+
+    def complete(self) -> bool:
+        """Whether no field is open: every value the model began has its close tag."""
+        return self.where == "outside"
 
     def feed(self, text: str) -> str:
         """Consume raw argument text; return JSON text that is now final."""
@@ -310,6 +333,10 @@ class JsonArguments:
         self.ws = ""  # trailing whitespace of a raw value: it may be the value's end
         self.key_parts: list[str] = []
         self.invalid = False
+
+    def complete(self) -> bool:
+        """Whether the object has closed (text after it is ignored)."""
+        return self.state == "done" or self.invalid
 
     def feed(self, text: str) -> str:
         buf = self.buf + text
@@ -489,6 +516,10 @@ class NotationArguments:
         self.nested: list[str] = []
         self.depth = 0
         self.in_string = False
+
+    def complete(self) -> bool:
+        """Whether no value is open (between pairs, or after the closing brace)."""
+        return self.state in ("done", "key?")
 
     def feed(self, text: str) -> str:
         buf = self.buf + text
@@ -703,6 +734,10 @@ class EnvelopeArguments:
         self.text_value: list[str] = []
         self.warnings: list[str] = []
 
+    def complete(self) -> bool:
+        """Whether the envelope object has closed."""
+        return self.state == "done"
+
     def feed(self, text: str) -> str:
         buf = self.buf + text
         self.buf = ""
@@ -718,7 +753,8 @@ class EnvelopeArguments:
                 ch = buf[pos]
                 if state == "start":
                     if ch != "{":
-                        return self._invalid("a tool call is not a JSON object")
+                        self._invalid("a tool call is not a JSON object")
+                        break
                     self.state = "key?"
                 elif state == "key?":
                     if ch == "}":
@@ -726,10 +762,12 @@ class EnvelopeArguments:
                     elif ch == '"':
                         self.state, self.key = "key", []
                     else:
-                        return self._invalid("bad JSON in a tool call")
+                        self._invalid("bad JSON in a tool call")
+                        break
                 elif state == "colon":
                     if ch != ":":
-                        return self._invalid("bad JSON in a tool call")
+                        self._invalid("bad JSON in a tool call")
+                        break
                     self.state = "value?"
                 elif state == "value?":
                     key = "".join(self.key)
@@ -753,7 +791,8 @@ class EnvelopeArguments:
                     elif ch == "}":
                         self.state = "done"
                     else:
-                        return self._invalid("bad JSON in a tool call")
+                        self._invalid("bad JSON in a tool call")
+                        break
                 pos += 1
             elif state in ("key", "name", "args_text"):
                 parts = self.key if state == "key" else self.text_value
@@ -935,6 +974,10 @@ class PythonArguments:
         self.depth = 0
         self.in_str = ""  # the quote of a string inside a literal
 
+    def complete(self) -> bool:
+        """Whether no value is open (a literal ends only at a comma or the end)."""
+        return self.state == "key?" and not self.held
+
     def feed(self, text: str) -> str:
         out: list[str] = []
         if self.held:  # an escape sequence cut by the last delta
@@ -1078,6 +1121,11 @@ class ElementArguments:
         self.writer = writer
         self.prefix = prefix
         self.parts: list[str] = []
+
+    def complete(self) -> bool:
+        """Whether every element the model opened has closed."""
+        text = "".join(self.parts)
+        return not text[_parse_elements(text, self.prefix)[1]:].strip()
 
     def feed(self, text: str) -> str:
         self.parts.append(text)

@@ -18,7 +18,13 @@ from typing import Any, ClassVar
 
 from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
 from .events import TOOL_ARGS, TOOL_STATES, EventType
-from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, accumulate
+from .messages import (
+    DeltaMessage,
+    DeltaToolCall,
+    ParsedMessage,
+    accumulate,
+    without_cut_calls,
+)
 from .schema_types import tool_names, tool_properties
 from .streaming import RawText, StreamingParserBase
 
@@ -36,7 +42,7 @@ class _Call:
     """One tool call being assembled."""
 
     __slots__ = ("index", "name_parts", "name", "id", "sent", "invalid", "raw", "reader",
-                 "writer", "ended")
+                 "writer", "ended", "text", "ws_before")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -49,6 +55,8 @@ class _Call:
         self.reader: Any = None
         self.writer: ArgumentsWriter | None = None
         self.ended = False
+        self.text: list[str] = []  # everything the model wrote for it, markers included
+        self.ws_before = ""  # content whitespace the call made drop
 
 
 class ChatParser:
@@ -94,6 +102,9 @@ class ChatParser:
         self._tools_seen = False
         self._id_count = 0
         self.warnings: list[str] = []
+        # Calls the completion cut off before their end (max_tokens): (index, text).
+        # Their arguments are never completed; parse() returns their text as content.
+        self.cut_calls: list[tuple[int, str]] = []
         self._done = False
 
     # -- public ---------------------------------------------------------------
@@ -107,7 +118,8 @@ class ChatParser:
         """A whole completion as one message: the streaming assembly over one delta."""
         parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids)
         parser.initialize(prompt_token_ids, prompt_text=prompt_text)
-        return accumulate([parser.feed(text, token_ids or ()), parser.finish()])
+        return without_cut_calls(accumulate([parser.feed(text, token_ids or ()), parser.finish()]),
+                                 parser.cut_calls)
 
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
                    prompt_text: str | None = None) -> None:
@@ -167,7 +179,7 @@ class ChatParser:
             elif kind is _CALL_END:
                 call = self._calls.get(item.tool_index)
                 if call is not None and not call.ended:
-                    self._end_call(call, calls, content)
+                    self._end_call(call, calls, content, at_end=finished)
         self._settle_raw(self.events._state, content)
         call = self._open
         if call is not None and not call.sent and not call.invalid and call.reader is None:
@@ -175,7 +187,7 @@ class ChatParser:
                 self._judge(call, calls, content)
         if finished and self._open is not None and not no_tools:
             # A call the grammar left without its end (an end-of-turn token inside it).
-            self._end_call(self._open, calls, content)
+            self._end_call(self._open, calls, content, at_end=True)
         return self._delta(reasoning, content, calls, finished)
 
     def _settle_raw(self, next_state: int, content: list[str]) -> None:
@@ -196,6 +208,7 @@ class ChatParser:
         call = self._open
         if call is None:
             return
+        call.text.append(raw.text)
         if call.invalid:
             self._content(raw.text, content)  # the rest of a call that is no call
         elif call.raw is not None:
@@ -306,8 +319,10 @@ class ChatParser:
         if not self._content_seen and self._drop_ws_before_tools:
             self._content_ws = ""
         call = _Call(index)
+        call.ws_before = self._content_ws
         if self._pending_raw is not None:
             call.raw.append(self._pending_raw.text)
+            call.text.append(self._pending_raw.text)
             self._pending_raw = None
         syntax = self.ARGUMENTS
         if syntax["syntax"] == "json_envelope":
@@ -368,7 +383,11 @@ class ChatParser:
                 return
         self._emit_args(call, call.reader.feed(text), calls)
 
-    def _end_call(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str]) -> None:
+    def _end_call(self, call: _Call, calls: dict[int, DeltaToolCall], content: list[str],
+                  at_end: bool = False) -> None:
+        if at_end and not call.invalid and self._cut(call):
+            self._cut_off(call, content)
+            return
         tail = ""
         if call.reader is not None and not call.sent and not call.invalid:
             tail = call.reader.finish()  # an envelope not judged yet
@@ -386,6 +405,36 @@ class ChatParser:
         self._emit_args(call, tail or call.reader.finish(), calls)
         writer = call.writer or call.reader.writer
         self.warnings.extend(f"tool call {call.index}: {w}" for w in writer.warnings)
+
+    def _cut(self, call: _Call) -> bool:
+        """Whether the completion ended inside ``call`` (not merely before its end marker)."""
+        cut = self.events.cut_off
+        if cut is not None:
+            return cut
+        if not call.sent and call.reader is None and self.events._state != TOOL_ARGS:
+            return True  # still inside the name
+        reader = call.reader
+        return reader is not None and not reader.complete()
+
+    def _cut_off(self, call: _Call, content: list[str]) -> None:
+        """A call cut by the end of the completion: nothing is completed or invented.
+
+        Unsent, its text is content; sent, its deltas stand as they are, and it is
+        reported (``cut_calls``, ``warnings``) so that parse() can return its text."""
+        if self._pending_raw is not None and call is self._open:
+            self._settle_raw(self.events._state, content)
+        call.ended = True
+        if self._open is call:
+            self._open = None
+        text = "".join(call.text)
+        if not call.sent:
+            self.warnings.append(f"tool call {call.index} was cut off before its name was "
+                                 "complete; its text is content")
+            self._content(call.ws_before + text, content)
+            return
+        self.cut_calls.append((call.index, call.ws_before + text))
+        self.warnings.append(f"tool call {call.index} ({call.name}) was cut off before its end: "
+                             "its arguments are incomplete and not completed")
 
     def _emit_args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall]) -> None:
         if not self._stream_args and not call.ended:

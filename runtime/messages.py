@@ -111,3 +111,15 @@ def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
         tool_calls=tuple(ToolCall(c["id"], c["name"], "".join(c["arguments"]))
                          for _, c in sorted(calls.items())),
     )
+
+
+def without_cut_calls(message: ParsedMessage, cut: list[tuple[int, str]]) -> ParsedMessage:
+    """``message`` without the calls the completion cut off; their text ends the content.
+
+    Cut calls are the last ones a stream sent (the completion ended inside them), so
+    they are the last of ``tool_calls``."""
+    if not cut:
+        return message
+    calls = message.tool_calls[: len(message.tool_calls) - len(cut)]
+    content = (message.content or "") + "".join(text for _, text in cut)
+    return ParsedMessage(message.reasoning, content or None, tuple(calls))

@@ -195,6 +195,9 @@ class StreamingParserBase:
         self._args = JsonArgs()
         self._array_reset()
         self._py_reset()
+        self._may_hold = False  # set by _lex for a body's emitter (see _lex)
+        # Set by finish(): the stream ended inside a call (None: its arguments decide).
+        self.cut_off: bool | None = False
         # With a tap, every consumed piece of text also goes to the output as RawText,
         # just before the events it causes (ChatParser needs a call's exact text).
         self._tap = False
@@ -346,18 +349,22 @@ class StreamingParserBase:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
         state = self._state
         if state in TOOL_STATES:
-            # A JSON array or object body has closed its finished calls already.
-            if self._ARRAY_BODY:
-                open_call = self._array_element
-            elif self._PYTHON_BODY:
-                self._py_leave(out)
-                open_call = False
-            elif self._OBJECT_BODY:
-                open_call = state == TOOL_ARGS
+            if self._PYTHON_BODY:
+                self.cut_off = self._py_where == "args"
+                self._py_leave(out)  # closes the open call, or gives held text back
             else:
-                open_call = True
-            if self.tool_index >= 0 and open_call:
-                out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
+                # A JSON array or object body has closed its finished calls already.
+                if self._ARRAY_BODY:
+                    open_call = self._array_element
+                elif self._OBJECT_BODY:
+                    open_call = state == TOOL_ARGS
+                else:
+                    open_call = True
+                if self.tool_index >= 0 and open_call:
+                    out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
+                    # A body's element is cut; a grammar's call may only lack its end
+                    # marker, which its arguments decide (None: not known here).
+                    self.cut_off = True if self._ARRAY_BODY or self._OBJECT_BODY else None
         elif state == REASONING:
             out.append(SemanticEvent(_REASONING_END, "", self.tool_index))
         elif state == MESSAGE_HEADER and self._header:
@@ -410,7 +417,15 @@ class StreamingParserBase:
                 raw = RawText(piece, self._state) if tap else None
                 if raw is not None:
                     out.append(raw)
+                # A body may hold back the end of the buffer (a name not yet known to
+                # be a call's): it comes back with the next delta.
+                self._may_hold = stop == n and not final
                 used = emit(piece, out)
+                if used is not None and used < 0:
+                    keep = ~used
+                    if raw is not None:
+                        raw.text = piece[:keep]
+                    return buf[pos + keep :]
                 if used is not None:
                     # The state changed inside the text (a JSON array body closed):
                     # lex the rest anew in the new state.
@@ -475,8 +490,7 @@ class StreamingParserBase:
                     out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
                 out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
                 self._array_element = False
-                pos = end
-                continue
+                return end  # what follows the call is a piece of its own
             ch = text[pos]
             if ch in " \t\r\n" or (ch == "," and self._array_started):
                 pos += 1
@@ -484,6 +498,8 @@ class StreamingParserBase:
                 self._array_started = True
                 pos += 1
             elif self._array_started and ch == "{":
+                if pos > 0:
+                    return pos  # each call's text begins a piece of its own
                 self.tool_index += 1
                 self._args.reset()
                 self._array_element = True
@@ -513,8 +529,7 @@ class StreamingParserBase:
                     return None
                 out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
                 self._py_where = "between"
-                pos = end + 1  # past the closing parenthesis
-                continue
+                return end + 1  # past the parenthesis: what follows is a piece of its own
             m = _PY_SEPARATORS.match(text, pos)
             if m.end() > pos:
                 if where == "name":  # a name cut by a space: not a call
@@ -534,8 +549,12 @@ class StreamingParserBase:
                 return pos + 1
             elif where == "between" and not _PY_NAME_START.match(ch):
                 return self._py_bail(pos, out)
+            elif where == "between" and pos > 0:
+                return pos  # a call may start here: its text begins a piece of its own
             else:
                 m = _PY_NAME.match(text, pos)
+                if m.end() == n and self._may_hold and where == "between":
+                    return ~pos  # a name that may be a call's: wait for what follows it
                 self._py_held += m.group()
                 self._py_where = "name"
                 pos = m.end()
