@@ -178,7 +178,8 @@ class StreamingParserBase:
             info = self._info = lexicon.info(tokenizer)
             drops, resolved = info.drop_texts, info.resolved
             self._scanner: TokenIdScanner | None = (
-                TokenIdScanner(info.id_to_name, info.decode) if info.id_to_name else None
+                TokenIdScanner(info.id_to_name, info.decode, info.decode_run)
+                if info.id_to_name else None
             )
         else:
             drops, resolved = frozenset(), frozenset()

@@ -34,6 +34,7 @@ class TokenizerInfo(NamedTuple):
     resolved: frozenset[str]  # format terminals whose text is a token of the vocab
     drop_texts: frozenset[str]  # special tokens the format does not name
     decode: Callable[[int], str]
+    decode_run: Callable[[Sequence[int]], str]  # several ids at once (bytes join up)
     name_to_ids: dict[str, tuple[int, ...]]  # terminals the vocabulary spells: their ids
     stop_ids: frozenset[int]  # turn boundaries and every special token: a prompt walk stops
     boundary_ids: frozenset[int]  # turn boundaries
@@ -77,6 +78,10 @@ def tokenizer_info(
             cache[tid] = text
         return text
 
+    def decode_run(ids: Sequence[int]) -> str:
+        text = tokenizer.decode(list(ids))
+        return text if isinstance(text, str) else ""
+
     boundary_ids = frozenset(vocab[t] for t in turn_boundary_tokens if t in vocab)
     # Markers the format reads as text may still be tokens of the vocabulary, one
     # (<think>) or several (Kimi K3's <|open|> think <|sep|>): a prompt's ids can show
@@ -95,7 +100,7 @@ def tokenizer_info(
     single = frozenset(ids[0] for ids in name_to_ids.values() if len(ids) == 1)
     stop_ids = boundary_ids | frozenset(special_ids) | single
     return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
-                         name_to_ids, stop_ids, boundary_ids)
+                         decode_run, name_to_ids, stop_ids, boundary_ids)
 
 
 def _encode(tokenizer: Any, text: str) -> tuple[int, ...]:
@@ -110,11 +115,13 @@ def _encode(tokenizer: Any, text: str) -> tuple[int, ...]:
 class TokenIdScanner:
     """Splits (delta_text, delta_token_ids) into text and markers, deferring as needed."""
 
-    __slots__ = ("id_to_name", "decode", "deferred", "post_text")
+    __slots__ = ("id_to_name", "decode", "decode_run", "deferred", "post_text")
 
-    def __init__(self, id_to_name: dict[int, str], decode: Callable[[int], str]) -> None:
+    def __init__(self, id_to_name: dict[int, str], decode: Callable[[int], str],
+                 decode_run: Callable[[Sequence[int]], str] | None = None) -> None:
         self.id_to_name = id_to_name
         self.decode = decode
+        self.decode_run = decode_run
         self.deferred: list[Marker] = []
         self.post_text = ""  # text that arrived while waiting for a deferred marker
 
@@ -129,31 +136,41 @@ class TokenIdScanner:
             if text:
                 items.append(text)
             return items
-        decode = self.decode
-        found: list[Item] = []
-        run: list[str] = []
-        for tid in ids:
-            name = id_to_name.get(tid)
-            if name is None:
-                run.append(decode(tid))
-                continue
-            if run:
-                joined = "".join(run)
-                if joined:
-                    found.append(joined)
-                run.clear()
-            found.append(Marker(name, decode(tid)))
-        if run:
-            joined = "".join(run)
-            if joined:
-                found.append(joined)
+        found = self._tokens(ids, False)
         if not text:
             # No text to anchor on yet: the markers wait for it, so that the state
             # machine never moves before the text preceding a marker has arrived.
             self.deferred.extend(item for item in found if type(item) is Marker)
             return items
-        items.extend(self._anchor(text, found))
+        anchored = self._anchor(text, found)
+        if anchored is None and self.decode_run is not None:
+            # Tokens decoded one by one split multi-byte characters; decoded as runs
+            # they give the real text, and each marker's exact place in it.
+            anchored = self._anchor(text, self._tokens(ids, True))
+        items.extend(anchored if anchored is not None else self._split_at_markers(text, found))
         return items
+
+    def _tokens(self, ids: Sequence[int], runs: bool) -> list[Item]:
+        """The delta's tokens as text runs and markers (runs decoded whole if asked)."""
+        id_to_name, decode = self.id_to_name, self.decode
+        found: list[Item] = []
+        run: list[int] = []
+        for tid in ids:
+            name = id_to_name.get(tid)
+            if name is None:
+                run.append(tid)
+                continue
+            if run:
+                joined = self.decode_run(run) if runs else "".join(map(decode, run))
+                if joined:
+                    found.append(joined)
+                run = []
+            found.append(Marker(name, decode(tid)))
+        if run:
+            joined = self.decode_run(run) if runs else "".join(map(decode, run))
+            if joined:
+                found.append(joined)
+        return found
 
     def flush(self) -> list[Item]:
         """Everything still waiting, at the end of the stream."""
@@ -186,7 +203,7 @@ class TokenIdScanner:
             rest = rest[pos + len(marker.text) :]
         return rest
 
-    def _anchor(self, delta_text: str, found: list[Item]) -> list[Item]:
+    def _anchor(self, delta_text: str, found: list[Item]) -> list[Item] | None:
         """Align individually decoded tokens with the detokenizer's text."""
         rebuilt = "".join(item if type(item) is str else item.text for item in found)
         if not rebuilt:
@@ -200,7 +217,7 @@ class TokenIdScanner:
             # with a real detokenizer, and no byte may be lost).
             tail = [delta_text[tail_at:]] if tail_at < len(delta_text) else []
             return [*head, *found, *tail]
-        return self._split_at_markers(delta_text, found)
+        return None
 
     def _split_at_markers(self, delta_text: str, found: list[Item]) -> list[Item]:
         """Context-dependent decoding: re-split the real text at the markers' texts."""

@@ -19,6 +19,7 @@ import json
 import keyword
 import os
 import random
+import re
 import unicodedata
 from typing import Any
 
@@ -156,9 +157,38 @@ def _encode(tokenizer: Any, pieces: list[tuple[str, bool]]) -> list[int]:
             continue
         if is_marker:
             ids += tokenizer.encode(text, add_special_tokens=False)
-        else:  # typed text: never a special token, even if it spells one
-            ids += tokenizer.encode(text, add_special_tokens=False, split_special_tokens=True)
+        else:
+            ids += _typed(tokenizer, text)
     return ids
+
+
+def _typed(tokenizer: Any, text: str) -> list[int]:
+    """Ids of text the model typed: never an added token, even where it spells one
+    (such a spelling is encoded one character at a time)."""
+    added = _added_pattern(tokenizer)
+    ids: list[int] = []
+    pos = 0
+    for m in added.finditer(text) if added is not None else ():
+        if m.start() > pos:
+            ids += tokenizer.encode(text[pos : m.start()], add_special_tokens=False)
+        for ch in m.group():
+            ids += tokenizer.encode(ch, add_special_tokens=False)
+        pos = m.end()
+    if pos < len(text):
+        ids += tokenizer.encode(text[pos:], add_special_tokens=False)
+    return ids
+
+
+_ADDED: dict[int, Any] = {}
+
+
+def _added_pattern(tokenizer: Any) -> Any:
+    key = id(tokenizer)
+    if key not in _ADDED:
+        words = sorted((w for w in tokenizer.get_added_vocab() if len(w) > 1), key=len,
+                       reverse=True)
+        _ADDED[key] = re.compile("|".join(map(re.escape, words))) if words else None
+    return _ADDED[key]
 
 
 def _deltas(tokenizer: Any, ids: list[int]) -> list[tuple[str, list[int]]]:

@@ -1,0 +1,160 @@
+"""Broken model output has one defined outcome per format (README, "Broken output").
+
+Each case is built from the format's own renderer, so it runs for every format.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate
+from parsergen.runtime.accounting import account
+from parsergen.runtime.messages import without_cut_calls
+from test_properties import TOKENIZER, _deltas, _encode
+
+ALL = sorted(parsergen.formats())
+WITH_TOOLS = [f for f in ALL if parsergen.load(f).RENDERER.call is not None]
+ARGS = {"path": "/tmp/a", "content": "abcdef"}
+TOOLS = [{"type": "function", "function": {"name": "write_file", "parameters": {
+    "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}}]
+
+
+def _stream(module: Any, deltas: list[tuple[str, list[int]]], tokenizer: Any = None,
+            tools: Any = TOOLS) -> tuple[Any, Any]:
+    chat = module.ChatParser(tokenizer, tools=tools, ids="sequential")
+    message = accumulate([chat.feed(t, i) for t, i in deltas] + [chat.finish()])
+    return message, chat
+
+
+@pytest.mark.parametrize("fmt", WITH_TOOLS)
+def test_a_call_cut_by_max_tokens_is_never_completed(fmt: str) -> None:
+    module = parsergen.load(fmt)
+    message = {"content": "Sure.", "tool_calls": [{"name": "write_file", "arguments": ARGS}]}
+    pieces = module.RENDERER.pieces(message)
+    text = "".join(t for t, _ in pieces)
+    start = text.index("Sure.") + len("Sure.") if "Sure." in text else 0
+    if module.RENDERER.calls_first:
+        start = 0
+    call_end = text.rindex("abcdef") + len("abcdef")
+    for cut in sorted({start + 1, (start + call_end) // 2, call_end - 3, call_end - 1}):
+        head = text[:cut]
+        whole = module.parse(head, tools=TOOLS, ids="sequential")
+        streamed, chat = _stream(module, [(ch, []) for ch in head])
+        # parse(): no call with invented arguments; what the model wrote is content.
+        assert whole.tool_calls == ()
+        assert head.rstrip().endswith(whole.content.rstrip()[-3:])
+        # The stream sent what it had and reports the cut; nothing completes it.
+        for call in streamed.tool_calls:
+            with pytest.raises(ValueError):
+                json.loads(call.arguments)
+        assert bool(chat.cut_calls) == bool(streamed.tool_calls)
+        if chat.cut_calls:
+            assert any("cut off" in w for w in chat.warnings)
+        assert without_cut_calls(streamed, chat.cut_calls) == whole
+        accounting = account(module.StreamingParser(), [(head, [])])
+        assert accounting.text == head and not accounting.problems
+
+
+@pytest.mark.parametrize("fmt", WITH_TOOLS)
+def test_an_unknown_tool(fmt: str) -> None:
+    module = parsergen.load(fmt)
+    text = module.render({"tool_calls": [{"name": "nope", "arguments": {"a": "x"}}]})
+    parsed = module.parse(text, tools=TOOLS)
+    if module.ChatParser.ASSEMBLY["validate_tool_names"]:
+        # Not a call: its text, markers and all, is content.
+        assert parsed.tool_calls == ()
+        assert "nope" in parsed.content
+    else:
+        assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [
+            ("nope", {"a": "x"})]
+
+
+JSON_SYNTAX = [f for f in WITH_TOOLS
+               if parsergen.load(f).ChatParser.ARGUMENTS["syntax"] in ("json", "json_envelope")]
+
+
+@pytest.mark.parametrize("fmt", JSON_SYNTAX)
+@pytest.mark.parametrize("bad, kept", [("tru", "tru"), ("1 2", "1 2"), ("NaN", "NaN")])
+def test_invalid_json_arguments_stay_json(fmt: str, bad: str, kept: str) -> None:
+    module = parsergen.load(fmt)
+    text = module.render({"tool_calls": [{"name": "f", "arguments": {"a": 12345, "b": "y"}}]})
+    text = text.replace("12345", bad)
+    parsed = module.parse(text)
+    # The call stands; the value that is not JSON is kept as its text.
+    assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [
+        ("f", {"a": kept, "b": "y"})]
+
+
+@pytest.mark.parametrize("fmt", WITH_TOOLS)
+def test_a_marker_inside_a_string_argument_with_token_ids(fmt: str, get_tokenizer) -> None:
+    module = parsergen.load(fmt)
+    lexicon = module.StreamingParser._LEXICONS[True]
+    tokenizer = get_tokenizer(TOKENIZER[fmt])
+    vocab = tokenizer.get_vocab()
+    tokens = sorted(t for t in lexicon.token_terminals.values() if t in vocab)
+    if not tokens:
+        pytest.skip("no marker is one token here: a marker's text is always a marker")
+    value = " then ".join(tokens)  # every marker the format reads by id, typed as text
+    message = {"content": "Use " + tokens[0] + ".",
+               "tool_calls": [{"name": "write_file", "arguments": {"content": value}}]}
+    pieces = module.RENDERER.pieces(message)
+    ids = _encode(tokenizer, pieces)
+    text = "".join(t for t, _ in pieces)
+    parsed = module.parse(text, tools=TOOLS, tokenizer=tokenizer, token_ids=ids)
+    assert parsed.content == message["content"]
+    assert [json.loads(c.arguments) for c in parsed.tool_calls] == [{"content": value}]
+    streamed, _ = _stream(module, _deltas(tokenizer, ids), tokenizer)
+    assert streamed.content == parsed.content
+    assert [json.loads(c.arguments) for c in streamed.tool_calls] == [{"content": value}]
+
+
+@pytest.mark.parametrize("fmt", ALL)
+def test_empty_deltas_replacement_characters_and_ids_before_text(fmt: str, get_tokenizer) -> None:
+    module = parsergen.load(fmt)
+    renderer = module.RENDERER
+    message = {"content": "broken \ufffd byte",
+               "reasoning": "why \ufffd" if renderer.can_render_reasoning() else None,
+               "tool_calls": [{"name": "write_file", "arguments": ARGS}] if renderer.call else []}
+    pieces = renderer.pieces(message)
+    tokenizer = get_tokenizer(TOKENIZER[fmt])
+    ids = _encode(tokenizer, pieces)
+    per_token = _deltas(tokenizer, ids)
+    expected = module.parse("".join(t for t, _ in pieces), tools=TOOLS, tokenizer=tokenizer,
+                            token_ids=ids, ids="sequential")
+    assert expected.content == "broken \ufffd byte"
+    # Empty deltas between all others change nothing.
+    padded = [d for delta in per_token for d in (("", []), delta)]
+    assert _stream(module, padded, tokenizer)[0] == expected
+    # Ids whose text the detokenizer releases one delta later.
+    lagged = [("", [per_token[0][1][0]])] + [
+        (per_token[i][0], per_token[i + 1][1]) for i in range(len(per_token) - 1)
+    ] + [(per_token[-1][0], [])]
+    assert _stream(module, lagged, tokenizer)[0] == expected
+
+
+@pytest.mark.parametrize("fmt", ALL)
+def test_one_ten_megabyte_delta(fmt: str) -> None:
+    module = parsergen.load(fmt)
+    big = ("All work and no play. 😀\n" * 400_000)[:10_000_000].strip()
+    message = {"content": big, "tool_calls": [{"name": "write_file", "arguments": ARGS}]
+               if module.RENDERER.call else []}
+    text = module.render(message)
+    parsed = module.parse(text, tools=TOOLS)
+    assert parsed.content == big
+    assert len(parsed.tool_calls) == len(message["tool_calls"])
+
+
+def test_a_million_one_character_deltas() -> None:
+    module = parsergen.load("qwen3")
+    text = module.render({"reasoning": "r" * 300_000, "content": "c" * 600_000,
+                          "tool_calls": [{"name": "write_file", "arguments": ARGS}]})
+    parser = module.StreamingParser()
+    count = 0
+    for ch in text:
+        count += len(parser.feed(ch))
+    count += len(parser.finish())
+    assert len(text) > 900_000 and count > 900_000  # one chunk per character, at least
