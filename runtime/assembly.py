@@ -398,6 +398,7 @@ class ChatParser:
         if self._pending_raw is not None and call is self._open:
             self._settle_raw(self.events._state, content)  # the call's closing text
         call.ended = True
+        self._calls.pop(call.index, None)  # nothing more comes for it: memory stays flat
         if self._open is call:
             self._open = None
         if call.invalid:
@@ -424,6 +425,7 @@ class ChatParser:
         if self._pending_raw is not None and call is self._open:
             self._settle_raw(self.events._state, content)
         call.ended = True
+        self._calls.pop(call.index, None)  # nothing more comes for it: memory stays flat
         if self._open is call:
             self._open = None
         text = "".join(call.text)
