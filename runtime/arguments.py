@@ -99,7 +99,7 @@ class ArgumentsWriter:
                 if mode == "hold_json!":
                     self.warnings.append(f"the value of {key!r} is not JSON: kept as text")
                 return to_json(held if schemaless else coerce(held, self.types))
-            if schemaless or self.types & _KINDS_OK[_kind(value)]:
+            if schemaless or self.types & _KINDS_OK[json_type(value)]:
                 return text  # valid and admitted: as the model wrote it
             # As vLLM types a parsed value: a string as text, anything else as its JSON.
             raw = value if isinstance(value, str) else to_json(value)
@@ -128,7 +128,7 @@ _KINDS_OK = {"object": frozenset(("object",)), "array": frozenset(("array",)),
              "string": frozenset(("string",))}
 
 
-def _kind(value: Any) -> str:
+def json_type(value: Any) -> str:
     """The JSON Schema type of a parsed JSON value."""
     if value is None:
         return "null"

@@ -12,6 +12,8 @@ import keyword
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .arguments import json_type
+
 Piece = tuple[str, bool]
 Parts = tuple[tuple[str, str], ...]
 
@@ -138,7 +140,7 @@ def _tagged(syntax: Mapping[str, Any], args: Mapping[str, Any]) -> list[Piece]:
         if attributes:
             header = f' {syntax.get("name_attribute", "name")}="{key}"'
             if isinstance(string_attr, Mapping):  # type="string", else the JSON type
-                header += f' {string_attr["name"]}="{string_attr["value"] if isinstance(value, str) else _json_type(value)}"'
+                header += f' {string_attr["name"]}="{string_attr["value"] if isinstance(value, str) else json_type(value)}"'
             elif string_attr:
                 header += f' {string_attr}="{"true" if isinstance(value, str) else "false"}"'
         else:
@@ -151,18 +153,6 @@ def _tagged(syntax: Mapping[str, Any], args: Mapping[str, Any]) -> list[Piece]:
         out.append((f"\n{text}\n" if trim else text, False))
         out.append((syntax["close"], True))
     return out
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "object" if isinstance(value, Mapping) else "array"
 
 
 def _python(value: Any) -> str:

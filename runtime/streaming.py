@@ -480,7 +480,7 @@ class StreamingParserBase:
         pos, n = 0, len(text)
         while pos < n:
             if self._array_element:
-                end = self._array_element_end(text, pos)
+                end = self._json_end(text, pos)
                 chunk = self._args.feed(text[pos : n if end < 0 else end])
                 if chunk:
                     out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
@@ -627,11 +627,11 @@ class StreamingParserBase:
         self._array_scan.reset()
         self._args.reset()
         if opening:
-            self._object_end(opening, 0)  # count its braces; its text is already out
+            self._json_end(opening, 0)  # count its braces; its text is already out
 
     def _feed_object(self, text: str, out: list[SemanticEvent]) -> int | None:
         """Argument text until the call's JSON object closes; then the call ends."""
-        end = self._object_end(text, 0)
+        end = self._json_end(text, 0)
         chunk = self._args.feed(text if end < 0 else text[:end])
         if chunk:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
@@ -644,8 +644,9 @@ class StreamingParserBase:
         self._state = TOOL_BETWEEN
         return end
 
-    def _object_end(self, text: str, pos: int) -> int:
-        """Just past the brace that closes the object, or -1 if it is not in ``text``."""
+    def _json_end(self, text: str, pos: int) -> int:
+        """Just past the bracket that closes the call's JSON value (an array element or
+        an object body), or -1 if it is not in ``text``."""
         scan = self._array_scan
         while True:
             i = scan.next(text, pos)
@@ -657,21 +658,5 @@ class StreamingParserBase:
             elif ch in "}]":
                 self._array_depth -= 1
                 if self._array_depth <= 0:
-                    return i + 1
-            pos = i + 1
-
-    def _array_element_end(self, text: str, pos: int) -> int:
-        """Just past the element's closing brace, or -1 if it is not in ``text``."""
-        scan = self._array_scan
-        while True:
-            i = scan.next(text, pos)
-            if i < 0:
-                return -1
-            ch = text[i]
-            if ch in "{[":
-                self._array_depth += 1
-            elif ch in "}]":
-                self._array_depth -= 1
-                if self._array_depth == 0:
                     return i + 1
             pos = i + 1
