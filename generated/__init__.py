@@ -47,7 +47,12 @@ ALIASES = {
     "glm45": "glm47_moe",
     "glm47": "glm47_moe",
     "gpt_oss": "openai",
+    "granite4": "hermes",
     "harmony": "openai",
+    "holo2": "qwen3_reasoning",
+    "ling3": "glm47_moe",
+    "llama4_json": "llama3_json",
+    "openai_gptoss": "openai",
     "qwen3_coder": "qwen3",
     "qwen3_xml": "qwen3",
 }
