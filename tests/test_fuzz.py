@@ -157,3 +157,18 @@ def test_marker_soup_and_broken_output(fmt: str, data: st.DataObject, get_tokeni
     thinking = data.draw(st.booleans(), label="thinking")
     check(module, pieces, get_tokenizer(TOKENIZER[fmt]), data.draw(st.integers(0, 9999)),
           thinking)
+
+
+def test_atheris_short_run(tmp_path) -> None:
+    # libFuzzer, guided by coverage of the generated parsers and the runtime; a long
+    # run: python tools/fuzz_atheris.py -max_total_time=600
+    pytest.importorskip("atheris")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parent.parent / "tools" / "fuzz_atheris.py"
+    run = subprocess.run([sys.executable, str(tool), "-runs=3000", "-seed=1"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Done 3000 runs" in run.stderr
