@@ -50,6 +50,7 @@ def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
 
 
 # Where a Python call's argument text can change quoting or nesting depth.
+_PY_HELD_LIMIT = 4096  # list syntax held before a call's name( : bounded memory
 _PY_SEPARATORS = re.compile(r"[\s,]*")
 _PY_NAME_START = re.compile(r"[^\W\d]")
 _PY_NAME = re.compile(r"[\w.]*")
@@ -531,6 +532,8 @@ class StreamingParserBase:
                 out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
                 self._py_where = "between"
                 return end + 1  # past the parenthesis: what follows is a piece of its own
+            if len(self._py_held) > _PY_HELD_LIMIT:
+                return self._py_bail(pos, out)  # no call starts this long after: prose
             m = _PY_SEPARATORS.match(text, pos)
             if m.end() > pos:
                 if where == "name":  # a name cut by a space: not a call
@@ -554,7 +557,7 @@ class StreamingParserBase:
                 return pos  # a call may start here: its text begins a piece of its own
             else:
                 m = _PY_NAME.match(text, pos)
-                if m.end() == n and self._may_hold and where == "between":
+                if m.end() == n and self._may_hold and where == "between" and n - pos < 256:
                     return ~pos  # a name that may be a call's: wait for what follows it
                 self._py_held += m.group()
                 self._py_where = "name"
