@@ -26,6 +26,10 @@ class Marker(NamedTuple):
 # Items of a scanned delta: plain text (str) or a Marker, in stream order.
 Item = str | Marker
 
+# Deltas of more token ids than this are split by counting marker texts first: a
+# whole completion (parse()) then never decodes its tokens one by one.
+_MANY = 32
+
 
 class TokenizerInfo(NamedTuple):
     """What a parser needs from a tokenizer, computed once per (tokenizer, format)."""
@@ -126,16 +130,22 @@ class TokenIdScanner:
         self.post_text = ""  # text that arrived while waiting for a deferred marker
 
     def scan(self, delta_text: str, ids: Sequence[int]) -> list[Item]:
-        """Items of one delta, in order."""
+        """Items of one delta, in order (one with a marker id, or with markers deferred)."""
         items: list[Item] = []
         text = delta_text
+        id_to_name = self.id_to_name
+        # The caller scans only deltas with marker ids, or with markers deferred.
         if self.deferred:
             text = self._resolve_deferred(text, items)
-        id_to_name = self.id_to_name
-        if not any(tid in id_to_name for tid in ids):
-            if text:
-                items.append(text)
-            return items
+            if id_to_name.keys().isdisjoint(ids):
+                if text:
+                    items.append(text)
+                return items
+        if len(ids) > _MANY and text:
+            split = self._split_unambiguous(text, ids)
+            if split is not None:
+                items.extend(split)
+                return items
         found = self._tokens(ids, False)
         if not text:
             # No text to anchor on yet: the markers wait for it, so that the state
@@ -149,6 +159,44 @@ class TokenIdScanner:
             anchored = self._anchor(text, self._tokens(ids, True))
         items.extend(anchored if anchored is not None else self._split_at_markers(text, found))
         return items
+
+    def _split_unambiguous(self, text: str, ids: Sequence[int]) -> list[Item] | None:
+        """Split a long delta at its markers without decoding its text tokens.
+
+        When every occurrence of each marker's text in ``text`` is one of the delta's
+        markers (as many occurrences as tokens of that id), the markers are exactly
+        those occurrences; else None (a lookalike typed as text, a marker the
+        detokenizer did not spell, two ids with one text), and the tokens are decoded
+        to tell them apart.  Only C-level scans touch every id.
+        """
+        if not isinstance(ids, (list, tuple)):
+            ids = list(ids)
+        id_to_name, decode = self.id_to_name, self.decode
+        placed: list[tuple[int, Marker]] = []
+        texts: set[str] = set()
+        for tid in sorted(id_to_name.keys() & ids):
+            marker = Marker(id_to_name[tid], decode(tid))
+            count = ids.count(tid)
+            if not marker.text or marker.text in texts or text.count(marker.text) != count:
+                return None
+            texts.add(marker.text)
+            pos = -len(marker.text)
+            for _ in range(count):
+                pos = text.find(marker.text, pos + len(marker.text))
+                placed.append((pos, marker))
+        placed.sort(key=lambda pm: pm[0])
+        out: list[Item] = []
+        consumed = 0
+        for pos, marker in placed:
+            if pos < consumed:
+                return None  # two marker texts overlap: not a spelling of the tokens
+            if pos > consumed:
+                out.append(text[consumed:pos])
+            out.append(marker)
+            consumed = pos + len(marker.text)
+        if consumed < len(text):
+            out.append(text[consumed:])
+        return out
 
     def _tokens(self, ids: Sequence[int], runs: bool) -> list[Item]:
         """The delta's tokens as text runs and markers (runs decoded whole if asked)."""
