@@ -80,6 +80,7 @@ class ModuleGenerator:
             "initial": {v.thinking: v.initial_state for v in fmt.variants},
             "state_ids": STATE_IDS,
             "emit_branches": self._emit_branches(),
+            "plain_text": self._plain_text(),
             "step_states": self._step_states(),
             "events_used": self._events_used(),
             "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
@@ -150,6 +151,24 @@ class ModuleGenerator:
                 body = (f"out.append(SemanticEvent(_{state.content_event}, text, self.tool_index))",)
                 branches.append(Branch(cond, f"{name} -> {state.content_event}{where}", body))
         return branches
+
+    def _plain_text(self) -> list[tuple[int, str, str]]:
+        """(state id, event, state name) where plain text is one chunk event as it is."""
+        fmt = self.fmt
+        out = []
+        for state in sorted(fmt.states, key=lambda s: STATE_IDS[s.name]):
+            if state.name not in fmt.reachable:
+                continue
+            if state.name == "TOOL_ARGS":
+                if fmt.array_body or fmt.object_body or fmt.python_body or fmt.tool_args_json:
+                    continue
+                event = "ARG_VALUE_CHUNK"
+            elif state.name == "MESSAGE_HEADER" or state.content_event is None:
+                continue
+            else:
+                event = state.content_event
+            out.append((STATE_IDS[state.name], event, state.name))
+        return out
 
     def _step_states(self) -> list[dict[str, Any]]:
         out = []

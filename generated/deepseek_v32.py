@@ -122,6 +122,14 @@ class StreamingParser(StreamingParserBase):
     _INITIAL_STATES = {True: 0, False: 0}
     _THINKING_DEFAULT = False
 
+    # States whose plain text is one chunk event as it is: a delta without a
+    # character that may start a marker there goes straight out (see feed).
+    _PLAIN_TEXT = {
+        0: _TEXT_CHUNK,  # CONTENT
+        4: _TOOL_NAME,  # TOOL_NAME
+        5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
+    }
+
     def _emit(self, text: str, out: list[SemanticEvent]) -> int | None:
         """Plain text in the current state."""
         state = self._state

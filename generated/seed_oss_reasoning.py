@@ -81,6 +81,13 @@ class StreamingParser(StreamingParserBase):
         newline_framing=False,
     )
 
+    # States whose plain text is one chunk event as it is: a delta without a
+    # character that may start a marker there goes straight out (see feed).
+    _PLAIN_TEXT = {
+        0: _TEXT_CHUNK,  # CONTENT
+        1: _REASONING_CHUNK,  # REASONING
+    }
+
     def _emit(self, text: str, out: list[SemanticEvent]) -> int | None:
         """Plain text in the current state."""
         state = self._state

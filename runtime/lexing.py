@@ -42,7 +42,7 @@ def relevant_closure(live: Iterable[str], universe: Iterable[str]) -> frozenset[
 class Matcher:
     """Finds the next relevant literal of one state, holding back a possible prefix."""
 
-    __slots__ = ("search", "names", "prefixes", "first_chars", "reach", "literals")
+    __slots__ = ("search", "names", "prefixes", "first_chars", "reach", "literals", "stop")
 
     def __init__(self, names: Mapping[str, str | None]) -> None:
         # names: literal -> terminal name when live here, None when only relevant
@@ -57,6 +57,9 @@ class Matcher:
         self.prefixes = frozenset(lit[:i] for lit in self.literals for i in range(1, len(lit)))
         self.first_chars = frozenset(p[0] for p in self.prefixes)
         self.reach = max((len(lit) for lit in self.literals), default=1) - 1
+        # Text without any of these characters holds no literal, nor the start of one.
+        starts = sorted({lit[0] for lit in self.literals})
+        self.stop = re.compile(f"[{''.join(map(re.escape, starts))}]").search if starts else None
 
     def hold_point(self, buf: str, pos: int) -> int:
         """First index >= pos whose suffix may still grow into a relevant literal."""

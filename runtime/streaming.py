@@ -169,6 +169,7 @@ class StreamingParserBase:
     _ARRAY_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a JSON array of calls
     _OBJECT_BODY: ClassVar[bool] = False  # TOOL_ARGS text is one JSON object per call
     _PYTHON_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a Python list of calls
+    _PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None) -> None:
         self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
@@ -331,7 +332,20 @@ class StreamingParserBase:
                 else:
                     self._marker(item, out)
         elif delta_text:
-            self._pending = self._lex(self._pending + delta_text, False, out)
+            pending = self._pending
+            if not pending and not self._fresh:
+                # The common delta: plain text without a character that may start a
+                # marker here is one chunk event, as _lex would emit it.
+                state = self._state
+                kind = self._PLAIN_TEXT.get(state)
+                if kind is not None:
+                    stop = self._matchers[state].stop
+                    if stop is None or stop(delta_text) is None:
+                        if self._tap:
+                            out.append(RawText(delta_text, state))
+                        out.append(SemanticEvent(kind, delta_text, self.tool_index))
+                        return out
+            self._pending = self._lex(pending + delta_text, False, out)
         return out
 
     def finish(self) -> list[SemanticEvent]:
