@@ -64,3 +64,34 @@ def test_marker_whose_text_is_late_waits_for_it() -> None:
     x = tokenizer.get_vocab()[toks.BYTE_CHARS[ord("x")]]
     assert scanner.scan("", [x, end]) == []  # no text yet: the marker waits
     assert scanner.scan("x</think>y", [x]) == ["x", Marker("THINK_END", "</think>"), "y"]
+
+
+def _typed(tokenizer, text: str) -> list[int]:
+    """Ids that spell ``text`` byte by byte, never as a special token (a lookalike)."""
+    vocab = tokenizer.get_vocab()
+    return [vocab[toks.BYTE_CHARS[b]] for b in text.encode()]
+
+
+def test_long_delta_splits_at_its_markers() -> None:
+    tokenizer = toks.kimi_k2()
+    vocab = tokenizer.get_vocab()
+    prose = "a long stretch of reasoning, long enough to be split by counting " * 2
+    ids = [*_typed(tokenizer, prose), vocab["</think>"], *_typed(tokenizer, "ok"),
+           vocab["<|tool_calls_section_begin|>"]]
+    text = tokenizer.decode(ids, skip_special_tokens=False)
+    assert _scanner(tokenizer).scan(text, ids) == [
+        prose, Marker("THINK_END", "</think>"), "ok",
+        Marker("SECTION", "<|tool_calls_section_begin|>")]
+
+
+def test_long_delta_with_a_typed_lookalike_takes_the_real_marker() -> None:
+    # "</think>" typed as text before the real token: counting finds two occurrences
+    # for one marker, so the tokens are decoded to tell which one is the marker.
+    tokenizer = toks.kimi_k2()
+    vocab = tokenizer.get_vocab()
+    before = "quoting </think> in prose, which is only text and must stay text here"
+    ids = [*_typed(tokenizer, before), vocab["</think>"], *_typed(tokenizer, "after")]
+    text = tokenizer.decode(ids, skip_special_tokens=False)
+    assert len(ids) > 32
+    assert _scanner(tokenizer).scan(text, ids) == [
+        before, Marker("THINK_END", "</think>"), "after"]
