@@ -136,6 +136,16 @@ class ChatParser:
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> DeltaMessage | None:
         """Parse one streamed delta; return what it adds, or None."""
+        kind = self.events.plain_kind(delta_text, delta_token_ids)
+        if kind is not None and self._open is None:
+            # Plain reasoning or content (most deltas): no events to go through.
+            out: list[str] = []
+            if kind is _REASONING:
+                self._reasoning(delta_text, out)
+                return DeltaMessage(reasoning="".join(out)) if out else None
+            if kind is _TEXT:
+                self._content(delta_text, out)
+                return DeltaMessage(content="".join(out)) if out else None
         return self._push(self.events.feed(delta_text, delta_token_ids), finished=False)
 
     def finish(self) -> DeltaMessage | None:

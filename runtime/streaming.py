@@ -316,12 +316,36 @@ class StreamingParserBase:
 
         return STATE_NAMES[self._state]
 
-    def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent]:
-        """Parse one streamed delta; return the events it completes."""
-        out: list[SemanticEvent] = []
+    def plain_kind(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> EventType | None:
+        """The event of a delta that is just plain text of the current state, else None.
+
+        The common delta: in a state whose plain text is one chunk event, text with no
+        marker token and no character that may start a marker there is that event as
+        it is, with nothing held before it.
+        """
         if delta_token_ids and not self._had_ids:
             self._had_ids = True
             self._matchers = self._strict_matchers
+        scanner = self._scanner
+        if not delta_text or self._pending or self._fresh or scanner is not None and (
+            scanner.deferred or not scanner.id_to_name.keys().isdisjoint(delta_token_ids)
+        ):
+            return None
+        state = self._state
+        kind = self._PLAIN_TEXT.get(state)
+        if kind is not None:
+            stop = self._matchers[state].stop
+            if stop is not None and stop(delta_text) is not None:
+                return None
+        return kind
+
+    def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent]:
+        """Parse one streamed delta; return the events it completes."""
+        kind = self.plain_kind(delta_text, delta_token_ids)
+        if kind is not None:
+            event = SemanticEvent(kind, delta_text, self.tool_index)
+            return [RawText(delta_text, self._state), event] if self._tap else [event]
+        out: list[SemanticEvent] = []
         scanner = self._scanner
         if scanner is not None and (
             scanner.deferred or not scanner.id_to_name.keys().isdisjoint(delta_token_ids)
@@ -332,20 +356,7 @@ class StreamingParserBase:
                 else:
                     self._marker(item, out)
         elif delta_text:
-            pending = self._pending
-            if not pending and not self._fresh:
-                # The common delta: plain text without a character that may start a
-                # marker here is one chunk event, as _lex would emit it.
-                state = self._state
-                kind = self._PLAIN_TEXT.get(state)
-                if kind is not None:
-                    stop = self._matchers[state].stop
-                    if stop is None or stop(delta_text) is None:
-                        if self._tap:
-                            out.append(RawText(delta_text, state))
-                        out.append(SemanticEvent(kind, delta_text, self.tool_index))
-                        return out
-            self._pending = self._lex(pending + delta_text, False, out)
+            self._pending = self._lex(self._pending + delta_text, False, out)
         return out
 
     def finish(self) -> list[SemanticEvent]:
