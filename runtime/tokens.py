@@ -163,33 +163,26 @@ class TokenIdScanner:
     def _split_unambiguous(self, text: str, ids: Sequence[int]) -> list[Item] | None:
         """Split a long delta at its markers without decoding its text tokens.
 
-        When every occurrence of each marker's text in ``text`` is one of the delta's
-        markers (as many occurrences as tokens of that id), the markers are exactly
-        those occurrences; else None (a lookalike typed as text, a marker the
-        detokenizer did not spell, two ids with one text), and the tokens are decoded
-        to tell them apart.  Only C-level scans touch every id.
+        When each marker text occurs in ``text`` exactly as often as the delta has
+        tokens spelling it, every occurrence is one of those markers and they are
+        taken in order; else None (a lookalike typed as text, a marker the
+        detokenizer did not spell, two names with one text), and the tokens are
+        decoded to tell them apart.  Only C-level scans touch every id.
         """
-        if not isinstance(ids, (list, tuple)):
-            ids = list(ids)
         id_to_name, decode = self.id_to_name, self.decode
-        placed: list[tuple[int, Marker]] = []
-        texts: set[str] = set()
-        for tid in sorted(id_to_name.keys() & ids):
-            marker = Marker(id_to_name[tid], decode(tid))
-            count = ids.count(tid)
-            if not marker.text or marker.text in texts or text.count(marker.text) != count:
+        markers = [Marker(id_to_name[tid], decode(tid))
+                   for tid in filter(id_to_name.__contains__, ids)]  # fmt: skip
+        names: dict[str, str] = {}
+        for marker in markers:
+            if names.setdefault(marker.text, marker.name) != marker.name or not marker.text:
                 return None
-            texts.add(marker.text)
-            pos = -len(marker.text)
-            for _ in range(count):
-                pos = text.find(marker.text, pos + len(marker.text))
-                placed.append((pos, marker))
-        placed.sort(key=lambda pm: pm[0])
+        for marker_text in names:
+            if text.count(marker_text) != sum(m.text == marker_text for m in markers):
+                return None
         out: list[Item] = []
         consumed = 0
-        for pos, marker in placed:
-            if pos < consumed:
-                return None  # two marker texts overlap: not a spelling of the tokens
+        for marker in markers:
+            pos = text.find(marker.text, consumed)
             if pos > consumed:
                 out.append(text[consumed:pos])
             out.append(marker)
