@@ -94,7 +94,7 @@ class ArgumentsWriter:
         if mode.startswith("hold_json"):
             text = held.strip()
             try:
-                value = json.loads(text, parse_constant=_no_constant)
+                value = _STRICT_JSON(text)
             except ValueError:
                 if mode == "hold_json!":
                     self.warnings.append(f"the value of {key!r} is not JSON: kept as text")
@@ -145,6 +145,11 @@ def json_type(value: Any) -> str:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+# One decoder for every held value (json.loads with an argument builds a new one,
+# and its scanner, per call).
+_STRICT_JSON = json.JSONDecoder(parse_constant=_no_constant).decode
 
 
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
