@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 import time
 import tracemalloc
@@ -271,24 +270,12 @@ def plateau(names: list[str], counts: list[int]) -> int:
 
 def main(names: list[str] | None = None, json_path: Path | None = None,
          sizes: list[int] | None = None) -> int:  # fmt: skip
-    from run import meta_of
+    from run import run_formats
 
     names = names or parsergen.formats()
     sizes = sizes or SIZES
-    meta = meta_of(None, None)
-    meta["mode"] = "memory"
-    print("  ".join(f"{k} {v}" for k, v in meta.items() if v is not None) + "\n", flush=True)
-    started = time.perf_counter()
-    results = {}
-    for fmt in names:
-        results[fmt] = bench(fmt, sizes)
-        print(table(fmt, results[fmt]) + "\n", flush=True)
-    print(summary(results))
-    meta["wall_s"] = round(time.perf_counter() - started, 1)
-    print(f"\nwall time {meta['wall_s']:.0f} s")
-    if json_path:
-        json_path.write_text(json.dumps({"meta": meta, "formats": results}, indent=1) + "\n")
-    return 0
+    return run_formats("memory", names, lambda fmt: bench(fmt, sizes), table, summary,
+                       json_path)  # fmt: skip
 
 
 if __name__ == "__main__":

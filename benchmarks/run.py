@@ -1,6 +1,9 @@
-"""Time parsergen's generated parsers, and vLLM's engine side by side, on one long completion.
+"""Time every bundled format's parsers, and vLLM's side by side, on realistic completions.
 
     /work/venv/bin/python benchmarks/run.py [--peer DIR | --no-peer] [--formats a,b] [--reps N]
+    /work/venv/bin/python benchmarks/run.py --linearity [--formats ...]   (see linearity.py)
+    /work/venv/bin/python benchmarks/run.py --memory [--formats ...]      (see memory.py)
+    /work/venv/bin/python benchmarks/run.py --profile qwen3,hermes [--profile-level L]  (cProfile)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -9,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import os
 import platform
@@ -19,208 +21,164 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from collections.abc import Callable
 from typing import Any
 
-# Before transformers is imported (by the tokenizers): its "PyTorch was not found"
-# notice is noise here, only the tokenizers are used.
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import completions as C  # noqa: E402
 
 import parsergen  # noqa: E402
+from parsergen.runtime.messages import accumulate  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).resolve().parent / "vllm_driver.py"
 DEFAULT_PEER = Path("/tmp/vllm-peer")
+DEFAULT_REPS = 41
+
+# Targets of the issue (reported, never asserted).
+TARGET_EVENTS = 20.0  # x faster than vLLM's engine, per-token cadence
+TARGET_OPENAI = 10.0  # x faster than vLLM's assembly (parse_delta), per-token cadence
+TARGET_PARSE_MBS = 20.0  # whole-text parse()
+
+CADENCES = ("tokens", "groups")
+CADENCE_LABEL = {"tokens": "per token", "groups": "1-8 token groups"}
+# Our variant -> the peer's variant timed against it.
+VARIANTS = {"events/tokens": "engine/tokens", "events/groups": "engine/groups",
+            "openai/tokens": "assembly/tokens", "openai/groups": "assembly/groups",
+            "parse": "parse"}  # fmt: skip
+
+Deltas = list[tuple[str, list[int]]]
 
 
-def load_capture_tool() -> ModuleType:
-    """tools/capture_goldens.py, imported by path (it puts tests/ on sys.path)."""
-    # The same module gives us the goldens' tokenizers, per-token deltas and event merge,
-    # so the benchmark feeds exactly what the conformance goldens feed.
-    spec = importlib.util.spec_from_file_location(
-        "capture_goldens", ROOT / "tools" / "capture_goldens.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-CG = load_capture_tool()
-
-# -- the completion -------------------------------------------------------------------
-
-Call = tuple[str, dict[str, Any]]
-Deltas = list[tuple[str, list[int]]]  # (delta text, delta token ids)
-
-
-def _arg_text(value: Any) -> str:
-    """A parameter value as the XML formats write it: strings raw, the rest as JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def xml_calls(start: str, end: str) -> Callable[[list[Call]], str]:
-    """Renderer of qwen3-style calls (`<function=NAME><parameter=K>`) between start/end markers."""
-
-    def render(calls: list[Call]) -> str:
-        blocks = []
-        for name, args in calls:
-            params = "".join(
-                f"<parameter={k}>\n{_arg_text(v)}\n</parameter>\n" for k, v in args.items()
-            )
-            blocks.append(f"{start}\n<function={name}>\n{params}</function>\n{end}")
-        return "\n".join(blocks)
-
-    return render
-
-
-def kimi_calls(calls: list[Call]) -> str:
-    """Kimi K2's tool-call section with JSON arguments."""
-    body = "".join(
-        f"<|tool_call_begin|>functions.{name}:{i}<|tool_call_argument_begin|>"
-        f"{json.dumps(args, ensure_ascii=False)}<|tool_call_end|>"
-        for i, (name, args) in enumerate(calls)
-    )
-    return f"<|tool_calls_section_begin|>{body}<|tool_calls_section_end|>"
-
-
-@dataclass(frozen=True)
-class Syntax:
-    """What the benchmark needs to know to write a completion in one format."""
-
-    tokenizer: str  # key of tests/support/tokenizers.py TOKENIZERS
-    think_end: str
-    calls: Callable[[list[Call]], str]
-
-
-# Add a format here to benchmark it; the prose and the calls are shared.
-SYNTAX: dict[str, Syntax] = {
-    "qwen3": Syntax("qwen3.6", "</think>", xml_calls("<tool_call>", "</tool_call>")),
-    "seed_oss": Syntax(
-        "seed_oss", "</seed:think>", xml_calls("<seed:tool_call>", "</seed:tool_call>")
-    ),
-    "kimi_k2": Syntax("kimi_k2", "</think>", kimi_calls),
-}
-
-# Prose vocabulary; "|" separates choices.
-OPENERS = "|Hmm, |Wait, |Okay, |Actually, |First, |Then |So |Still, ".split("|")
-SUBJECTS = (
-    "the user|the request|this approach|the cache layer|our parser|the team in Zürich|"
-    "the office in 東京|a careful reader|the forecast API|the second option|"
-    "the café near the station|the naïve version"
-).split("|")
-VERBS = (
-    "needs|suggests|implies|depends on|rules out|probably wants|should return|cannot handle|"
-    "was built for|would simplify"
-).split("|")
-OBJECTS = (
-    "a streaming answer|the weather for the next three days|an exact byte count|one more lookup|"
-    "a short summary in plain words|the metric units|a retry with backoff|"
-    "the list of open issues|a cheaper query 😀|both time zones (UTC+1 and UTC+9)"
-).split("|")
-CLAUSES = (
-    "because the forecast changes hourly|so I should double-check the units|"
-    "unless the API times out|which is fine|but only if the cache is warm|"
-    "and that costs about 40 ms|as the docs say in §3.2|though I'm not sure 🤔"
-).split("|")
-CODE = ["`for i in range(n): total += i`", "`if a < b and b <= c: swap(a, c)`",
-        '`data = {"k": [1, 2, 3], "ok": true}`']  # fmt: skip
-BLOCKS = [
-    "```python\ndef area(r: float) -> float:\n    return 3.14159 * r ** 2\n```",
-    "```js\nconst ids = items.filter(x => x.ok).map(x => x.id);\n```",
-]
-
-
-def sentence(rng: random.Random) -> str:
-    """One reasoning sentence, now and then with inline code or a code block."""
-    s = f"{rng.choice(OPENERS)}{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
-    if rng.random() < 0.5:
-        s += f", {rng.choice(CLAUSES)}"
-    if rng.random() < 0.15:
-        s += f"; compare {rng.choice(CODE)}"
-    s = s[0].upper() + s[1:] + "."
-    if rng.random() < 0.04:
-        return f"{s} Something like:\n\n{rng.choice(BLOCKS)}\n\n"
-    return s + ("\n\n" if rng.random() < 0.2 else " ")
-
-
-def tool_calls(rng: random.Random) -> list[Call]:
-    """Three calls with strings, numbers, nested JSON and non-ASCII values."""
-    city = rng.choice(["Zürich", "東京", "São Paulo", "Kraków"])
-    price = {"min": 1, "max": rng.randint(2, 4)}
-    filters = {"lang": ["ja", "en"], "open_now": True, "price": price,
-               "tags": [{"k": "quote", "v": 'say "hi"'}]}  # fmt: skip
-    note = f"# Trip to {city}\n\nvia Zürich → 東京 ✈️\n- pack an umbrella ☔\n- {{not json}}\n"
-    return [
-        ("get_weather", {"city": city, "days": rng.randint(2, 7), "units": "metric"}),
-        ("search_docs", {"query": "ramen near 東京 station 🍜", "limit": 5, "filters": filters}),
-        ("write_file", {"path": "/tmp/notes/trip.md", "content": note}),
-    ]
-
-
-def completion(fmt: str, tokenizer: Any, target_tokens: int = 4000, seed: int = 0) -> str:
-    """A deterministic completion of about ``target_tokens``: reasoning, content, three calls."""
-    syntax = SYNTAX[fmt]
+def groups_of(deltas: Deltas, seed: str) -> Deltas:
+    """Random groups of 1-8 consecutive token deltas (seeded), texts and ids joined."""
     rng = random.Random(seed)
-    calls = tool_calls(rng)
-    tail = (
-        f"{syntax.think_end}\n\nI'll check the weather in {calls[0][1]['city']}, look for "
-        "ramen near the station and save a note for the trip.\n\n" + syntax.calls(calls)
-    )
-    budget = target_tokens - len(tokenizer.encode(tail, add_special_tokens=False))
-    reasoning = ""
-    # Re-encode the whole prose each time: per-sentence counts overshoot (BPE merges
-    # across the seams), and this costs well under a second.
-    while len(tokenizer.encode(reasoning, add_special_tokens=False)) < budget:
-        reasoning += sentence(rng)
-    return reasoning.rstrip() + "\n" + tail
+    out, i = [], 0
+    while i < len(deltas):
+        n = rng.randint(1, 8)
+        chunk = deltas[i : i + n]
+        out.append(("".join(t for t, _ in chunk), [x for _, ids in chunk for x in ids]))
+        i += n
+    return out
 
 
-def deltas_of(tokenizer: Any, text: str) -> Deltas:
-    """One delta per token, text from vLLM-style incremental detokenization."""
-    ids = tokenizer.encode(text, add_special_tokens=False)
-    pieces = CG.token_texts(tokenizer, ids)
-    if "".join(pieces) != text:
-        raise RuntimeError("detokenized deltas do not spell the completion")
-    return [(piece, [tid]) for piece, tid in zip(pieces, ids)]
+# -- parsergen's side ---------------------------------------------------------------------
 
 
-# -- timing -----------------------------------------------------------------------
+class Ours:
+    """One format's input and parsergen's timed runs on it."""
+
+    def __init__(self, fmt: str, tokenizer: Any, completion: C.Completion) -> None:
+        self.fmt = fmt
+        self.module = parsergen.load(fmt)
+        self.tok = tokenizer
+        self.c = completion
+        self.text = completion.text()
+        self.ids = list(completion.ids())
+        tokens = list(completion.token_deltas(tokenizer))
+        if "".join(t for t, _ in tokens) != self.text:
+            raise RuntimeError(f"{fmt}: detokenized deltas do not spell the completion")
+        groups = groups_of(tokens, f"groups/{fmt}")
+        self.cadences: dict[str, Deltas] = {"tokens": tokens, "groups": groups}
+
+    def run(self, variant: str) -> dict[str, float]:
+        """One repetition: construct, feed every delta, finish (or one parse())."""
+        kind, _, cadence = variant.partition("/")
+        m, c = self.module, self.c
+        # Every rep (ours and the peer's) starts on a clean heap; freezing what survives
+        # (tokenizers, modules, the deltas) keeps collections from rescanning it.
+        gc.collect()
+        gc.freeze()
+        t0 = time.perf_counter()
+        if kind == "events":
+            parser = m.StreamingParser(self.tok, thinking=c.thinking)
+            t1 = time.perf_counter()
+            feed = parser.feed
+            for text, ids in self.cadences[cadence]:
+                feed(text, ids)
+            parser.finish()
+        elif kind == "openai":
+            chat = m.ChatParser(self.tok, tools=c.tools, thinking=c.thinking)
+            t1 = time.perf_counter()
+            feed = chat.feed
+            for text, ids in self.cadences[cadence]:
+                feed(text, ids)
+            chat.finish()
+        else:  # parse() constructs its parser inside: that is timed too
+            t1 = time.perf_counter()
+            m.parse(self.text, tools=c.tools, tokenizer=self.tok, token_ids=self.ids,
+                    thinking=c.thinking)  # fmt: skip
+        t2 = time.perf_counter()
+        return {"construct": t1 - t0, "parse": t2 - t1}
+
+    def events(self, cadence: str) -> list[list[Any]]:
+        """Merged events, JSON-friendly [type, tool_index, value]."""
+        parser = self.module.StreamingParser(self.tok, thinking=self.c.thinking)
+        deltas = self.cadences[cadence]
+        events = [ev for text, ids in deltas for ev in parser.feed(text, ids)] + parser.finish()
+        return [list(e) for e in C.CG.merged(events)]
+
+    def stream_message(self, cadence: str) -> list[Any]:
+        """The message a client assembles from ChatParser's deltas."""
+        chat = self.module.ChatParser(self.tok, tools=self.c.tools, thinking=self.c.thinking)
+        out = [chat.feed(text, ids) for text, ids in self.cadences[cadence]] + [chat.finish()]
+        return message_list(accumulate(out))
+
+    def parse_message(self) -> list[Any]:
+        return message_list(
+            self.module.parse(
+                self.text,
+                tools=self.c.tools,
+                tokenizer=self.tok,
+                token_ids=self.ids,
+                thinking=self.c.thinking,
+            )
+        )
 
 
-def run_ours(module: ModuleType, tokenizer: Any, deltas: Deltas) -> dict[str, float]:
-    """One repetition: construct a parser, feed every delta, finish; seconds of each part."""
-    # Each rep (ours and the peer's) starts on a clean heap; freezing what survives
-    # (tokenizers, modules) keeps the next collection from rescanning it, which took
-    # 0.05 s here and 0.3 s in the peer.
-    gc.collect()
-    gc.freeze()
-    t0 = time.perf_counter()
-    parser = module.StreamingParser(tokenizer)
-    t1 = time.perf_counter()
-    feed = parser.feed
-    for text, ids in deltas:
-        feed(text, ids)
-    parser.finish()
-    return {"construct": t1 - t0, "parse": time.perf_counter() - t1}
+def message_list(m: Any) -> list[Any]:
+    return [m.reasoning, m.content, [[c.name, c.arguments] for c in m.tool_calls]]
 
 
-def events_of(module: ModuleType, tokenizer: Any, deltas: Deltas) -> list[list[Any]]:
-    """Our merged events for the deltas, as JSON-friendly [type, tool_index, value]."""
-    parser = module.StreamingParser(tokenizer)
-    events = [ev for text, ids in deltas for ev in parser.feed(text, ids)] + parser.finish()
-    return [list(e) for e in CG.merged(events)]
+def same_message(a: list[Any], b: list[Any]) -> str | None:
+    """None if two [reasoning, content, calls] agree (arguments compared as JSON)."""
+    diff = _message_diff(a, b)
+    if diff is None:
+        return None
+    strip = [[(x or "").strip() or None for x in m[:2]] + [m[2]] for m in (a, b)]
+    if _message_diff(*strip) is None:
+        return diff + " (outer whitespace only; see goldens/DIFFERENCES.md)"
+    return diff
+
+
+def _message_diff(a: list[Any], b: list[Any]) -> str | None:
+    for name, x, y in zip(("reasoning", "content"), a, b):
+        if (x or None) != (y or None):
+            i = next((i for i, (p, q) in enumerate(zip(x or "", y or "")) if p != q),
+                     min(len(x or ""), len(y or "")))  # fmt: skip
+            ours, theirs = (x or "")[i : i + 30], (y or "")[i : i + 30]
+            return f"{name} differs at char {i}: ours {ours!r}, vLLM {theirs!r}"
+    if len(a[2]) != len(b[2]):
+        return f"{len(a[2])} calls vs vLLM's {len(b[2])}"
+    for i, ((n1, a1), (n2, a2)) in enumerate(zip(a[2], b[2])):
+        try:
+            j1, j2 = json.loads(a1), json.loads(a2)
+        except ValueError:
+            j1, j2 = a1, a2
+        if n1 != n2 or j1 != j2:
+            return f"call {i}: ours {n1}{a1[:200]}, vLLM {n2}{a2[:200]}"
+    return None
+
+
+# -- vLLM's side ----------------------------------------------------------------------------
 
 
 class Peer:
-    """vLLM's engine in the peer venv, driven over JSON lines (benchmarks/vllm_driver.py)."""
+    """vLLM in the peer venv, driven over JSON lines (benchmarks/vllm_driver.py)."""
 
     def __init__(self, peer_dir: Path) -> None:
-        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # vLLM's chatter, for errors
+        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # vLLM's chatter
         self.proc = subprocess.Popen(
             [str(peer_dir / "bin" / "python"), str(DRIVER)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.log, text=True, encoding="utf-8", bufsize=1,
@@ -245,121 +203,378 @@ class Peer:
         if self.proc.poll() is None:
             assert self.proc.stdin is not None
             self.proc.stdin.close()  # EOF ends the driver's loop
-            self.proc.wait(timeout=30)
+            self.proc.wait(timeout=60)
         self.log.close()
 
 
-def bench_format(fmt: str, reps: int, peer: Peer | None, workdir: Path) -> dict[str, Any]:
-    """Build the completion, then time ours and (if any) the peer's, interleaved."""
-    syntax = SYNTAX[fmt]
-    tokenizer = CG.toks.TOKENIZERS[syntax.tokenizer]()
-    module = parsergen.load(fmt)
-    text = completion(fmt, tokenizer)
-    deltas = deltas_of(tokenizer, text)
-    first = run_ours(module, tokenizer, deltas)  # also the warm-up: fills per-tokenizer caches
+# -- one format -------------------------------------------------------------------------------
+
+
+def bench_format(fmt: str, reps: int, peer: Peer | None, workdir: Path,
+                 target_tokens: int) -> dict[str, Any]:  # fmt: skip
+    """Build the completion, check both sides agree, then time them interleaved."""
+    tokenizer = C.get_tokenizer(fmt)
+    completion = C.realistic(fmt, tokenizer, target_tokens)
+    problem = C.round_trip_problem(completion, tokenizer)
+    if problem:
+        print(f"WARNING: {fmt}: parse(render(message)) != message: {problem}")
+    ours = Ours(fmt, tokenizer, completion)
+    ref = C.vllm_reference(fmt)
+    engine = ref is not None and ref.parser is not None
     result: dict[str, Any] = {
-        "tokenizer": syntax.tokenizer, "deltas": len(deltas), "bytes": len(text.encode()),
-        "ours": {"first_construct_s": first["construct"], "construct_s": [], "parse_s": []},
+        "tokenizer": C.tokenizer_table()[fmt], "thinking": completion.thinking,
+        "tokens": completion.n_tokens, "bytes": completion.n_bytes, "parts": completion.parts,
+        "calls": len(completion.expected[2]), "round_trip": problem,
+        "deltas": {k: len(v) for k, v in ours.cadences.items()},
+        "vllm_parser": ref.parser if engine else None,
+        "vllm_legacy": None if engine else (
+            {"reasoning": ref.reasoning, "tool": ref.tool} if ref else "reasoning-only"),
+        "ours": {v: {"construct_s": [], "parse_s": []} for v in VARIANTS},
+        "notes": [],
     }  # fmt: skip
-    if peer is not None:
+    for variant in VARIANTS:  # warm-up: per-tokenizer caches, imports
+        ours.run(variant)
+    timed_peer = peer is not None and engine
+    if timed_peer:
+        assert peer is not None
         path = workdir / f"{fmt}.json"
-        check = {"format": fmt, "tokenizer": syntax.tokenizer, "deltas": deltas}
-        check["events"] = events_of(module, tokenizer, deltas)
-        path.write_text(json.dumps(check), encoding="utf-8")
-        loaded = peer.ask({"cmd": "load", "file": str(path)})  # runs vLLM once: warm-up + check
-        result["events_match"] = loaded["match"]
-        if not loaded["match"]:
-            print(f"WARNING: {fmt}: vLLM's events differ from ours: {loaded['diff']}")
-        result["vllm"] = {
-            "first_construct_s": loaded["construct"],
-            "construct_s": [],
-            "parse_s": [],
-        }
-    # Interleave so both sides see the same machine load over the run.
-    for _ in range(reps):
-        record(result["ours"], run_ours(module, tokenizer, deltas))
-        if peer is not None:
-            record(result["vllm"], peer.ask({"cmd": "run"}))
+        data = {"format": fmt, "tokenizer": result["tokenizer"], "thinking": completion.thinking,
+                "tools": completion.tools, "text": ours.text, "ids": ours.ids,
+                "cadences": ours.cadences}  # fmt: skip
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        loaded = peer.ask({"cmd": "load", "file": str(path)})  # runs vLLM once: warm-up
+        result["vllm_first_construct_s"] = loaded["construct"]
+        for cadence in CADENCES:
+            theirs, mine = loaded["events"][cadence], ours.events(cadence)
+            if theirs != mine:
+                i = next((i for i, (a, b) in enumerate(zip(theirs, mine)) if a != b),
+                         min(len(theirs), len(mine)))  # fmt: skip
+                result["notes"].append(
+                    f"events ({CADENCE_LABEL[cadence]}) differ from vLLM's engine: "
+                    f"{len(mine)} vs {len(theirs)} merged events, first at {i}: "
+                    f"ours {short_event(mine, i)}, vLLM {short_event(theirs, i)}")  # fmt: skip
+        for variant, mine in [(f"assembly/{c}", ours.stream_message(c)) for c in CADENCES] + [
+                ("parse", ours.parse_message())]:  # fmt: skip
+            diff = same_message(mine, loaded["messages"][variant])
+            if diff:
+                result["notes"].append(f"message ({variant}) differs from vLLM's: {diff}")
+        result["vllm"] = {v: {"construct_s": [], "parse_s": []} for v in VARIANTS}
+    # Interleave: every variant, ours and vLLM's back to back (who goes first
+    # alternates), rep after rep, so both sides see the same machine load.
+    for rep in range(reps):
+        for variant, theirs in VARIANTS.items():
+            if timed_peer and rep % 2:
+                assert peer is not None
+                record(result["vllm"][variant], peer.ask({"cmd": "run", "variant": theirs}))
+            record(result["ours"][variant], ours.run(variant))
+            if timed_peer and not rep % 2:
+                assert peer is not None
+                record(result["vllm"][variant], peer.ask({"cmd": "run", "variant": theirs}))
     return result
 
 
+def short_event(events: list[list[Any]], i: int) -> str:
+    if i >= len(events):
+        return "(none)"
+    kind, index, value = events[i]
+    return f"{kind}[{index}] {value[:40]!r}{'...' if len(value) > 40 else ''}"
+
+
 def record(side: dict[str, Any], times: dict[str, float]) -> None:
-    """Append one repetition's seconds to a side's lists."""
     side["construct_s"].append(times["construct"])
     side["parse_s"].append(times["parse"])
 
 
-# -- report -------------------------------------------------------------------------
+def median(r: dict[str, Any], side: str, variant: str) -> float:
+    return statistics.median(r[side][variant]["parse_s"])
 
 
-def seconds(s: float) -> str:
-    """A duration in us below 1 ms, else in ms."""
-    return f"{s * 1e6:.0f} us" if s < 1e-3 else f"{s * 1e3:.1f} ms"
+# -- report ---------------------------------------------------------------------------------
+
+
+def ratio(r: dict[str, Any], variant: str) -> float | None:
+    """How many times faster parsergen is: the median over repetitions of vLLM's time
+    over ours in the same repetition (the two run back to back, so load that comes
+    and goes on a shared machine cancels out of each pair)."""
+    if "vllm" not in r:
+        return None
+    pairs = zip(r["vllm"][variant]["parse_s"], r["ours"][variant]["parse_s"])
+    return statistics.median(theirs / mine for theirs, mine in pairs)
+
+
+def vllm_label(r: dict[str, Any]) -> str:
+    if r.get("vllm_parser"):
+        return r["vllm_parser"].rsplit(".", 1)[1] + " (engine)"
+    legacy = r["vllm_legacy"]
+    if legacy == "reasoning-only":
+        return "legacy reasoning parser, not timed"
+    parts = [f"{k} {v}" for k, v in legacy.items() if v] if legacy else []
+    return "legacy parsers" + (f" ({', '.join(parts)})" if parts else "") + ", not timed"
 
 
 def table(fmt: str, r: dict[str, Any], vllm_version: str | None) -> str:
     """The plain-text table of one format."""
-    ours = statistics.median(r["ours"]["parse_s"])
-    rows = [("parsergen", "ours")] + ([(f"vLLM {vllm_version}", "vllm")] if "vllm" in r else [])
+    p = r["parts"]
     lines = [
-        f"{fmt} (tokenizer {r['tokenizer']}): {r['deltas']} deltas, {r['bytes']} bytes, "
-        f"median of {len(r['ours']['parse_s'])} reps",
-        f"  {'implementation':<16}{'us/delta':>10}{'MB/s':>8}{'ratio':>8}",
+        f"{fmt}: tokenizer {r['tokenizer']}, thinking {'on' if r['thinking'] else 'off'}; "
+        f"vLLM: {vllm_label(r)}",
+        f"  {r['tokens']} tokens, {r['bytes']} bytes (reasoning {p['reasoning']} tokens, content "
+        f"{p['content']}, markers and {r['calls']} calls {p['markup and calls']}); "
+        f"{r['deltas']['groups']} token groups; "
+        f"median of {len(r['ours']['parse']['parse_s'])} reps",
+        f"  {'':<32}{'per token':>18}{'1-8 token groups':>20}{'whole text':>18}",
+        f"  {'level':<8}{'implementation':<24}{'us/delta':>10}{'MB/s':>8}{'us/delta':>12}"
+        f"{'MB/s':>8}{'ms':>10}{'MB/s':>8}",
     ]
-    notes = []
-    for label, key in rows:
-        med = statistics.median(r[key]["parse_s"])
-        lines.append(
-            f"  {label:<16}{med / r['deltas'] * 1e6:>10.2f}{r['bytes'] / med / 1e6:>8.2f}"
-            f"{med / ours:>8.2f}"
-        )
-        notes.append(
-            f"{label} {seconds(statistics.median(r[key]['construct_s']))} "
-            f"(first {seconds(r[key]['first_construct_s'])})"
-        )
-    lines.append("  construct (not in us/delta): " + "; ".join(notes))
-    if r.get("events_match") is False:
-        lines.append("  WARNING: events differ from vLLM's")
+    vllm = f"vLLM {vllm_version}" if vllm_version else "vLLM"
+    levels = [("events", "parsergen", "StreamingParser", f"{vllm} engine"),
+              ("OpenAI", "parsergen", "ChatParser", f"{vllm} parse_delta"),
+              ("parse", "parsergen", "parse()", f"{vllm} parse()")]  # fmt: skip
+    for level, _, ours_label, vllm_row in levels:
+        key = level.lower() if level != "OpenAI" else "openai"
+        sides = [("ours", f"parsergen {ours_label}")] + (
+            [("vllm", vllm_row)] if "vllm" in r else [])  # fmt: skip
+        for i, (side, label) in enumerate(sides):
+            cells = [f"  {level if i == 0 else '':<8}{label:<24}"]
+            if key == "parse":
+                med = median(r, side, "parse")
+                cells.append(f"{'':>18}{'':>20}{med * 1e3:>10.2f}{r['bytes'] / med / 1e6:>8.2f}")
+            else:
+                for cadence in CADENCES:
+                    med = median(r, side, f"{key}/{cadence}")
+                    width = 10 if cadence == "tokens" else 12
+                    cells.append(f"{med / r['deltas'][cadence] * 1e6:>{width}.2f}"
+                                 f"{r['bytes'] / med / 1e6:>8.2f}")  # fmt: skip
+            lines.append("".join(cells))
+        if "vllm" in r:
+            cells = [f"  {'':<8}{'ratio (vLLM / ours)':<24}"]
+            if key == "parse":
+                cells.append(f"{'':>38}{'':>10}{ratio(r, 'parse'):>7.1f}x")
+            else:
+                for cadence in CADENCES:
+                    width = 9 if cadence == "tokens" else 11
+                    cells.append(f"{ratio(r, f'{key}/{cadence}'):>{width}.1f}x{'':>8}")
+            lines.append("".join(cells))
+    construct = [f"parsergen StreamingParser {seconds(r, 'ours', 'events/tokens')}, "
+                 f"ChatParser {seconds(r, 'ours', 'openai/tokens')}"]  # fmt: skip
+    if "vllm" in r:
+        construct.append(f"vLLM engine {seconds(r, 'vllm', 'events/tokens')}, "
+                         f"full parser {seconds(r, 'vllm', 'openai/tokens')}")  # fmt: skip
+    lines.append("  construction (median, not in the timings above): " + "; ".join(construct))
+    if r["round_trip"]:
+        lines.append(f"  WARNING: parse(render(message)) != message: {r['round_trip']}")
+    for note in r["notes"]:
+        lines.append(f"  note: {note}")
     return "\n".join(lines)
 
 
+def seconds(r: dict[str, Any], side: str, variant: str) -> str:
+    s = statistics.median(r[side][variant]["construct_s"])
+    return f"{s * 1e6:.0f} us" if s < 1e-3 else f"{s * 1e3:.1f} ms"
+
+
+def yes(ok: bool | None) -> str:
+    return "-" if ok is None else ("yes" if ok else "NO")
+
+
+def summary(results: dict[str, dict[str, Any]]) -> str:
+    """All formats: per-token ratios at both levels, parse() MB/s, and the targets."""
+    head = (f"{'format':<22}{'vLLM':>8}{'tokens':>7}"
+            f"{'ev us':>7}{'vLLM':>7}{'ratio':>7}{'>=20x':>6}"
+            f"{'oai us':>8}{'vLLM':>7}{'ratio':>7}{'>=10x':>6}"
+            f"{'parse MB/s':>11}{'>=20':>5}{'vLLM':>6}{'ratio':>7}")  # fmt: skip
+    lines = [head, "-" * len(head)]
+    met = {"events": [0, 0], "openai": [0, 0], "parse": [0, 0]}
+    for fmt, r in results.items():
+        n = r["deltas"]["tokens"]
+        ev, oai = median(r, "ours", "events/tokens"), median(r, "ours", "openai/tokens")
+        mbs = r["bytes"] / median(r, "ours", "parse") / 1e6
+        kind = "engine" if r.get("vllm_parser") else "legacy"
+        cells = [f"{fmt:<22}{kind:>8}{r['tokens']:>7}{ev / n * 1e6:>7.2f}"]
+        if "vllm" in r:
+            rev, roai = ratio(r, "events/tokens"), ratio(r, "openai/tokens")
+            assert rev is not None and roai is not None
+            cells.append(f"{median(r, 'vllm', 'events/tokens') / n * 1e6:>7.2f}{rev:>6.1f}x"
+                         f"{yes(rev >= TARGET_EVENTS):>6}")  # fmt: skip
+            vllm_oai = median(r, "vllm", "openai/tokens")
+            cells.append(f"{oai / n * 1e6:>8.2f}{vllm_oai / n * 1e6:>7.2f}"
+                         f"{roai:>6.1f}x{yes(roai >= TARGET_OPENAI):>6}")  # fmt: skip
+            met["events"][0] += rev >= TARGET_EVENTS
+            met["events"][1] += 1
+            met["openai"][0] += roai >= TARGET_OPENAI
+            met["openai"][1] += 1
+        else:
+            cells.append(f"{'-':>7}{'-':>7}{'-':>6}{oai / n * 1e6:>8.2f}{'-':>7}{'-':>7}{'-':>6}")
+        cells.append(f"{mbs:>11.2f}{yes(mbs >= TARGET_PARSE_MBS):>5}")
+        met["parse"][0] += mbs >= TARGET_PARSE_MBS
+        met["parse"][1] += 1
+        if "vllm" in r:
+            vmbs = r["bytes"] / median(r, "vllm", "parse") / 1e6
+            cells.append(f"{vmbs:>6.2f}{ratio(r, 'parse'):>6.1f}x")
+        lines.append("".join(cells))
+    lines.append("-" * len(head))
+    lines.append(
+        f"targets met: events >= {TARGET_EVENTS:.0f}x vLLM's engine: {met['events'][0]}/"
+        f"{met['events'][1]}; OpenAI level >= {TARGET_OPENAI:.0f}x vLLM's parse_delta: "
+        f"{met['openai'][0]}/{met['openai'][1]}; parse() >= {TARGET_PARSE_MBS:.0f} MB/s: "
+        f"{met['parse'][0]}/{met['parse'][1]}")  # fmt: skip
+    lines.append("ev us / oai us: microseconds per token delta at the events / OpenAI level; "
+                 "legacy: vLLM has no engine parser for it (parsergen only)")  # fmt: skip
+    return "\n".join(lines)
+
+
+# -- main -----------------------------------------------------------------------------------
+
+
+def peer_dir_of(args: argparse.Namespace, ap: argparse.ArgumentParser) -> Path | None:
+    if args.no_peer:
+        return None
+    peer_dir = args.peer or (DEFAULT_PEER if (DEFAULT_PEER / "bin" / "python").exists() else None)
+    if peer_dir is not None and not (peer_dir / "bin" / "python").exists():
+        ap.error(f"{peer_dir}/bin/python not found")
+    return peer_dir
+
+
+def meta_of(reps: int | None, vllm: str | None) -> dict[str, Any]:
+    return {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "python": platform.python_version(),
+            "cpus": os.cpu_count(), "load": "%.2f" % os.getloadavg()[0], "reps": reps,
+            "vllm": vllm}  # fmt: skip
+
+
+def run_formats(mode: str, names: list[str], bench: Callable[[str], dict[str, Any]],
+                table: Callable[[str, dict[str, Any]], str],
+                summary: Callable[[dict[str, Any]], str], json_path: Path | None,
+                **meta_extra: Any) -> int:  # fmt: skip
+    """Run ``bench`` per format, printing its table as it goes, then the summary."""
+    meta = meta_of(None, None)
+    meta["mode"] = mode
+    meta.update(meta_extra)
+    print("  ".join(f"{k} {v}" for k, v in meta.items() if v is not None) + "\n", flush=True)
+    started = time.perf_counter()
+    results = {}
+    for fmt in names:
+        results[fmt] = bench(fmt)
+        print(table(fmt, results[fmt]) + "\n", flush=True)
+    print(summary(results))
+    meta["wall_s"] = round(time.perf_counter() - started, 1)
+    print(f"\nwall time {meta['wall_s']:.0f} s")
+    if json_path:
+        json_path.write_text(json.dumps({"meta": meta, "formats": results}, indent=1) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, run every selected format, print the tables."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """Parse arguments, run the selected mode, print the tables."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--peer", type=Path, help=f"vLLM venv (default {DEFAULT_PEER} if present)")
     ap.add_argument("--no-peer", action="store_true", help="time parsergen only")
     ap.add_argument("--formats", help="comma-separated formats (default: all bundled)")
-    ap.add_argument("--reps", type=int, default=31, help="timed repetitions per side (default 31)")
+    ap.add_argument(
+        "--reps",
+        type=int,
+        help=f"timed repetitions per side (default {DEFAULT_REPS}; "
+        "with --linearity: rounds over all sizes, default 5)",
+    )
+    ap.add_argument("--tokens", type=int, default=4000, help="tokens per completion (default 4000)")
     ap.add_argument("--json", type=Path, help="also write the raw numbers to this file")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--linearity",
+        action="store_true",
+        help="time per token on completions of 1k..1M tokens (linearity.py)",
+    )
+    mode.add_argument(
+        "--memory",
+        action="store_true",
+        help="tracemalloc peak on completions growing 100x (memory.py)",
+    )
+    mode.add_argument(
+        "--profile",
+        metavar="FORMATS",
+        help="cProfile parsergen on these formats (see --profile-level)",
+    )
+    ap.add_argument(
+        "--profile-level",
+        choices=("events", "openai", "parse"),
+        default="events",
+        help="what --profile runs: per-token events (default), per-token "
+        "ChatParser, or whole-text parse()",
+    )
     args = ap.parse_args(argv)
     bundled = parsergen.formats()
-    names = args.formats.split(",") if args.formats else [n for n in bundled if n in SYNTAX]
-    for name in names:
-        if name not in bundled or name not in SYNTAX:
-            ap.error(f"no benchmark completion for format {name!r} (see SYNTAX in {__file__})")
-    peer_dir: Path | None = None
-    if not args.no_peer:
-        peer_dir = args.peer or (
-            DEFAULT_PEER if (DEFAULT_PEER / "bin" / "python").exists() else None
-        )
-        if peer_dir is not None and not (peer_dir / "bin" / "python").exists():
-            ap.error(f"{peer_dir}/bin/python not found")
+    names = args.formats.split(",") if args.formats else None
+    for name in names or []:
+        if name not in bundled:
+            ap.error(f"unknown format {name!r}; bundled: {', '.join(bundled)}")
+    if args.linearity:
+        import linearity
+
+        return linearity.main(names, args.reps, args.json)
+    if args.memory:
+        import memory
+
+        return memory.main(names, args.json)
+    if args.profile:
+        return profile(args.profile.split(","), args.tokens, args.profile_level)
+    names = names or bundled
+    reps = args.reps or DEFAULT_REPS
+    peer_dir = peer_dir_of(args, ap)
+    started = time.perf_counter()
     peer = Peer(peer_dir) if peer_dir else None
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "python": platform.python_version(),
-            "cpus": os.cpu_count(), "load": "%.2f" % os.getloadavg()[0], "reps": args.reps,
-            "vllm": peer.version if peer else None}  # fmt: skip
-    print("  ".join(f"{k} {v}" for k, v in meta.items()) + "\n")
+    meta = meta_of(reps, peer.version if peer else None)
+    print("  ".join(f"{k} {v}" for k, v in meta.items()) + "\n", flush=True)
     results: dict[str, Any] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in names:
-                results[name] = bench_format(name, args.reps, peer, Path(tmp))
+                results[name] = bench_format(name, reps, peer, Path(tmp), args.tokens)
                 print(table(name, results[name], meta["vllm"]) + "\n", flush=True)
     finally:
         if peer:
             peer.close()
+    print(summary(results))
+    meta["wall_s"] = round(time.perf_counter() - started, 1)
+    print(f"\nwall time {meta['wall_s']:.0f} s; load at the end "
+          f"{os.getloadavg()[0]:.2f}")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps({"meta": meta, "formats": results}, indent=1) + "\n")
+    return 0
+
+
+def profile(names: list[str], tokens: int, level: str = "events", top: int = 25) -> int:
+    """cProfile parsergen on the realistic completion: the per-token event level
+    (StreamingParser.feed/finish), the per-token OpenAI level (ChatParser) or parse()."""
+    import cProfile
+    import pstats
+
+    for fmt in names:
+        tokenizer = C.get_tokenizer(fmt)
+        ours = Ours(fmt, tokenizer, C.realistic(fmt, tokenizer, tokens))
+        c, m = ours.c, ours.module
+        variant = {"events": "events/tokens", "openai": "openai/tokens", "parse": "parse"}[level]
+        ours.run(variant)  # warm-up
+        deltas = ours.cadences["tokens"]
+        prof = cProfile.Profile()
+        for _ in range(20):
+            if level == "parse":
+                prof.enable()
+                m.parse(ours.text, tools=c.tools, tokenizer=tokenizer, token_ids=ours.ids,
+                        thinking=c.thinking)  # fmt: skip
+                prof.disable()
+                continue
+            parser = (m.StreamingParser(tokenizer, thinking=c.thinking) if level == "events"
+                      else m.ChatParser(tokenizer, tools=c.tools, thinking=c.thinking))  # fmt: skip
+            feed = parser.feed
+            prof.enable()
+            for text, ids in deltas:
+                feed(text, ids)
+            parser.finish()
+            prof.disable()
+        what = {"events": "per-token deltas, StreamingParser.feed + finish",
+                "openai": "per-token deltas, ChatParser.feed + finish",
+                "parse": "tokens in one parse() call"}[level]  # fmt: skip
+        print(f"== {fmt}: 20 runs of {len(deltas)} {what}; by own time ==")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(top)
     return 0
 
 
