@@ -10,6 +10,7 @@ in proportion to the new text only.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from ast import literal_eval
@@ -947,8 +948,8 @@ def _py_unescape(seq: str) -> str:
         return chr(int(seq[1:], 8))
     if seq[1] in _PY_HEX_ESCAPES or seq[1] == "N":
         try:
-            return literal_eval('"' + seq + '"')
-        except (SyntaxError, ValueError):
+            return seq.encode("ascii").decode("unicode_escape")
+        except UnicodeError:
             return seq
     return seq
 
@@ -1078,8 +1079,8 @@ class PythonArguments:
         raw = "".join(self.value).strip()
         key = "".join(self.key).strip()
         try:
-            value = literal_eval(raw)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = _py_literal(raw)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             value = raw
         value = _jsonable(value)
         return self.writer.field(key, value)
@@ -1093,6 +1094,32 @@ class PythonArguments:
         elif self.state == "literal":
             out = self._literal()
         return out + self.writer.close()
+
+
+def _py_literal(raw: str) -> Any:
+    """The value of a Python literal, as ast.literal_eval gives it.
+
+    literal_eval defines recursive closures on every call: reference cycles that stay
+    allocated until the collector runs, so a stream of calls would grow memory.
+    """
+    return _py_node(ast.parse(raw.lstrip(" \t"), mode="eval").body)
+
+
+def _py_node(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.List):
+        return [_py_node(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_py_node(e) for e in node.elts)
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return {_py_node(k): _py_node(v) for k, v in zip(node.keys, node.values)}
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub))
+            and isinstance(node.operand, ast.Constant)
+            and type(node.operand.value) in (int, float, complex)):  # fmt: skip
+        value = node.operand.value
+        return -value if isinstance(node.op, ast.USub) else +value
+    return literal_eval(node)  # sets, complex sums, and the errors: as literal_eval
 
 
 def _jsonable(value: Any) -> Any:

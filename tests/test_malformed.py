@@ -89,6 +89,20 @@ def test_invalid_json_arguments_stay_json(fmt: str, bad: str, kept: str) -> None
         ("f", {"a": kept, "b": "y"})]
 
 
+PYTHON_SYNTAX = [f for f in WITH_TOOLS if parsergen.load(f).RENDERER.calls_first]
+
+
+@pytest.mark.parametrize("fmt", PYTHON_SYNTAX)
+@pytest.mark.parametrize("bad", ["{[1]: 2}", "{**a}", "f(x)", "-'a'"])
+def test_a_python_value_that_is_no_literal_is_kept_as_text(fmt: str, bad: str) -> None:
+    module = parsergen.load(fmt)
+    text = module.render({"tool_calls": [{"name": "f", "arguments": {"a": 12345, "b": "y"}}]})
+    text = text.replace("12345", bad)
+    parsed = module.parse(text)
+    assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [
+        ("f", {"a": bad, "b": "y"})]
+
+
 @pytest.mark.parametrize("fmt", WITH_TOOLS)
 def test_a_marker_inside_a_string_argument_with_token_ids(fmt: str, get_tokenizer) -> None:
     module = parsergen.load(fmt)
