@@ -323,13 +323,19 @@ class StreamingParserBase:
         marker token and no character that may start a marker there is that event as
         it is, with nothing held before it.
         """
+        return None if self._marked(delta_token_ids) else self._plain(delta_text)
+
+    def _marked(self, delta_token_ids: Sequence[int]) -> bool:
+        """Whether the delta has marker ids, or markers wait for their text."""
         if delta_token_ids and not self._had_ids:
             self._had_ids = True
             self._matchers = self._strict_matchers
         scanner = self._scanner
-        if not delta_text or self._pending or self._fresh or scanner is not None and (
-            scanner.deferred or not scanner.id_to_name.keys().isdisjoint(delta_token_ids)
-        ):
+        return scanner is not None and (
+            bool(scanner.deferred) or not scanner.id_to_name.keys().isdisjoint(delta_token_ids))
+
+    def _plain(self, delta_text: str) -> EventType | None:
+        if not delta_text or self._pending or self._fresh:
             return None
         state = self._state
         kind = self._PLAIN_TEXT.get(state)
@@ -341,21 +347,20 @@ class StreamingParserBase:
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent]:
         """Parse one streamed delta; return the events it completes."""
-        kind = self.plain_kind(delta_text, delta_token_ids)
-        if kind is not None:
-            event = SemanticEvent(kind, delta_text, self.tool_index)
-            return [RawText(delta_text, self._state), event] if self._tap else [event]
         out: list[SemanticEvent] = []
-        scanner = self._scanner
-        if scanner is not None and (
-            scanner.deferred or not scanner.id_to_name.keys().isdisjoint(delta_token_ids)
-        ):
-            for item in scanner.scan(delta_text, delta_token_ids):
+        if self._marked(delta_token_ids):
+            assert self._scanner is not None
+            for item in self._scanner.scan(delta_text, delta_token_ids):
                 if type(item) is str:
                     self._pending = self._lex(self._pending + item, False, out)
                 else:
                     self._marker(item, out)
-        elif delta_text:
+            return out
+        kind = self._plain(delta_text)
+        if kind is not None:
+            event = SemanticEvent(kind, delta_text, self.tool_index)
+            return [RawText(delta_text, self._state), event] if self._tap else [event]
+        if delta_text:
             self._pending = self._lex(self._pending + delta_text, False, out)
         return out
 
