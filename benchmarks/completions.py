@@ -355,27 +355,27 @@ def realistic(fmt: str, tokenizer: Any, target_tokens: int = 4000, seed: int = 0
 
 
 def scaled(fmt: str, tokenizer: Any, tokens: int, seed: int = 0) -> Completion:
-    """A completion of about ``tokens`` tokens made of repeated parts: ~70% reasoning
-    (a ~200-token block repeated; content takes its place in formats without
-    reasoning), ~10% content, ~20% calls (the four calls, cycled)."""
+    """A completion of about ``tokens`` tokens with the same make-up at every size: per
+    1024 tokens, the four calls once (where the format has calls), and the rest a
+    ~200-token block repeated, 7/8 as reasoning and 1/8 as content (all content in
+    formats without reasoning)."""
     rng = random.Random(f"{seed}/{fmt}/scaled")
     four = tool_calls(rng)
     block = prose(rng, tokenizer, 200)
     module = parsergen.load(fmt)
     has_reasoning = module.RENDERER.can_render_reasoning(thinking_for(module))
     has_calls = module.RENDERER.call is not None
-    one = build(fmt, tokenizer, reasoning=block, content=block, calls=four[:1])
+    units = max(1, round(tokens / 1024))
+    one = build(fmt, tokenizer, reasoning=block, content=block, calls=[])
     block_tokens = max(1, one.parts["reasoning"] or one.parts["content"])
-    with_calls = build(fmt, tokenizer, reasoning=block, content=block, calls=four * 2)
-    per_call = (with_calls.parts["markup and calls"] - one.parts["markup and calls"]) / 7
-    share_calls = 0.2 if has_calls else 0.0
-    n_calls = max(1, round(tokens * share_calls / per_call)) if has_calls else 0
-    n_content = max(1, round(tokens * 0.1 / block_tokens))
-    n_reasoning = max(1, round(tokens * (0.9 - share_calls) / block_tokens))
-    if not has_reasoning:
-        n_content += n_reasoning
-        n_reasoning = 0
-    calls = [four[i % 4] for i in range(n_calls)]
+    with_calls = build(fmt, tokenizer, reasoning=block, content=block, calls=four)
+    calls_tokens = (with_calls.parts["markup and calls"] - one.parts["markup and calls"]
+                    if has_calls else 0)  # fmt: skip
+    per_unit = max(2, round((1024 - calls_tokens) / block_tokens))
+    content_per_unit = max(1, round(per_unit / 8)) if has_reasoning else per_unit
+    n_content = units * content_per_unit
+    n_reasoning = units * (per_unit - content_per_unit)
+    calls = four * units if has_calls else []
     return build(fmt, tokenizer, reasoning=block, content=block, calls=calls,
                  reasoning_repeat=n_reasoning, content_repeat=n_content)  # fmt: skip
 

@@ -1,11 +1,12 @@
 """Linear cost: parsergen's time per token on completions of 1k, 2k, 4k, ... 1M tokens.
 
-    /work/venv/bin/python benchmarks/linearity.py [--formats a,b] [--rounds N] [--max-tokens N]
-    /work/venv/bin/python benchmarks/run.py --linearity [--formats a,b] [--reps N]
+    .venv/bin/python benchmarks/linearity.py [--formats a,b] [--rounds N] [--max-tokens N]
+    .venv/bin/python benchmarks/run.py --linearity [--formats a,b] [--reps N]
 
 For each format, completions of 2^10 .. 2^20 tokens are built by repeating parts
-(``completions.scaled``: ~70% reasoning, ~10% content, ~20% calls, the four calls of
-the realistic completion cycled), cut into per-token deltas with token ids, and fed to
+(``completions.scaled``: per 1024 tokens the four calls of the realistic completion
+once, the rest a prose block as 7/8 reasoning and 1/8 content, so that every size has
+the same make-up and only the length changes), cut into per-token deltas with token ids, and fed to
 the event level (StreamingParser.feed/finish) and the OpenAI level (ChatParser with
 tools).  Sizes are interleaved: every round times every size once (small sizes several
 times), so drift in machine load spreads over all of them; the time of a size is the
