@@ -18,7 +18,6 @@ import ast
 import json
 import os
 import random
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,7 +31,8 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 import parsergen  # noqa: E402
 from capture import ROOT, load_capture_tool  # noqa: E402
 
-CG = load_capture_tool()
+CG = load_capture_tool()  # puts tests/ on sys.path
+from support.streams import Deltas, schema_of, token_groups, typed_ids  # noqa: E402,F401
 
 
 @lru_cache(maxsize=1)
@@ -143,63 +143,17 @@ def tool_calls(rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
     ]  # fmt: skip
 
 
-def _schema(value: Any) -> dict[str, Any]:
-    """A JSON Schema that types ``value`` (what the request's tool definition would say)."""
-    if isinstance(value, bool):
-        return {"type": "boolean"}
-    if isinstance(value, int):
-        return {"type": "integer"}
-    if isinstance(value, float):
-        return {"type": "number"}
-    if isinstance(value, str):
-        return {"type": "string"}
-    if value is None:
-        return {"type": ["string", "null"]}
-    if isinstance(value, list):
-        return {"type": "array", **({"items": _schema(value[0])} if value else {})}
-    return {"type": "object", "properties": {k: _schema(v) for k, v in value.items()}}
-
-
 def tools_for(calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     """The request's OpenAI tool definitions for these calls (one per name)."""
     seen: dict[str, dict[str, Any]] = {}
     for name, args in calls:
         seen.setdefault(name, {"type": "function", "function": {
             "name": name, "description": f"{name.replace('_', ' ')}",
-            "parameters": _schema(args)}})  # fmt: skip
+            "parameters": schema_of(args)}})  # fmt: skip
     return list(seen.values())
 
 
 # -- token ids --------------------------------------------------------------------------
-
-
-def _added_pattern(tokenizer: Any) -> re.Pattern[str] | None:
-    key = id(tokenizer)
-    if key not in _ADDED:
-        words = sorted(
-            (w for w in tokenizer.get_added_vocab() if len(w) > 1), key=len, reverse=True
-        )
-        _ADDED[key] = re.compile("|".join(map(re.escape, words))) if words else None
-    return _ADDED[key]
-
-
-_ADDED: dict[int, re.Pattern[str] | None] = {}
-
-
-def typed_ids(tokenizer: Any, text: str) -> list[int]:
-    """Ids of text the model typed: never an added token, even where it spells one."""
-    added = _added_pattern(tokenizer)
-    ids: list[int] = []
-    pos = 0
-    for m in added.finditer(text) if added is not None else ():
-        if m.start() > pos:
-            ids += tokenizer.encode(text[pos : m.start()], add_special_tokens=False)
-        for ch in m.group():
-            ids += tokenizer.encode(ch, add_special_tokens=False)
-        pos = m.end()
-    if pos < len(text):
-        ids += tokenizer.encode(text[pos:], add_special_tokens=False)
-    return ids
 
 
 def piece_ids(tokenizer: Any, text: str, is_marker: bool) -> list[int]:

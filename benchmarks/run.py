@@ -48,19 +48,12 @@ VARIANTS = {"events/tokens": "engine/tokens", "events/groups": "engine/groups",
             "openai/tokens": "assembly/tokens", "openai/groups": "assembly/groups",
             "parse": "parse"}  # fmt: skip
 
-Deltas = list[tuple[str, list[int]]]
+Deltas = C.Deltas
 
 
 def groups_of(deltas: Deltas, seed: str) -> Deltas:
     """Random groups of 1-8 consecutive token deltas (seeded), texts and ids joined."""
-    rng = random.Random(seed)
-    out, i = [], 0
-    while i < len(deltas):
-        n = rng.randint(1, 8)
-        chunk = deltas[i : i + n]
-        out.append(("".join(t for t, _ in chunk), [x for _, ids in chunk for x in ids]))
-        i += n
-    return out
+    return C.token_groups(deltas, random.Random(seed))
 
 
 # -- parsergen's side ---------------------------------------------------------------------

@@ -19,7 +19,6 @@ import json
 import keyword
 import os
 import random
-import re
 import unicodedata
 from typing import Any
 
@@ -31,6 +30,7 @@ from tokenizers.decoders import DecodeStream
 import parsergen
 from parsergen.runtime import accumulate, merge_chunks
 from parsergen.runtime.events import STATE_NAMES
+from support.streams import schema_of, token_groups, typed_ids
 
 EXAMPLES = int(os.environ.get("PARSERGEN_EXAMPLES", "0"))
 SETTINGS = settings(max_examples=EXAMPLES or 12, derandomize=not EXAMPLES, deadline=None,
@@ -86,25 +86,6 @@ def _values(depth: int) -> st.SearchStrategy:
 ARGS = st.dictionaries(KEYS, _values(2), max_size=4)
 
 
-def _schema(value: Any) -> dict:
-    """A JSON Schema that types ``value`` exactly (what a request's tools would say)."""
-    if isinstance(value, bool):
-        return {"type": "boolean"}
-    if isinstance(value, int):
-        return {"type": "integer"}
-    if isinstance(value, float):
-        return {"type": "number"}
-    if isinstance(value, str):
-        return {"type": "string"}
-    if value is None:
-        return {"type": "null"}
-    if isinstance(value, list):  # lists are homogeneous; objects in one merge their keys
-        if value and all(isinstance(v, dict) for v in value):
-            return {"type": "array", "items": _schema({k: v for d in value for k, v in d.items()})}
-        return {"type": "array", **({"items": _schema(value[0])} if value else {})}
-    return {"type": "object", "properties": {k: _schema(v) for k, v in value.items()}}
-
-
 # -- what a format's text may hold -------------------------------------------------------
 
 def _live_literals(module: Any, thinking: bool, state: str) -> set[str]:
@@ -158,37 +139,8 @@ def _encode(tokenizer: Any, pieces: list[tuple[str, bool]]) -> list[int]:
         if is_marker:
             ids += tokenizer.encode(text, add_special_tokens=False)
         else:
-            ids += _typed(tokenizer, text)
+            ids += typed_ids(tokenizer, text)
     return ids
-
-
-def _typed(tokenizer: Any, text: str) -> list[int]:
-    """Ids of text the model typed: never an added token, even where it spells one
-    (such a spelling is encoded one character at a time)."""
-    added = _added_pattern(tokenizer)
-    ids: list[int] = []
-    pos = 0
-    for m in added.finditer(text) if added is not None else ():
-        if m.start() > pos:
-            ids += tokenizer.encode(text[pos : m.start()], add_special_tokens=False)
-        for ch in m.group():
-            ids += tokenizer.encode(ch, add_special_tokens=False)
-        pos = m.end()
-    if pos < len(text):
-        ids += tokenizer.encode(text[pos:], add_special_tokens=False)
-    return ids
-
-
-_ADDED: dict[int, Any] = {}
-
-
-def _added_pattern(tokenizer: Any) -> Any:
-    key = id(tokenizer)
-    if key not in _ADDED:
-        words = sorted((w for w in tokenizer.get_added_vocab() if len(w) > 1), key=len,
-                       reverse=True)
-        _ADDED[key] = re.compile("|".join(map(re.escape, words))) if words else None
-    return _ADDED[key]
 
 
 def _deltas(tokenizer: Any, ids: list[int]) -> list[tuple[str, list[int]]]:
@@ -196,16 +148,6 @@ def _deltas(tokenizer: Any, ids: list[int]) -> list[tuple[str, list[int]]]:
     stream = DecodeStream(skip_special_tokens=False)
     backend = tokenizer.backend_tokenizer
     return [(stream.step(backend, tid) or "", [tid]) for tid in ids]
-
-
-def _groups(deltas: list[tuple[str, list[int]]], rng: random.Random) -> list:
-    out, i = [], 0
-    while i < len(deltas):
-        n = rng.randint(1, 8)
-        chunk = deltas[i : i + n]
-        out.append(("".join(t for t, _ in chunk), [x for _, ids in chunk for x in ids]))
-        i += n
-    return out
 
 
 def _message_of(parsed: Any) -> tuple:
@@ -258,7 +200,7 @@ def test_render_then_parse_in_every_cadence(fmt: str, data: st.DataObject, get_t
                                    max_size=3, unique=True), label="names")
         calls = [(name, _scrub_value(data.draw(ARGS, label="arguments"), ban_args))
                  for name in names]
-    tools = [{"type": "function", "function": {"name": name, "parameters": _schema(args)}}
+    tools = [{"type": "function", "function": {"name": name, "parameters": schema_of(args)}}
              for name, args in calls]
     message = {"reasoning": reasoning, "content": content,
                "tool_calls": [{"name": n, "arguments": a} for n, a in calls]}
@@ -278,7 +220,7 @@ def test_render_then_parse_in_every_cadence(fmt: str, data: st.DataObject, get_t
     cadences = {
         "whole": (tokenizer, [(text, ids)]),
         "per token": (tokenizer, per_token),
-        "token groups": (tokenizer, _groups(per_token, rng)),
+        "token groups": (tokenizer, token_groups(per_token, rng)),
         "per character, no ids": (None, [(ch, []) for ch in text]),
     }
     events = {}

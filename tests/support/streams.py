@@ -1,0 +1,69 @@
+"""Inputs as a model, a server and a request make them (typed token ids, grouped deltas,
+tool schemas): shared by the tests and the benchmarks."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+Deltas = list[tuple[str, list[int]]]
+
+_ADDED: dict[int, re.Pattern[str] | None] = {}
+
+
+def _added_pattern(tokenizer: Any) -> re.Pattern[str] | None:
+    """The tokenizer's added tokens (longest first) as one regex, or None."""
+    key = id(tokenizer)
+    if key not in _ADDED:
+        words = sorted((w for w in tokenizer.get_added_vocab() if len(w) > 1), key=len,
+                       reverse=True)  # fmt: skip
+        _ADDED[key] = re.compile("|".join(map(re.escape, words))) if words else None
+    return _ADDED[key]
+
+
+def typed_ids(tokenizer: Any, text: str) -> list[int]:
+    """Ids of text the model typed: never an added token, even where it spells one
+    (such a spelling is encoded one character at a time)."""
+    added = _added_pattern(tokenizer)
+    ids: list[int] = []
+    pos = 0
+    for m in added.finditer(text) if added is not None else ():
+        if m.start() > pos:
+            ids += tokenizer.encode(text[pos : m.start()], add_special_tokens=False)
+        for ch in m.group():
+            ids += tokenizer.encode(ch, add_special_tokens=False)
+        pos = m.end()
+    if pos < len(text):
+        ids += tokenizer.encode(text[pos:], add_special_tokens=False)
+    return ids
+
+
+def token_groups(deltas: Deltas, rng: random.Random) -> Deltas:
+    """Random groups of 1-8 consecutive token deltas, texts and ids joined."""
+    out, i = [], 0
+    while i < len(deltas):
+        n = rng.randint(1, 8)
+        chunk = deltas[i : i + n]
+        out.append(("".join(t for t, _ in chunk), [x for _, ids in chunk for x in ids]))
+        i += n
+    return out
+
+
+def schema_of(value: Any) -> dict[str, Any]:
+    """A JSON Schema that types ``value`` exactly (what a request's tools would say)."""
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    if isinstance(value, str):
+        return {"type": "string"}
+    if value is None:
+        return {"type": "null"}
+    if isinstance(value, list):  # lists are homogeneous; objects in one merge their keys
+        if value and all(isinstance(v, dict) for v in value):
+            return {"type": "array", "items": schema_of({k: v for d in value for k, v in d.items()})}
+        return {"type": "array", **({"items": schema_of(value[0])} if value else {})}
+    return {"type": "object", "properties": {k: schema_of(v) for k, v in value.items()}}
