@@ -136,17 +136,20 @@ class ChatParser:
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> DeltaMessage | None:
         """Parse one streamed delta; return what it adds, or None."""
-        kind = self.events.plain_kind(delta_text, delta_token_ids)
-        if kind is not None and self._open is None:
+        events = self.events
+        got = events.advance(delta_text, delta_token_ids)
+        if type(got) is list:
+            return self._push(got, finished=False)
+        if self._open is None:
             # Plain reasoning or content (most deltas): no events to go through.
             out: list[str] = []
-            if kind is _REASONING:
+            if got is _REASONING:
                 self._reasoning(delta_text, out)
                 return DeltaMessage(reasoning="".join(out)) if out else None
-            if kind is _TEXT:
+            if got is _TEXT:
                 self._content(delta_text, out)
                 return DeltaMessage(content="".join(out)) if out else None
-        return self._push(self.events.feed(delta_text, delta_token_ids), finished=False)
+        return self._push(events.plain_events(got, delta_text), finished=False)
 
     def finish(self) -> DeltaMessage | None:
         """End of the completion: flush everything held and close open calls."""

@@ -316,15 +316,6 @@ class StreamingParserBase:
 
         return STATE_NAMES[self._state]
 
-    def plain_kind(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> EventType | None:
-        """The event of a delta that is just plain text of the current state, else None.
-
-        The common delta: in a state whose plain text is one chunk event, text with no
-        marker token and no character that may start a marker there is that event as
-        it is, with nothing held before it.
-        """
-        return None if self._marked(delta_token_ids) else self._plain(delta_text)
-
     def _marked(self, delta_token_ids: Sequence[int]) -> bool:
         """Whether the delta has marker ids, or markers wait for their text."""
         if delta_token_ids and not self._had_ids:
@@ -347,6 +338,21 @@ class StreamingParserBase:
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent]:
         """Parse one streamed delta; return the events it completes."""
+        got = self.advance(delta_text, delta_token_ids)
+        if type(got) is list:
+            return got
+        event = SemanticEvent(got, delta_text, self.tool_index)  # as plain_events, inline
+        return [RawText(delta_text, self._state), event] if self._tap else [event]
+
+    def advance(self, delta_text: str,
+                delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent] | EventType:
+        """Parse one delta: its events, or only the event type of a plain delta.
+
+        The common delta: in a state whose plain text is one chunk event, text with no
+        marker token and no character that may start a marker there is that event as
+        it is, with nothing held before it; its event is left to the caller to make
+        (``plain_events``), or to skip.
+        """
         out: list[SemanticEvent] = []
         if self._marked(delta_token_ids):
             assert self._scanner is not None
@@ -358,11 +364,15 @@ class StreamingParserBase:
             return out
         kind = self._plain(delta_text)
         if kind is not None:
-            event = SemanticEvent(kind, delta_text, self.tool_index)
-            return [RawText(delta_text, self._state), event] if self._tap else [event]
+            return kind
         if delta_text:
             self._pending = self._lex(self._pending + delta_text, False, out)
         return out
+
+    def plain_events(self, kind: EventType, delta_text: str) -> list[SemanticEvent]:
+        """The events of a plain delta that ``advance`` gave as its event type."""
+        event = SemanticEvent(kind, delta_text, self.tool_index)
+        return [RawText(delta_text, self._state), event] if self._tap else [event]
 
     def finish(self) -> list[SemanticEvent]:
         """End of stream: flush what is held and close what is open."""
