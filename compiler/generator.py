@@ -43,6 +43,8 @@ class Branch:
     condition: str
     comment: str
     body: tuple[str, ...]
+    # In _emit: (state id, event) when the body is that chunk event of the text as it is.
+    plain: tuple[int, str] | None = None
 
 
 class ModuleGenerator:
@@ -70,6 +72,7 @@ class ModuleGenerator:
     def context(self) -> dict[str, Any]:
         fmt = self.fmt
         lexicons, lexicon_of = self._lexicons()
+        emit_branches = self._emit_branches()
         return {
             "header": HEADER.format(source=_printable(fmt.source)),
             "fmt": fmt,
@@ -79,8 +82,8 @@ class ModuleGenerator:
             "lexicon_of": lexicon_of,
             "initial": {v.thinking: v.initial_state for v in fmt.variants},
             "state_ids": STATE_IDS,
-            "emit_branches": self._emit_branches(),
-            "plain_text": self._plain_text(),
+            "emit_branches": emit_branches,
+            "plain_text": self._plain_text(emit_branches),
             "step_states": self._step_states(),
             "events_used": self._events_used(),
             "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
@@ -126,6 +129,7 @@ class ModuleGenerator:
             state = by_name[name]
             cond = f"state == {state.id}"
             if name == "TOOL_ARGS":
+                plain = None
                 if fmt.array_body:
                     body = ("return self._feed_array(text, out)",)
                     note = "one JSON array of calls (tool_call_body_array)"
@@ -142,33 +146,22 @@ class ModuleGenerator:
                 else:
                     body = ("out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))",)
                     note = "raw arguments (tool_args_json: false)"
-                branches.append(Branch(cond, f"TOOL_ARGS: {note}", body))
+                    plain = (state.id, "ARG_VALUE_CHUNK")
+                branches.append(Branch(cond, f"TOOL_ARGS: {note}", body, plain))
             elif name == "MESSAGE_HEADER":
                 branches.append(Branch(cond, "MESSAGE_HEADER: kept until a transition reads it",
                                        ("self._header += text",)))
             elif state.content_event is not None:
                 where = f" (line {state.content_line})" if state.content_line else " (default)"
                 body = (f"out.append(SemanticEvent(_{state.content_event}, text, self.tool_index))",)
-                branches.append(Branch(cond, f"{name} -> {state.content_event}{where}", body))
+                branches.append(Branch(cond, f"{name} -> {state.content_event}{where}", body,
+                                       (state.id, state.content_event)))
         return branches
 
-    def _plain_text(self) -> list[tuple[int, str, str]]:
+    def _plain_text(self, emit_branches: list[Branch]) -> list[tuple[int, str, str]]:
         """(state id, event, state name) where plain text is one chunk event as it is."""
-        fmt = self.fmt
-        out = []
-        for state in sorted(fmt.states, key=lambda s: STATE_IDS[s.name]):
-            if state.name not in fmt.reachable:
-                continue
-            if state.name == "TOOL_ARGS":
-                if fmt.array_body or fmt.object_body or fmt.python_body or fmt.tool_args_json:
-                    continue
-                event = "ARG_VALUE_CHUNK"
-            elif state.name == "MESSAGE_HEADER" or state.content_event is None:
-                continue
-            else:
-                event = state.content_event
-            out.append((STATE_IDS[state.name], event, state.name))
-        return out
+        return sorted((sid, event, STATE_NAMES_BY_ID[sid])
+                      for sid, event in (b.plain for b in emit_branches if b.plain))
 
     def _step_states(self) -> list[dict[str, Any]]:
         out = []

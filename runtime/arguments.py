@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-from ast import literal_eval
 from collections.abc import Mapping
 from typing import Any
 
@@ -1119,7 +1118,7 @@ def _py_node(node: ast.AST) -> Any:
             and type(node.operand.value) in (int, float, complex)):  # fmt: skip
         value = node.operand.value
         return -value if isinstance(node.op, ast.USub) else +value
-    return literal_eval(node)  # sets, complex sums, and the errors: as literal_eval
+    return ast.literal_eval(node)  # sets, complex sums, and the errors: as literal_eval
 
 
 def _jsonable(value: Any) -> Any:

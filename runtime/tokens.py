@@ -172,13 +172,14 @@ class TokenIdScanner:
         id_to_name, decode = self.id_to_name, self.decode
         markers = [Marker(id_to_name[tid], decode(tid))
                    for tid in filter(id_to_name.__contains__, ids)]  # fmt: skip
+        counts: dict[str, int] = {}
         names: dict[str, str] = {}
         for marker in markers:
             if names.setdefault(marker.text, marker.name) != marker.name or not marker.text:
                 return None
-        for marker_text in names:
-            if text.count(marker_text) != sum(m.text == marker_text for m in markers):
-                return None
+            counts[marker.text] = counts.get(marker.text, 0) + 1
+        if any(text.count(marker_text) != n for marker_text, n in counts.items()):
+            return None
         out: list[Item] = []
         consumed = 0
         for marker in markers:
