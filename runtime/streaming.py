@@ -522,15 +522,9 @@ class StreamingParserBase:
         while pos < n:
             if self._array_element:
                 end = self._json_end(text, pos)
-                chunk = self._args.feed(text[pos : n if end < 0 else end])
-                if chunk:
-                    out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
+                self._call_arguments(text[pos : n if end < 0 else end], end >= 0, out)
                 if end < 0:
                     return None
-                held = self._args.take()
-                if held:
-                    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
-                out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
                 self._array_element = False
                 return end  # what follows the call is a piece of its own
             ch = text[pos]
@@ -675,17 +669,22 @@ class StreamingParserBase:
     def _feed_object(self, text: str, out: list[SemanticEvent]) -> int | None:
         """Argument text until the call's JSON object closes; then the call ends."""
         end = self._json_end(text, 0)
-        chunk = self._args.feed(text if end < 0 else text[:end])
-        if chunk:
-            out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
+        self._call_arguments(text if end < 0 else text[:end], end >= 0, out)
         if end < 0:
             return None
-        held = self._args.take()
-        if held:
-            out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
-        out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
         self._state = TOOL_BETWEEN
         return end
+
+    def _call_arguments(self, piece: str, ended: bool, out: list[SemanticEvent]) -> None:
+        """Argument text of a body's open call; at its end, what was held and the end."""
+        chunk = self._args.feed(piece)
+        if chunk:
+            out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
+        if ended:
+            held = self._args.take()
+            if held:
+                out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
+            out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
 
     def _json_end(self, text: str, pos: int) -> int:
         """Just past the bracket that closes the call's JSON value (an array element or
