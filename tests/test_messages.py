@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from tokenizers.decoders import DecodeStream
 
 import parsergen
 from parsergen.runtime.messages import without_cut_calls
@@ -18,10 +19,12 @@ GOLDENS = Path(__file__).resolve().parent.parent / "goldens"
 FORMATS = sorted(p.stem for p in GOLDENS.glob("*.messages"))
 
 
-def _differences() -> dict[tuple[str, str, str], str]:
+def _differences() -> dict[tuple[str, str, str, str], str]:
+    """(format, case, result, field) -> why, from goldens/DIFFERENCES.md."""
     text = (GOLDENS / "DIFFERENCES.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| (\w+) \| (\w+) \| (\w+) \| ([^|]+) \|$", text, re.M)
-    return {(f, c, field): why.strip() for f, c, field, why in rows if f != "format"}
+    rows = re.findall(r"^\| (\w+) \| (\w+) \| (parse|stream) \| (\w+) \| ([^|]+) \|$", text,
+                      re.M)
+    return {(f, c, result, field): why.strip() for f, c, result, field, why in rows}
 
 
 DIFFERENCES = _differences()
@@ -50,25 +53,60 @@ def _message_cases():
             yield pytest.param(fmt, file, case, id=f"{fmt}: {case.name}")
 
 
+def _with_ids(module) -> bool:
+    """Whether call ids are compared: only where the format writes them (Kimi)."""
+    pattern = module.ChatParser.TOOL_NAME_PATTERN
+    return pattern is not None and "id" in pattern.groupindex
+
+
+def _assert_listed_differences(fmt: str, case: str, result: str, got: dict, want: dict) -> None:
+    """Each field equals vLLM's, except where DIFFERENCES.md lists it (then it must differ)."""
+    for field in ("reasoning", "content", "calls"):
+        if (fmt, case, result, field) in DIFFERENCES:
+            assert got[field] != want[field], f"{result} {field} now matches vLLM: drop the row"
+        else:
+            assert got[field] == want[field], (
+                f"{result} {field} differs from vLLM: fix it, or list it in DIFFERENCES.md")
+
+
 @pytest.mark.parametrize("fmt, file, case", list(_message_cases()))
 def test_parse_matches_vllm_except_listed(fmt: str, file, case: MessageCase,
                                           get_tokenizer) -> None:
     module = parsergen.load(fmt)
     ours = module.parse(case.text, tools=file.tools, tokenizer=get_tokenizer(file.tokenizer),
                         token_ids=case.ids, thinking=case.thinking)
-    pattern = module.ChatParser.TOOL_NAME_PATTERN
-    with_ids = pattern is not None and "id" in pattern.groupindex  # ids the format writes
+    with_ids = _with_ids(module)
     got = _fields(ours.reasoning, ours.content,
                   [(c.id, c.name, c.arguments) for c in ours.tool_calls], with_ids)
     want = _fields(case.parse.reasoning, case.parse.content, case.parse.calls, with_ids)
-    for field in ("reasoning", "content", "calls"):
-        listed = (fmt, case.name, field) in DIFFERENCES
-        if listed:
-            assert got[field] != want[field], f"{field} now matches vLLM: drop the row"
-        else:
-            assert got[field] == want[field], f"{field} differs from vLLM"
+    _assert_listed_differences(fmt, case.name, "parse", got, want)
     for call in ours.tool_calls:
         assert isinstance(json.loads(call.arguments), dict)
+
+
+def _streamed_cases():
+    for param in _message_cases():
+        if param.values[2].stream is not None:
+            yield param
+
+
+@pytest.mark.parametrize("fmt, file, case", list(_streamed_cases()))
+def test_stream_matches_vllm_except_listed(fmt: str, file, case: MessageCase,
+                                           get_tokenizer) -> None:
+    # vLLM's stream was captured one token per delta, with the detokenizer's text.
+    module = parsergen.load(fmt)
+    tokenizer = get_tokenizer(file.tokenizer)
+    decoder = DecodeStream(skip_special_tokens=False)
+    chat = module.ChatParser(tokenizer, tools=file.tools, thinking=case.thinking)
+    deltas = [chat.feed(decoder.step(tokenizer.backend_tokenizer, i) or "", [i])
+              for i in case.ids]
+    # Calls the completion cut off stay in the stream, as in vLLM's.
+    ours = accumulate(deltas + [chat.finish()])
+    with_ids = _with_ids(module)
+    got = _fields(ours.reasoning, ours.content,
+                  [(c.id, c.name, c.arguments) for c in ours.tool_calls], with_ids)
+    want = _fields(case.stream.reasoning, case.stream.content, case.stream.calls, with_ids)
+    _assert_listed_differences(fmt, case.name, "stream", got, want)
 
 
 def _event_sections():
@@ -99,5 +137,13 @@ def test_differences_name_real_cases() -> None:
     known = {(fmt, case.name) for fmt in FORMATS
              for case in load(GOLDENS / f"{fmt}.messages").cases}
     assert DIFFERENCES, "goldens/DIFFERENCES.md lists no rows"
-    for fmt, case, _ in DIFFERENCES:
+    for fmt, case, _, _ in DIFFERENCES:
         assert (fmt, case) in known
+
+
+def test_differences_rows_are_read_and_reasons_explained() -> None:
+    text = (GOLDENS / "DIFFERENCES.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(rows) - 2 == len(DIFFERENCES), "a table row the test does not read"
+    explained = set(re.findall(r"^- \*\*([^*]+)\*\*", text, re.M))
+    assert set(DIFFERENCES.values()) <= explained, "a reason with no paragraph under 'The reasons'"

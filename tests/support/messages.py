@@ -21,7 +21,7 @@ class MessageCase:
     text: str = ""
     ids: list[int] = field(default_factory=list)
     parse: Message = field(default_factory=Message)
-    stream: Message = field(default_factory=Message)
+    stream: Message | None = None  # vLLM's streamed message, where it was captured
 
 
 @dataclass
@@ -49,7 +49,7 @@ def load(path: Path) -> MessageFile:
         elif raw.startswith("--- vllm parse"):
             current = cases[-1].parse
         elif raw.startswith("--- vllm stream"):
-            current = cases[-1].stream
+            current = cases[-1].stream = Message()
         else:
             key, value = raw.split(": ", 1)
             case = cases[-1]
