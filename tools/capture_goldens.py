@@ -16,6 +16,7 @@ The deltas and the events vLLM emitted go to goldens/<format>.golden.
 from __future__ import annotations
 
 import random
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,8 +141,12 @@ def message_lines(reasoning, content, calls) -> list[str]:
     lines = [f"reasoning: {json.dumps(reasoning, ensure_ascii=False)}",
              f"content: {json.dumps(content, ensure_ascii=False)}"]
     for call_id, name, arguments in calls:
+        # Random in vLLM (its own ids, and Mistral's nine characters): keep recaptures
+        # stable.  Ids a format defines, as Kimi's functions.NAME:N, stay.
         if call_id.startswith("chatcmpl-tool-"):
-            call_id = "chatcmpl-tool-*"  # random in vLLM: keep recaptures stable
+            call_id = "chatcmpl-tool-*"
+        elif re.fullmatch(r"[A-Za-z0-9]{9}", call_id):
+            call_id = "*********"
         lines.append(f"call: {json.dumps([call_id, name, arguments], ensure_ascii=False)}")
     return lines
 
@@ -166,11 +171,54 @@ def _legacy_message(fmt: str, tokenizer, thinking: bool, text: str):
     return reasoning, info.content, calls
 
 
+def _legacy_parser(fmt: str, tokenizer, thinking: bool):
+    """vLLM's legacy reasoning and tool parsers, composed as its server streams them."""
+    from vllm.parser.parser_manager import ParserManager
+
+    ref = REFERENCES[fmt]
+    cls = ParserManager.get_parser(ref.tool, ref.reasoning, enable_auto_tools=True)
+    kwargs = {key: thinking for key in ref.thinking_keys}
+    return cls(tokenizer, _request().tools, chat_template_kwargs=kwargs)
+
+
+def _streamed_message(parser, pieces: list[str], ids: list[int],
+                      prompt_ids: list[int] | None = None) -> list[str]:
+    """vLLM's parse_delta() fed one token per delta, its deltas summed, as golden lines.
+
+    ``prompt_ids`` go with the first delta, as vLLM's server sends the prompt's ids (its
+    composed legacy parsers enter the tool phase only once a prompt was checked).
+    """
+    import json
+
+    request = _request()
+    reasoning, content, acc = "", "", {}
+    for i, tid in enumerate(ids):
+        try:
+            delta = parser.parse_delta(pieces[i], [tid], request,
+                                       prompt_ids if i == 0 else None,
+                                       finished=i == len(ids) - 1)
+        except Exception as exc:  # vLLM's legacy streaming parsers can raise on output
+            return [f"raised: {json.dumps(f'{type(exc).__name__} at delta {i}')}"]
+        if delta is None:
+            continue
+        reasoning += delta.reasoning or ""
+        content += delta.content or ""
+        for tc in delta.tool_calls or []:
+            slot = acc.setdefault(tc.index, ["", "", ""])
+            slot[0] = slot[0] or (tc.id or "")
+            if tc.function is not None:
+                slot[1] += tc.function.name or ""
+                slot[2] += tc.function.arguments or ""
+    return message_lines(reasoning or None, content or None,
+                         [tuple(acc[i]) for i in sorted(acc)])
+
+
 def capture_messages(fmt: str) -> str:
     """vLLM's messages per case: non-streaming parse(), and its streamed deltas summed.
 
-    Formats that vLLM parses by hand (no engine parser) get the non-streaming result
-    of the legacy parsers only.
+    Formats that vLLM parses by hand (no engine parser) go through its legacy reasoning
+    and tool parsers: extract_reasoning/extract_tool_calls, and the two composed as its
+    server streams them.
     """
     import json
 
@@ -187,6 +235,9 @@ def capture_messages(fmt: str) -> str:
                   f"ids: {json.dumps(ids)}", "--- vllm parse"]
         if ref.parser is None:
             lines += message_lines(*_legacy_message(fmt, tokenizer, case.thinking, text))
+            lines.append("--- vllm stream (one token per delta, an empty prompt)")
+            lines += _streamed_message(_legacy_parser(fmt, tokenizer, case.thinking), pieces,
+                                       ids, prompt_ids=[])
             continue
         parser = vllm_parser(fmt, tokenizer, case.thinking)
         reasoning, content, calls = parser.parse(text, _request(), enable_auto_tools=True,
@@ -194,27 +245,13 @@ def capture_messages(fmt: str) -> str:
         lines += message_lines(reasoning, content,
                                [(c.id, c.name, c.arguments) for c in calls or []])
         parser = vllm_parser(fmt, tokenizer, case.thinking)
-        request = _request()
-        reasoning, content, acc = "", "", {}
-        for i, tid in enumerate(ids):
-            delta = parser.parse_delta(pieces[i], [tid], request, finished=i == len(ids) - 1)
-            if delta is None:
-                continue
-            reasoning += delta.reasoning or ""
-            content += delta.content or ""
-            for tc in delta.tool_calls or []:
-                slot = acc.setdefault(tc.index, ["", "", ""])
-                slot[0] = slot[0] or (tc.id or "")
-                if tc.function is not None:
-                    slot[1] += tc.function.name or ""
-                    slot[2] += tc.function.arguments or ""
         lines.append("--- vllm stream (one token per delta)")
-        lines += message_lines(reasoning or None, content or None,
-                               [tuple(acc[i]) for i in sorted(acc)])
+        lines += _streamed_message(parser, pieces, ids)
     import vllm
 
     how = ("parse() and parse_delta()" if ref.parser else
-           f"legacy parsers (reasoning {ref.reasoning}, tools {ref.tool}), non-streaming")
+           f"legacy parsers (reasoning {ref.reasoning}, tools {ref.tool}), parse() and "
+           "parse_delta()")
     header = [f"# Messages for {fmt}: vLLM {vllm.__version__} {how}.",
               "# Written by tools/capture_goldens.py (run with the vLLM peer venv); do not edit.",
               f"tokenizer: {tok_name}",

@@ -12,6 +12,7 @@ class Message:
     reasoning: str | None = None
     content: str | None = None
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, arguments)
+    raised: str | None = None  # vLLM raised instead (its legacy streaming parsers can)
 
 
 @dataclass
