@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from golden_corpus import CORPUS, REFERENCES, TOOLS, Lit  # noqa: E402
 
 OWN = sorted(fmt for fmt, ref in REFERENCES.items() if ref.parser is None)
-EXPECTED = {fmt: {e.case: e for e in expected_files.load(ROOT / "goldens" / "expected" / f"{fmt}.expected")}
+EXPECTED = {fmt: {e.case: e for e in expected_files.load(ROOT / "goldens" / "expected"
+                                                        / f"{fmt}.expected")}
             for fmt in OWN}
 SECTIONS = {fmt: event_goldens.load(ROOT / "goldens" / f"{fmt}.golden") for fmt in OWN}
 # Cases that type a marker as prose: their meaning needs the token ids.
@@ -109,8 +110,9 @@ def test_parse_with_ids(fmt: str, case: str, get_tokenizer) -> None:
     """parse() with the tokenizer and the completion's token ids gives the meant message."""
     golden, want = _whole(fmt, case), EXPECTED[fmt][case]
     ids = [t for delta_ids, _ in golden.deltas for t in delta_ids]
-    got = parsergen.load(fmt).parse(golden.text, tools=TOOLS, tokenizer=get_tokenizer(golden.tokenizer),
-                                    token_ids=ids, thinking=want.thinking)
+    got = parsergen.load(fmt).parse(golden.text, tools=TOOLS,
+                                    tokenizer=get_tokenizer(golden.tokenizer), token_ids=ids,
+                                    thinking=want.thinking)
     assert _message(got) == want.message(), want.why
 
 
