@@ -87,9 +87,11 @@ def _whole(fmt: str, case: str) -> event_goldens.Golden:
     return next(g for g in SECTIONS[fmt] if g.case == case and g.title.endswith("| whole | ids"))
 
 
-def _cases(with_ids: bool):
+def _cases(with_ids: bool, untyped: bool = False):
     for fmt in OWN:
         for case in CORPUS[fmt]:
+            if untyped and EXPECTED[fmt][case.name].schema_typed:
+                continue
             if with_ids or (fmt, case.name) not in NEEDS_IDS:
                 yield _param(fmt, case.name, case.name, case.name)
 
@@ -124,6 +126,16 @@ def test_parse_without_ids(fmt: str, case: str, get_tokenizer) -> None:
     for tokenizer in (get_tokenizer(golden.tokenizer), None):
         got = module.parse(golden.text, tools=TOOLS, tokenizer=tokenizer, thinking=want.thinking)
         assert _message(got) == want.message(), f"tokenizer={tokenizer is not None}: {want.why}"
+
+
+@pytest.mark.parametrize("fmt, case", list(_cases(with_ids=True, untyped=True)))
+def test_parse_without_tools(fmt: str, case: str, get_tokenizer) -> None:
+    """Without the request's tools, a message no schema types is the same (JSON as written)."""
+    golden, want = _whole(fmt, case), EXPECTED[fmt][case]
+    ids = [t for delta_ids, _ in golden.deltas for t in delta_ids]
+    got = parsergen.load(fmt).parse(golden.text, tokenizer=get_tokenizer(golden.tokenizer),
+                                    token_ids=ids, thinking=want.thinking)
+    assert _message(got) == want.message(), want.why
 
 
 def _sections():

@@ -11,7 +11,8 @@ One section per case::
     call: ["get_weather", {"city": "Paris", "days": 3}]
 
 ``reasoning`` and ``content`` are JSON strings or null; each ``call`` is a JSON array
-of the tool's name and its arguments as a JSON object.
+of the tool's name and its arguments as a JSON object. ``schema_typed: true`` marks a
+message that needs the request's tool schemas (a value typed by them).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Expected:
 
     case: str
     thinking: bool = True
+    schema_typed: bool = False  # the message needs the request's tool schemas
     source: str = ""
     why: str = ""
     reasoning: str | None = None
@@ -51,8 +53,8 @@ def load(path: Path) -> list[Expected]:
             continue
         key, value = raw.split(": ", 1)
         case = cases[-1]
-        if key == "thinking":
-            case.thinking = value == "true"
+        if key in ("thinking", "schema_typed"):
+            setattr(case, key, value == "true")
         elif key in ("source", "why"):
             setattr(case, key, value)
         elif key in ("reasoning", "content"):
