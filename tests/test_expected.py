@@ -6,7 +6,9 @@ corpus case, the message the model meant, written by hand from the format's publ
 documentation (sources named per case). Here every case is parsed with token ids and
 without, and every golden section's deltas (all cadences and modes) are streamed
 through ChatParser; each result must be that message. The goldens supply only inputs
-(deltas and token ids), never expectations.
+(deltas and token ids), never expectations. The expected messages are also
+cross-checked with vLLM's legacy parsers (goldens/<format>.messages): they agree but
+where goldens/DIFFERENCES.md lists a deliberate difference.
 
 A marker typed byte by byte inside prose (a ``Lit`` part of the case) is prose only
 when token ids say so; without ids it is the marker (README: Broken output), and no
@@ -16,6 +18,7 @@ source defines what the model meant then, so those cases are checked with ids on
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from parsergen.runtime import accumulate
 from parsergen.runtime.messages import ParsedMessage, without_cut_calls
 from support import expected as expected_files
 from support import goldens as event_goldens
+from support import messages as vllm_messages
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -155,3 +159,30 @@ def test_stream_gives_expected(fmt: str, golden: event_goldens.Golden, get_token
     # A call the completion cut off was streamed; the message keeps its text as content.
     streamed = without_cut_calls(accumulate(deltas), parser.cut_calls)
     assert _message(streamed) == want.message(), want.why
+
+
+def _listed_differences() -> set[tuple[str, str, str]]:
+    """(format, case, field) rows of goldens/DIFFERENCES.md: parsergen differs from vLLM."""
+    text = (ROOT / "goldens" / "DIFFERENCES.md").read_text(encoding="utf-8")
+    return set(re.findall(r"^\| (\w+) \| (\w+) \| (\w+) \|", text, re.M))
+
+
+@pytest.mark.parametrize("fmt", [f for f in OWN if (ROOT / "goldens" / f"{f}.messages").is_file()])
+def test_expected_agrees_with_vllm_except_listed(fmt: str) -> None:
+    """The hand-written messages are vLLM's legacy-parser results, but where DIFFERENCES.md
+    says parsergen differs on purpose (cases where parsergen is known wrong aside)."""
+    listed = _listed_differences()
+    file = vllm_messages.load(ROOT / "goldens" / f"{fmt}.messages")
+    theirs = {c.name: c.parse for c in file.cases}
+    for case, want in EXPECTED[fmt].items():
+        if (fmt, case) in WRONG:
+            continue  # the row there records parsergen's mistake, not a choice
+        vllm = theirs[case]
+        got = {"reasoning": vllm.reasoning, "content": vllm.content,
+               "calls": [[name, _arguments(arguments)] for _, name, arguments in vllm.calls]}
+        mine = want.message()
+        for field in ("reasoning", "content", "calls"):
+            differs = mine[field] != got[field]
+            assert differs == ((fmt, case, field) in listed), (
+                f"{case} {field}: the expected message {'differs from' if differs else 'equals'} "
+                f"vLLM's, and DIFFERENCES.md {'does not list' if differs else 'lists'} it")
