@@ -1,8 +1,10 @@
-"""Goldens for formats vLLM parses by hand: parsergen's own events, reviewed by hand.
+"""Goldens for formats vLLM parses by hand: parsergen's own events, change detectors.
 
 They are checked in as text like vLLM's captures and replayed by test_goldens.py; this
-test keeps them in step with the corpus. After reviewing a change in behaviour, rewrite
-them with ``python -m pytest tests/test_own_goldens.py --update-goldens``.
+test keeps them in step with the corpus. They detect change, not wrongness: what the
+model meant is checked against goldens/expected/ by test_expected.py. After reviewing a
+change in behaviour, rewrite them with
+``python -m pytest tests/test_own_goldens.py --update-goldens``.
 """
 
 from __future__ import annotations

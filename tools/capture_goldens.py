@@ -290,8 +290,11 @@ def capture(fmt: str, make_engine=None, source: str | None = None) -> str:
     return dump(goldens, header)
 
 
-OWN_SOURCE = ("parsergen's own events, reviewed by hand (vLLM parses this format by hand,\n"
-              "without its engine). Rewritten only by: python -m pytest --update-goldens")
+OWN_SOURCE = ("parsergen's own events (vLLM parses this format by hand, without its engine).\n"
+              "A CHANGE DETECTOR, not a reference: these events say what parsergen did, not\n"
+              "that it is right. Correctness is checked against the hand-written messages in\n"
+              "goldens/expected/<format>.expected (tests/test_expected.py).\n"
+              "Rewritten only by: python -m pytest tests/test_own_goldens.py --update-goldens")
 
 
 def main(argv: list[str]) -> int:
