@@ -13,21 +13,13 @@ import parsergen
 from parsergen.runtime.messages import without_cut_calls
 from parsergen.runtime import accumulate
 from support import goldens as event_goldens
-from support.messages import MessageCase, load
+from support.messages import MessageCase, differences, load
 
 GOLDENS = Path(__file__).resolve().parent.parent / "goldens"
 FORMATS = sorted(p.stem for p in GOLDENS.glob("*.messages"))
 
 
-def _differences() -> dict[tuple[str, str, str, str], str]:
-    """(format, case, result, field) -> why, from goldens/DIFFERENCES.md."""
-    text = (GOLDENS / "DIFFERENCES.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| (\w+) \| (\w+) \| (parse|stream) \| (\w+) \| ([^|]+) \|$", text,
-                      re.M)
-    return {(f, c, result, field): why.strip() for f, c, result, field, why in rows}
-
-
-DIFFERENCES = _differences()
+DIFFERENCES = differences(GOLDENS / "DIFFERENCES.md")
 
 
 def _arguments(text: str):

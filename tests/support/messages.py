@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,3 +66,11 @@ def load(path: Path) -> MessageFile:
             else:
                 setattr(current, key, json.loads(value))
     return MessageFile(tokenizer, tools, cases)
+
+
+def differences(path: Path) -> dict[tuple[str, str, str, str], str]:
+    """(format, case, result, field) -> why, from the table of goldens/DIFFERENCES.md."""
+    text = path.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\w+) \| (\w+) \| (parse|stream) \| (\w+) \| ([^|]+) \|$", text,
+                      re.M)
+    return {(f, c, result, field): why.strip() for f, c, result, field, why in rows}
