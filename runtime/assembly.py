@@ -329,10 +329,10 @@ class ChatParser:
     def _start_call(self, index: int, content: list[str]) -> None:
         self._tools_seen = True
         self._after_end = False
+        call = _Call(index)
+        call.ws_before = self._content_ws  # content again if the call turns out no call
         if not self._content_seen and self._drop_ws_before_tools:
             self._content_ws = ""
-        call = _Call(index)
-        call.ws_before = self._content_ws
         if self._pending_raw is not None:
             call.raw.append(self._pending_raw.text)
             call.text.append(self._pending_raw.text)
@@ -361,8 +361,9 @@ class ChatParser:
             call.invalid = True
             why = "an empty name" if not name else f"unknown tool {name!r}"
             self.warnings.append(f"tool call {call.index} has {why}; kept as content")
-            if call.raw:
-                self._content("".join(call.raw), content)
+            if call.raw:  # whitespace still held joins it in _content; dropped, it is ws_before
+                ws = "" if self._content_ws else call.ws_before
+                self._content(ws + "".join(call.raw), content)
             call.raw = None
             return
         call.name = name
