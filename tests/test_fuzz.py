@@ -57,7 +57,8 @@ def soup(module: Any) -> st.SearchStrategy[list[tuple[str, bool]]]:
 def mutated_render(draw: st.DrawFn, module: Any, thinking: bool,
                    tokenizer: Any) -> list[tuple[str, bool]]:
     """A rendered message as a model writes it, cut short, with a piece repeated."""
-    drawn = draw(messages(module, thinking, tokenizer, draw(st.booleans())))
+    drawn = draw(messages(module, thinking, tokenizer, draw(st.booleans()), max_words=20,
+                          max_calls=4))
     pieces = module.RENDERER.pieces(drawn.as_dict(), thinking=thinking)
     i = draw(st.integers(0, len(pieces) - 1))
     pieces = pieces[: i + 1] + pieces[i:]  # one piece twice

@@ -190,7 +190,7 @@ class Drawn:
 
 @st.composite
 def messages(draw: st.DrawFn, module: Any, thinking: bool, tokenizer: Any,
-             typed_markers: bool) -> Drawn:
+             typed_markers: bool, *, max_words: int = 80, max_calls: int = 8) -> Drawn:
     """A non-empty message this format can write, as a model would write it."""
     renderer = module.RENDERER
     markers = marker_literals(module)
@@ -209,7 +209,7 @@ def messages(draw: st.DrawFn, module: Any, thinking: bool, tokenizer: Any,
     fields = ["content"] + (["reasoning"] if can_reason else []) + (["calls"] if can_call else [])
     present = draw(st.lists(st.sampled_from(fields), min_size=1, max_size=3, unique=True),
                    label="fields")
-    text = prose(markers, typed)
+    text = prose(markers, typed, max_words=max_words)
 
     def field_text(name: str, banned: set[str]) -> str | None:
         if name not in present:
@@ -221,7 +221,7 @@ def messages(draw: st.DrawFn, module: Any, thinking: bool, tokenizer: Any,
     content = field_text("content", ban_content)
     calls: list[tuple[str, dict]] = []
     if "calls" in present:
-        names = draw(st.lists(NAMES, min_size=1, max_size=8, unique=True), label="names")
+        names = draw(st.lists(NAMES, min_size=1, max_size=max_calls, unique=True), label="names")
         values = argument_values(prose(markers, typed, max_words=12))
         calls = [(name, scrub_value(draw(values, label="arguments"), ban_args)) for name in names]
         if content is not None and draw(st.booleans(), label="whitespace-only content"):
