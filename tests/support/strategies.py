@@ -174,7 +174,7 @@ def scrub_value(value: Any, banned: set[str]) -> Any:
 
 @dataclass
 class Drawn:
-    """A drawn message, whether it types marker literals, and the tools it offers."""
+    """A drawn message, the thinking mode it is written in, and whether it types markers."""
 
     reasoning: str | None
     content: str | None
