@@ -148,6 +148,14 @@ def test_marker_soup_and_broken_output(fmt: str, data: st.DataObject, get_tokeni
     check(module, pieces, tokenizer, data.draw(st.integers(0, 9999)), thinking)
 
 
+def test_held_closer_before_a_dropped_token(get_tokenizer) -> None:
+    """A JSON closer held back goes out with the text after a dropped special token."""
+    # Found by a long run: <|im_end|> between the envelope's "}" and more text.
+    pieces = [("<tool_call>", True), ('{"name": "f", "arguments": {"a": 1}}', False),
+              ("<|im_end|>", True), ("<tool_call>", True)]
+    check(parsergen.load("hermes"), pieces, get_tokenizer("qwen3.6"), 0, False)
+
+
 def test_atheris_short_run(tmp_path) -> None:
     # libFuzzer, guided by coverage of the generated parsers and the runtime; a long
     # run: python tools/fuzz_atheris.py -max_total_time=600
