@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
-from .events import TOOL_ARGS, TOOL_STATES, EventType
+from .events import CONTENT, TOOL_ARGS, TOOL_STATES, EventType
 from .messages import (
     DeltaMessage,
     DeltaToolCall,
@@ -25,7 +25,7 @@ from .messages import (
     accumulate,
     without_cut_calls,
 )
-from .schema_types import tool_names, tool_properties
+from .schema_types import read_tools, tool_names, tool_properties
 from .streaming import RawText, StreamingParserBase
 
 _ALNUM = string.ascii_letters + string.digits
@@ -68,12 +68,13 @@ class ChatParser:
     ASSEMBLY: ClassVar[Mapping[str, bool]] = {}
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
 
-    def __init__(self, tokenizer: Any = None, *, tools: Sequence[Mapping[str, Any]] | None = None,
+    def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
                  ids: str = "random") -> None:
         self.events = self.StreamingParser(tokenizer, thinking=thinking)
         self.events._tap = True
-        self.tools = list(tools) if tools else None
+        self.warnings: list[str] = []
+        self.tools = read_tools(tools, self.warnings) if tools else None
         # tool_choice "none": tool markup is not parsed into calls; it stays content.
         self._no_tools = tool_choice == "none"
         self.ids = ids
@@ -101,7 +102,8 @@ class ChatParser:
         self._content_seen = False  # content with non-whitespace went out
         self._tools_seen = False
         self._id_count = 0
-        self.warnings: list[str] = []
+        # Set by a REASONING_END event, content or a call; see reasoning_ended.
+        self._reasoning_over = False
         # Calls the completion cut off before their end (max_tokens): (index, text).
         # Their arguments are never completed; parse() returns their text as content.
         self.cut_calls: list[tuple[int, str]] = []
@@ -110,21 +112,53 @@ class ChatParser:
     # -- public ---------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, *, tools: Sequence[Mapping[str, Any]] | None = None,
+    def parse(cls, text: str, *, tools: Sequence[Any] | None = None,
               tokenizer: Any = None, token_ids: Sequence[int] | None = None,
               thinking: bool | None = None, tool_choice: Any = None,
               prompt_token_ids: Sequence[int] = (), prompt_text: str | None = None,
-              ids: str = "random") -> ParsedMessage:
+              start: str | None = None, ids: str = "random") -> ParsedMessage:
         """A whole completion as one message: the streaming assembly over one delta."""
         parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids)
-        parser.initialize(prompt_token_ids, prompt_text=prompt_text)
-        return without_cut_calls(accumulate([parser.feed(text, token_ids or ()), parser.finish()]),
-                                 parser.cut_calls)
+        parser.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
+        return parser.complete(text, token_ids or ())
+
+    def complete(self, text: str, token_ids: Sequence[int] = ()) -> ParsedMessage:
+        """The rest of the completion, all at once: the whole message (a fresh parser
+        gives ``parse()``'s result, its ``warnings`` left to read)."""
+        return without_cut_calls(accumulate([self.feed(text, token_ids), self.finish()]),
+                                 self.cut_calls)
 
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
-                   prompt_text: str | None = None) -> None:
-        """Start where the prompt leaves the model (see StreamingParserBase.initialize)."""
-        self.events.initialize(prompt_token_ids, prompt_text=prompt_text)
+                   prompt_text: str | None = None, start: str | None = None) -> None:
+        """Start where the prompt leaves the model, or explicitly in ``start``
+        ("reasoning" or "content"); see StreamingParserBase.initialize."""
+        self.events.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
+
+    @property
+    def reasoning_ended(self) -> bool:
+        """Whether the completion is past its reasoning: an end marker (explicit or
+        implicit) was read, or content or a call came; True from the start when the
+        completion starts in content because the prompt or ``initialize(start=)`` said
+        so, or because the format does not wait for reasoning there."""
+        if self._reasoning_over:
+            return True
+        events = self.events
+        return events._start_state == CONTENT and (events._reasoning_closed
+                                                    or not events._waits())
+
+    @property
+    def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of the explicit reasoning end markers."""
+        return self.events.reasoning_end_token_ids
+
+    @property
+    def implicit_reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of markers that end reasoning and are content themselves."""
+        return self.events.implicit_reasoning_end_token_ids
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """How many of a completion's token ids are reasoning (markers excluded)."""
+        return self.events.count_reasoning_tokens(token_ids)
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         """Whether reasoning is over after ``token_ids``."""
@@ -147,6 +181,7 @@ class ChatParser:
                 self._reasoning(delta_text, out)
                 return DeltaMessage(reasoning="".join(out)) if out else None
             if got is _TEXT:
+                self._reasoning_over = True
                 self._content(delta_text, out)
                 return DeltaMessage(content="".join(out)) if out else None
         return self._push(events.plain_events(got, delta_text), finished=False)
@@ -172,15 +207,19 @@ class ChatParser:
                 continue
             kind = item.type
             if kind is _TEXT:
+                self._reasoning_over = True
                 self._content(item.value, content)
             elif kind is _REASONING:
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:
+                self._reasoning_over = True
                 self._end_reasoning(reasoning, closed=bool(item.value))
+            elif kind is _CALL_START:
+                self._reasoning_over = True
+                if not no_tools:
+                    self._start_call(item.tool_index, content)
             elif no_tools:
                 continue  # tool events: their text is content (see _settle_raw)
-            elif kind is _CALL_START:
-                self._start_call(item.tool_index, content)
             elif kind is _NAME:
                 call = self._calls.get(item.tool_index)
                 if call is not None and not call.sent and not call.invalid:

@@ -40,13 +40,18 @@ _ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
 _Seqs = dict[int, list[tuple[int, ...]]]
 
 
-def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
-    """Whether one of ``seqs`` ends at ``ids[i]``."""
+def _ending_at(ids: Sequence[int], i: int, seqs: _Seqs) -> tuple[int, ...] | None:
+    """The one of ``seqs`` that ends at ``ids[i]``, if any."""
     for seq in seqs.get(ids[i], ()):
         n = len(seq)
         if n == 1 or (i + 1 >= n and tuple(ids[i + 1 - n : i + 1]) == seq):
-            return True
-    return False
+            return seq
+    return None
+
+
+def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
+    """Whether one of ``seqs`` ends at ``ids[i]``."""
+    return _ending_at(ids, i, seqs) is not None
 
 
 # Where a Python call's argument text can change quoting or nesting depth.
@@ -55,6 +60,7 @@ _PY_SEPARATORS = re.compile(r"[\s,]*")
 _PY_NAME_START = re.compile(r"[^\W\d]")
 _PY_NAME = re.compile(r"[\w.]*")
 _PY_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
+_STARTS = ("reasoning", "content")
 
 
 class RawText:
@@ -191,6 +197,8 @@ class StreamingParserBase:
         self._matchers = self._text_matchers
         self._had_ids = False
         self._state = self._INITIAL_STATES[self.thinking]
+        self._start_state = self._state  # where the completion starts (see initialize)
+        self._reasoning_closed = False  # the prompt (or initialize's caller) closed it
         self.tool_index = -1
         self._pending = ""  # text that may still become a marker
         self._fresh = bool(lexicon.at_start)  # nothing consumed yet: at_start markers live
@@ -208,19 +216,28 @@ class StreamingParserBase:
     # -- prompts and structured output ---------------------------------------
 
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
-                   prompt_text: str | None = None) -> None:
+                   prompt_text: str | None = None, start: str | None = None) -> None:
         """Start where the prompt leaves the model (call before the first feed).
 
         Walking back from the prompt's end to the last reasoning marker, stopping at a
         turn boundary or any other special token: a start marker means the completion
         begins inside reasoning, an end marker means in content; neither keeps the
-        format's default (which ``thinking`` may choose).
+        format's default (which ``thinking`` may choose).  ``start`` ("reasoning" or
+        "content") says it explicitly instead, for a caller that knows (a server
+        that already parsed the reasoning hands the rest over as content).
         """
-        found = self._prompt_marker(prompt_token_ids, prompt_text)
+        if start is not None:
+            if start not in _STARTS:
+                raise ValueError(f"start must be 'reasoning' or 'content', not {start!r}")
+            found: str | None = "start" if start == "reasoning" else "end"
+        else:
+            found = self._prompt_marker(prompt_token_ids, prompt_text)
         if found == "start":
             self._state = REASONING
         elif found == "end":
             self._state = CONTENT
+        self._start_state = self._state
+        self._reasoning_closed = found == "end"
 
     def _prompt_marker(self, ids: Sequence[int], text: str | None) -> str | None:
         reasoning = self._REASONING
@@ -266,6 +283,47 @@ class StreamingParserBase:
             return out
 
         return seqs(reasoning.start), seqs(reasoning.end), seqs(reasoning.implicit_end)
+
+    @property
+    def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of the markers that end reasoning explicitly (``</think>``);
+        empty without a tokenizer or when the tokenizer has no token for them."""
+        return tuple(seq for seqs in self._reasoning_ids()[1].values() for seq in seqs)
+
+    @property
+    def implicit_reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of markers that end reasoning and are content themselves
+        (a tool call's start marker met inside reasoning)."""
+        return tuple(seq for seqs in self._reasoning_ids()[2].values() for seq in seqs)
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """How many of a completion's ``token_ids`` are reasoning, markers excluded.
+
+        Walks the ids from where ``initialize`` starts the completion: reasoning runs
+        until its first end marker (explicit or implicit); a completion that starts
+        outside reasoning enters it at a start marker where the format lets one open
+        it (``start_opens``: Mistral's ``[THINK]``).  Markers that are no tokens of
+        the tokenizer cannot be seen in ids: such a format counts every id from the
+        start of reasoning to the end of the completion.
+        """
+        reasoning = self._REASONING
+        if reasoning is None:
+            return 0
+        starts, ends, implicit = self._reasoning_ids()
+        may_open = reasoning.start_opens[self.thinking]
+        inside = self._start_state == REASONING
+        count = 0
+        for i in range(len(token_ids)):
+            if inside:
+                seq = _ending_at(token_ids, i, ends) or _ending_at(token_ids, i, implicit)
+                if seq:
+                    return max(count - (len(seq) - 1), 0)  # its first ids were counted
+                seq = _ending_at(token_ids, i, starts)
+                # A (repeated) start marker is no reasoning; its first ids were counted.
+                count += 1 if seq is None else 1 - len(seq)
+            elif may_open and _ending_at(token_ids, i, starts):
+                inside = True
+        return max(count, 0)
 
     def _waits(self) -> bool:
         reasoning = self._REASONING
