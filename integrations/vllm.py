@@ -199,7 +199,6 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
         self._skip_reasoning = False
         self._chat: Any = None
-        self._first = True
 
     @property
     def skip_reasoning_parsing(self) -> bool:
@@ -239,14 +238,14 @@ class ParsergenToolParser(ParserEngineToolAdapter):
                                      current_token_ids: Sequence[int],
                                      delta_token_ids: Sequence[int],
                                      request: ChatCompletionRequest) -> DeltaMessage | None:
+        ids = delta_token_ids
         if self._chat is None:
             self._chat = self._new_chat(request)
-        ids = delta_token_ids
-        if self._first:
-            self._first = False
-            # The first text may be what a reasoning parser handed over: the ids are
-            # only used if they spell it (markers are then matched as text).
-            if ids and self.model_tokenizer.decode(list(ids)) != delta_text:
+            # After a reasoning parser, the first text is what it handed over and the
+            # ids are this delta's after reasoning's end.  When they do not spell the
+            # text, a marker's id came with an earlier delta (text lagging behind ids)
+            # and went to the reasoning parser: this text's markers are read as text.
+            if ids and delta_text not in self.model_tokenizer.decode(list(ids)):
                 ids = ()
         return to_vllm(self._chat.feed(delta_text, ids))
 

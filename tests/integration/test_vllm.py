@@ -1,0 +1,287 @@
+"""parsergen's vLLM plugin through vLLM's own serving code (runs where vLLM imports).
+
+A fake engine replays the goldens' tokenized completions (token ids and detokenized
+text per delta, in every cadence captured) into vLLM 0.33's ``OpenAIServingChat``,
+configured with ``--reasoning-parser parsergen_<format> --tool-call-parser
+parsergen_<format>``.  The streamed chunks and the non-streamed message must carry
+what parsergen's own ``ChatParser`` / ``parse()`` give; the reasoning-token usage must
+equal what vLLM reports with its own parser for the format; and vLLM's structured-output
+manager must open its grammar at the same token with our reasoning parser as with its
+own.  ``tools/check_vllm.sh`` runs this in the vLLM peer venv.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+pytest.importorskip("vllm")
+
+import parsergen  # noqa: E402
+from parsergen.integrations import vllm as plugin  # noqa: E402
+from parsergen.runtime import ParsedMessage, ToolCall, accumulate  # noqa: E402
+from support import messages as message_goldens  # noqa: E402
+from support import tokenizers as toks  # noqa: E402
+from support.goldens import Golden, load  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat  # noqa: E402
+from vllm.outputs import CompletionOutput, RequestOutput  # noqa: E402
+from vllm.reasoning import ReasoningParserManager  # noqa: E402
+from vllm.sampling_params import RequestOutputKind  # noqa: E402
+from vllm.v1.structured_output import StructuredOutputManager  # noqa: E402
+
+GOLDENS = Path(__file__).resolve().parents[2] / "goldens"
+# Tier 1 (../shared/reference/formats.md): vLLM's engine formats, under their vLLM names.
+TIER1 = ["qwen3", "seed_oss", "step3p5", "nemotron_v3", "kimi_k2", "kimi_k3", "deepseek_v32",
+         "deepseek_v4", "deepseek_v41", "glm47_moe", "minimax_m2", "minimax_m3", "gemma4",
+         "inkling", "mistral", "granite", "granite_thinking", "mimo", "plamo3"]
+PROMPT = "Hi"  # no reasoning marker: where the completion starts is the format's default
+
+
+# -- a fake engine behind vLLM's real serving code ---------------------------------
+
+
+class FakeModels:
+    """The served model list: one base model."""
+
+    lora_requests: dict = {}
+    base_model_paths: list = []
+
+    def model_name(self, lora_request: Any = None) -> str:
+        return "m"
+
+    def is_base_model(self, name: str) -> bool:
+        return True
+
+
+class FakeRenderer:
+    """Renders every chat to the same prompt token ids."""
+
+    reasoning_effort_map = None
+
+    def __init__(self, prompt_ids: list[int]) -> None:
+        self.prompt_ids = prompt_ids
+
+    async def render_chat(self, request: Any) -> tuple[list, list]:
+        return [], [{"type": "token", "prompt_token_ids": list(self.prompt_ids)}]
+
+
+class FakeEngine:
+    """Replays one completion: delta by delta when vLLM streams, whole otherwise."""
+
+    errored = False
+    vllm_config = None
+    input_processor = None
+
+    def __init__(self, tokenizer: Any, deltas: list[tuple[list[int], str]]) -> None:
+        self.deltas = deltas
+        self.renderer = SimpleNamespace(tokenizer=tokenizer)
+        self.model_config = SimpleNamespace(
+            model="m", hf_config=SimpleNamespace(model_type="fake"), max_model_len=1 << 20,
+            get_diff_sampling_param=dict, generation_config="vllm",
+            override_generation_config={}, is_encoder_decoder=False)
+
+    def check_admission(self, n: int) -> None:
+        return None
+
+    async def generate(self, engine_input: dict, params: Any, request_id: str, **kwargs: Any):
+        prompt = engine_input["prompt_token_ids"]
+        steps = self.deltas
+        if params.output_kind != RequestOutputKind.DELTA:
+            steps = [([i for ids, _ in steps for i in ids], "".join(t for _, t in steps))]
+        for n, (ids, text) in enumerate(steps):
+            last = n == len(steps) - 1
+            out = CompletionOutput(index=0, text=text, token_ids=list(ids), cumulative_logprob=None,
+                                   logprobs=None, finish_reason="stop" if last else None)
+            yield RequestOutput(request_id=request_id, prompt=None, prompt_token_ids=prompt,
+                                prompt_logprobs=None, outputs=[out], finished=last)
+
+
+def serve(parser: str, tokenizer: Any, deltas: list, prompt_ids: list[int], *, stream: bool,
+          tools: list | None, kwargs: dict | None, tool_parser: str | None = "",
+          **request: Any) -> Any:
+    """One chat completion through OpenAIServingChat: the response, or its SSE payloads.
+
+    ``parser`` names the reasoning parser, and the tool parser unless ``tool_parser``
+    says otherwise (None: no tool parser)."""
+    tool_parser = parser if tool_parser == "" else tool_parser
+    serving = OpenAIServingChat(
+        FakeEngine(tokenizer, deltas), FakeModels(), "assistant",
+        online_renderer=FakeRenderer(prompt_ids), request_logger=None, chat_template=None,
+        chat_template_content_format="auto", reasoning_parser=parser,
+        enable_auto_tools=tool_parser is not None, tool_parser=tool_parser)
+    body = ChatCompletionRequest(
+        model="m", messages=[{"role": "user", "content": PROMPT}], stream=stream,
+        stream_options={"include_usage": True} if stream else None, tools=tools,
+        chat_template_kwargs=kwargs, **request)
+
+    async def run() -> Any:
+        result = await serving.create_chat_completion(body)
+        if not stream:
+            return result
+        payloads = []
+        async for line in result:
+            data = line.removeprefix("data: ").strip()
+            if data and data != "[DONE]":
+                payloads.append(json.loads(data))
+        return payloads
+
+    return asyncio.run(run())
+
+
+# -- cases ----------------------------------------------------------------------
+
+
+def _cases() -> list:
+    params = []
+    for fmt in TIER1:
+        for g in load(GOLDENS / f"{fmt}.golden"):
+            if g.mode == "ids":
+                params.append(pytest.param(fmt, g, id=f"{fmt}: {g.title}"))
+    return params
+
+
+CASES = _cases()
+
+
+def _tools(fmt: str) -> list[dict]:
+    return message_goldens.load(GOLDENS / f"{fmt}.messages").tools
+
+
+def _kwargs(fmt: str, thinking: bool) -> dict | None:
+    """chat_template_kwargs that turn thinking on or off, by the spec's switch."""
+    switch = parsergen.load(fmt).SPEC.get("thinking_switch")
+    if not switch:
+        return None
+    entry = switch[0]
+    if isinstance(entry, str):
+        return {entry: thinking}
+    return {entry["key"]: entry["on"] if thinking else False}
+
+
+def _setup(fmt: str, g: Golden) -> tuple[Any, list[int], dict | None]:
+    module = parsergen.load(fmt)
+    kwargs = _kwargs(fmt, g.thinking)
+    default = module.StreamingParser().thinking
+    if kwargs is None and g.thinking != default:
+        pytest.skip(f"{fmt} has no thinking switch a request could set to {g.thinking}")
+    tokenizer = toks.TOKENIZERS[g.tokenizer]()
+    return tokenizer, tokenizer.encode(PROMPT, add_special_tokens=False), kwargs
+
+
+def _expected_stream(fmt: str, g: Golden, tokenizer: Any, prompt: list[int],
+                     tools: list) -> ParsedMessage:
+    """What parsergen's ChatParser streams for these very deltas."""
+    chat = parsergen.load(fmt).ChatParser(tokenizer, tools=tools, thinking=g.thinking)
+    chat.initialize(prompt)
+    return accumulate([*(chat.feed(text, ids) for ids, text in g.deltas), chat.finish()])
+
+
+def _from_chunks(payloads: list[dict]) -> ParsedMessage:
+    """The message a client builds from the streamed chunks (vLLM names it ``reasoning``)."""
+    reasoning, content, calls = [], [], {}
+    for payload in payloads:
+        for choice in payload["choices"]:
+            delta = choice["delta"]
+            reasoning.append(delta.get("reasoning") or "")
+            content.append(delta.get("content") or "")
+            for tc in delta.get("tool_calls") or ():
+                call = calls.setdefault(tc["index"], ["", "", ""])
+                call[0] = tc.get("id") or call[0]
+                fn = tc.get("function") or {}
+                call[1] += fn.get("name") or ""
+                call[2] += fn.get("arguments") or ""
+    return ParsedMessage("".join(reasoning) or None, "".join(content) or None,
+                         tuple(ToolCall(*calls[i]) for i in sorted(calls)))
+
+
+def _without_ids(message: ParsedMessage) -> tuple:
+    """A message with its random call ids left out."""
+    return (message.reasoning, message.content,
+            [(tc.name, tc.arguments) for tc in message.tool_calls])
+
+
+def _usage(response: Any) -> int | None:
+    details = response.usage.completion_tokens_details
+    return details.reasoning_tokens if details is not None else None
+
+
+# -- tests ----------------------------------------------------------------------
+
+
+def test_every_format_and_alias_is_registered() -> None:
+    names = {plugin.PREFIX + n for n in [*parsergen.formats(), *parsergen.aliases()]}
+    assert names <= set(ReasoningParserManager.list_registered())
+    from vllm.tool_parsers import ToolParserManager
+
+    assert all(ToolParserManager.get_tool_parser(n) for n in names)
+
+
+@pytest.mark.parametrize("fmt, g", CASES)
+def test_streaming_through_serving_chat(fmt: str, g: Golden) -> None:
+    tokenizer, prompt, kwargs = _setup(fmt, g)
+    tools = _tools(fmt)
+    payloads = serve(plugin.PREFIX + fmt, tokenizer, g.deltas, prompt, stream=True,
+                     tools=tools, kwargs=kwargs)
+    got = _from_chunks(payloads)
+    assert _without_ids(got) == _without_ids(_expected_stream(fmt, g, tokenizer, prompt, tools))
+
+
+@pytest.mark.parametrize("fmt, g", [c for c in CASES if c.values[1].cadence == "whole"])
+def test_non_streaming_through_serving_chat(fmt: str, g: Golden) -> None:
+    tokenizer, prompt, kwargs = _setup(fmt, g)
+    tools = _tools(fmt)
+    response = serve(plugin.PREFIX + fmt, tokenizer, g.deltas, prompt, stream=False,
+                     tools=tools, kwargs=kwargs)
+    message = response.choices[0].message
+    got = ParsedMessage(message.reasoning, message.content,
+                        tuple(ToolCall(tc.id, tc.function.name, tc.function.arguments)
+                              for tc in message.tool_calls))
+    # vLLM's non-streaming path hands the parsers text only: no token ids.
+    expected = parsergen.load(fmt).parse(g.text, tools=tools, tokenizer=tokenizer,
+                                         thinking=g.thinking, prompt_token_ids=prompt)
+    assert _without_ids(got) == _without_ids(expected)
+
+
+@pytest.mark.parametrize("fmt, g", [c for c in CASES if c.values[1].cadence == "whole"])
+def test_reasoning_token_usage_equals_vllms(fmt: str, g: Golden) -> None:
+    tokenizer, prompt, kwargs = _setup(fmt, g)
+    tools = _tools(fmt)
+    # Only the reasoning parser counts reasoning tokens.
+    ours = serve(plugin.PREFIX + fmt, tokenizer, g.deltas, prompt, stream=False, tools=tools,
+                 kwargs=kwargs, tool_parser=None)
+    theirs = serve(fmt, tokenizer, g.deltas, prompt, stream=False, tools=tools, kwargs=kwargs,
+                   tool_parser=None)
+    assert _usage(ours) == _usage(theirs)
+
+
+def _gate(reasoner: Any, prompt: list[int], output: list[int]) -> tuple[int, int] | None:
+    """Where vLLM's structured-output manager starts the grammar as tokens come one by
+    one: (output index of the token, grammar start within it), or None."""
+    manager = SimpleNamespace(enable_in_reasoning=False, _get_reasoner=lambda request: reasoner)
+    state = SimpleNamespace(reasoning_ended=None)
+    request = SimpleNamespace(structured_output_request=state, prompt_token_ids=prompt,
+                              all_token_ids=list(prompt))
+    for i, token in enumerate(output):
+        request.all_token_ids.append(token)
+        start, _ = StructuredOutputManager._get_constraint_bounds(
+            manager, request, [token], spec_tokens_committed=True)
+        if start <= 1:
+            return i, start
+    return None
+
+
+@pytest.mark.parametrize("fmt, g", [c for c in CASES if c.values[1].cadence == "whole"])
+def test_structured_output_gate_starts_where_vllms_does(fmt: str, g: Golden) -> None:
+    tokenizer, prompt, kwargs = _setup(fmt, g)
+    output = [i for ids, _ in g.deltas for i in ids]
+    ours = ReasoningParserManager.get_reasoning_parser(plugin.PREFIX + fmt)(
+        tokenizer, chat_template_kwargs=kwargs)
+    theirs = ReasoningParserManager.get_reasoning_parser(fmt)(tokenizer,
+                                                             chat_template_kwargs=kwargs)
+    assert _gate(ours, prompt, output) == _gate(theirs, prompt, output)
