@@ -93,6 +93,11 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
         self._prompt_ids: list[int] = []
         self._chat = self._new_chat()
         self._started = False
+        # The reasoning phase's deltas, until reasoning ends: the rest of the text and
+        # its ids are handed over to the tool parser as they came, unparsed.
+        self._texts: list[str] = []
+        self._ids: list[int] = []
+        self._handover: list[int] | None = None
 
     def _new_chat(self) -> Any:
         """A parser that leaves tool markup as text: it is the tool parser's input."""
@@ -120,6 +125,8 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
         return self._chat.is_reasoning_end(input_ids)
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
+        if self._handover is not None:  # vLLM asks at the end of the reasoning phase
+            return self._handover
         return self._chat.extract_content_ids(input_ids)
 
     @property
@@ -171,13 +178,43 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
                                     current_token_ids: Sequence[int],
                                     delta_token_ids: Sequence[int]) -> DeltaMessage | None:
         self._started = True
-        return to_vllm(self._chat.feed(delta_text, delta_token_ids))
+        chat = self._chat
+        self._texts.append(delta_text)
+        self._ids.extend(delta_token_ids)
+        delta = chat.feed(delta_text, delta_token_ids)
+        if not chat.reasoning_ended:
+            return to_vllm(delta)
+        # Reasoning is over: the content is the rest of the model's text, raw (tool
+        # markup included), for the tool parser to read from the start of content.
+        text = "".join(self._texts)
+        self._handover = self._content_ids(text, chat.content_offset or 0)
+        self._texts, self._ids = [], []
+        rest = text[chat.content_offset or 0:]
+        reasoning = delta.reasoning if delta is not None else None
+        return DeltaMessage(reasoning=reasoning, content=rest) if reasoning or rest else None
+
+    def _content_ids(self, text: str, start: int) -> list[int]:
+        """The ids of ``text[start:]`` and of text still to come (ids may run ahead of
+        the text); none when the ids do not spell the text (the tool parser then reads
+        the handed-over text's markers as text)."""
+        decode = self.model_tokenizer.decode
+        pieces = [decode([i]) for i in self._ids]
+        if not "".join(pieces).startswith(text):
+            return []
+        at = 0
+        for k, piece in enumerate(pieces):
+            if at + len(piece) > start:
+                return self._ids[k:]
+            at += len(piece)
+        return []
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
         return self._chat.reasoning_ended
 
     def finish_streaming(self) -> DeltaMessage | None:
-        """What the parser holds: at the end of reasoning, the start of the content."""
+        """The end of the stream inside reasoning: what the parser holds."""
+        if self._handover is not None:
+            return None  # everything after reasoning went to the tool parser, raw
         return to_vllm(self._chat.finish())
 
     def get_streaming_fallback_content(self, text: str, request: Any) -> str | None:
@@ -238,16 +275,9 @@ class ParsergenToolParser(ParserEngineToolAdapter):
                                      current_token_ids: Sequence[int],
                                      delta_token_ids: Sequence[int],
                                      request: ChatCompletionRequest) -> DeltaMessage | None:
-        ids = delta_token_ids
         if self._chat is None:
             self._chat = self._new_chat(request)
-            # After a reasoning parser, the first text is what it handed over and the
-            # ids are this delta's after reasoning's end.  When they do not spell the
-            # text, a marker's id came with an earlier delta (text lagging behind ids)
-            # and went to the reasoning parser: this text's markers are read as text.
-            if ids and delta_text not in self.model_tokenizer.decode(list(ids)):
-                ids = ()
-        return to_vllm(self._chat.feed(delta_text, ids))
+        return to_vllm(self._chat.feed(delta_text, delta_token_ids))
 
     def finish_streaming(self) -> DeltaMessage | None:
         if self._chat is None:

@@ -36,6 +36,7 @@ _CALL_START = EventType.TOOL_CALL_START
 _NAME = EventType.TOOL_NAME
 _ARGS = EventType.ARG_VALUE_CHUNK
 _CALL_END = EventType.TOOL_CALL_END
+_ENDS_REASONING = frozenset((_TEXT, _REASONING_END, _CALL_START))
 
 
 class _Call:
@@ -104,6 +105,8 @@ class ChatParser:
         self._id_count = 0
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
         self._reasoning_over = False
+        self._consumed = 0  # characters of model text consumed so far
+        self._content_at: int | None = None  # see content_offset
         # Calls the completion cut off before their end (max_tokens): (index, text).
         # Their arguments are never completed; parse() returns their text as content.
         self.cut_calls: list[tuple[int, str]] = []
@@ -131,8 +134,11 @@ class ChatParser:
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
                    prompt_text: str | None = None, start: str | None = None) -> None:
         """Start where the prompt leaves the model, or explicitly in ``start``
-        ("reasoning" or "content"); see StreamingParserBase.initialize."""
+        ("reasoning" or "content": right after reasoning's end, so a framing newline
+        is dropped); see StreamingParserBase.initialize."""
         self.events.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
+        if start == "content":
+            self._after_end = self._framing
 
     @property
     def reasoning_ended(self) -> bool:
@@ -145,6 +151,14 @@ class ChatParser:
         events = self.events
         return events._start_state == CONTENT and (events._reasoning_closed
                                                     or not events._waits())
+
+    @property
+    def content_offset(self) -> int | None:
+        """Where the content begins in the model text fed so far (a character offset),
+        once reasoning is over: just after an explicit end marker, at a call marker that
+        ended reasoning implicitly, or at the first content.  A server that parses
+        reasoning and content in two stages hands ``text[content_offset:]`` over."""
+        return self._content_at
 
     @property
     def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
@@ -178,10 +192,14 @@ class ChatParser:
             # Plain reasoning or content (most deltas): no events to go through.
             out: list[str] = []
             if got is _REASONING:
+                self._consumed += len(delta_text)
                 self._reasoning(delta_text, out)
                 return DeltaMessage(reasoning="".join(out)) if out else None
             if got is _TEXT:
-                self._reasoning_over = True
+                if not self._reasoning_over:
+                    self._reasoning_over = True
+                    self._content_at = self._consumed
+                self._consumed += len(delta_text)
                 self._content(delta_text, out)
                 return DeltaMessage(content="".join(out)) if out else None
         return self._push(events.plain_events(got, delta_text), finished=False)
@@ -200,22 +218,23 @@ class ChatParser:
         content: list[str] = []
         calls: dict[int, DeltaToolCall] = {}
         no_tools = self._no_tools
+        raw: RawText | None = None
         for item in items:
             if type(item) is RawText:
                 self._settle_raw(item.state, content)
-                self._pending_raw = item
+                self._pending_raw = raw = item
+                self._consumed += len(item.text)
                 continue
             kind = item.type
+            if not self._reasoning_over and kind in _ENDS_REASONING:
+                self._over(kind, raw)
             if kind is _TEXT:
-                self._reasoning_over = True
                 self._content(item.value, content)
             elif kind is _REASONING:
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:
-                self._reasoning_over = True
                 self._end_reasoning(reasoning, closed=bool(item.value))
             elif kind is _CALL_START:
-                self._reasoning_over = True
                 if not no_tools:
                     self._start_call(item.tool_index, content)
             elif no_tools:
@@ -241,6 +260,20 @@ class ChatParser:
             # A call the grammar left without its end (an end-of-turn token inside it).
             self._end_call(self._open, calls, content, at_end=True)
         return self._delta(reasoning, content, calls, finished)
+
+    def _over(self, kind: EventType, raw: RawText | None) -> None:
+        """Reasoning is over: note where the content begins in the model's text.
+
+        The piece read last caused ``kind``: an explicit end marker is behind the
+        content's start; anything else (content, a call marker that ends reasoning
+        implicitly) is its start."""
+        self._reasoning_over = True
+        at = self._consumed
+        reasoning = self.StreamingParser._REASONING
+        if raw is not None and not (kind is _REASONING_END and reasoning is not None
+                                    and raw.marker in reasoning.end):
+            at -= len(raw.text)
+        self._content_at = at
 
     def _settle_raw(self, next_state: int, content: list[str]) -> None:
         """Place the last consumed piece, now that the state after it is known.

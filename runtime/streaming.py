@@ -40,18 +40,13 @@ _ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
 _Seqs = dict[int, list[tuple[int, ...]]]
 
 
-def _ending_at(ids: Sequence[int], i: int, seqs: _Seqs) -> tuple[int, ...] | None:
-    """The one of ``seqs`` that ends at ``ids[i]``, if any."""
+def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
+    """Whether one of ``seqs`` ends at ``ids[i]``."""
     for seq in seqs.get(ids[i], ()):
         n = len(seq)
         if n == 1 or (i + 1 >= n and tuple(ids[i + 1 - n : i + 1]) == seq):
-            return seq
-    return None
-
-
-def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
-    """Whether one of ``seqs`` ends at ``ids[i]``."""
-    return _ending_at(ids, i, seqs) is not None
+            return True
+    return False
 
 
 # Where a Python call's argument text can change quoting or nesting depth.
@@ -182,6 +177,7 @@ class StreamingParserBase:
         lexicon = self._LEXICONS[self.thinking]
         self._lexicon = lexicon
         self._info: TokenizerInfo | None = None
+        self._tokenizer = tokenizer
         if tokenizer is not None:
             info = self._info = lexicon.info(tokenizer)
             drops, resolved = info.drop_texts, info.resolved
@@ -297,33 +293,40 @@ class StreamingParserBase:
         return tuple(seq for seqs in self._reasoning_ids()[2].values() for seq in seqs)
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
-        """How many of a completion's ``token_ids`` are reasoning, markers excluded.
+        """How many of a completion's ``token_ids`` are reasoning text (markers are not).
 
-        Walks the ids from where ``initialize`` starts the completion: reasoning runs
-        until its first end marker (explicit or implicit); a completion that starts
-        outside reasoning enters it at a start marker where the format lets one open
-        it (``start_opens``: Mistral's ``[THINK]``).  Markers that are no tokens of
-        the tokenizer cannot be seen in ids: such a format counts every id from the
-        start of reasoning to the end of the completion.
+        The ids are parsed from where ``initialize`` starts the completion, each token
+        as its own text, and a token counts when its text starts inside reasoning text
+        (so a call marker written as plain text ends the count too).  Without a
+        tokenizer ids cannot be read: every id counts if the completion starts in
+        reasoning, none otherwise.
         """
-        reasoning = self._REASONING
-        if reasoning is None:
+        if self._REASONING is None or not token_ids:
             return 0
-        starts, ends, implicit = self._reasoning_ids()
-        may_open = reasoning.start_opens[self.thinking]
         inside = self._start_state == REASONING
+        if self._info is None:
+            return len(token_ids) if inside else 0
+        decode = self._info.decode
+        texts = [decode(t) for t in token_ids]
+        text = "".join(texts)
+        parser = type(self)(self._tokenizer, thinking=self.thinking)
+        parser._state = parser._start_state = self._start_state
+        parser._tap = True
+        reasoning = bytearray(len(text) + 1)  # 1 where a character is reasoning text
+        pos = 0
+        for item in [*parser.feed(text, token_ids), *parser.finish()]:
+            if type(item) is RawText:
+                end = pos + len(item.text)
+                if item.state == REASONING and item.marker is None:
+                    reasoning[pos:end] = b"\1" * len(item.text)
+                pos = end
         count = 0
-        for i in range(len(token_ids)):
-            if inside:
-                seq = _ending_at(token_ids, i, ends) or _ending_at(token_ids, i, implicit)
-                if seq:
-                    return max(count - (len(seq) - 1), 0)  # its first ids were counted
-                seq = _ending_at(token_ids, i, starts)
-                # A (repeated) start marker is no reasoning; its first ids were counted.
-                count += 1 if seq is None else 1 - len(seq)
-            elif may_open and _ending_at(token_ids, i, starts):
-                inside = True
-        return max(count, 0)
+        pos = 0
+        for piece in texts:
+            if piece and reasoning[pos]:
+                count += 1
+            pos += len(piece)
+        return count
 
     def _waits(self) -> bool:
         reasoning = self._REASONING

@@ -143,3 +143,71 @@ def test_to_openai_names_the_reasoning_field() -> None:
 ])
 def test_thinking_switch_from_chat_template_kwargs(name: str, kwargs: dict, expected) -> None:
     assert parsergen.thinking(name, kwargs) is expected
+
+
+MY_FORMAT = """\
+name: my_format
+description: "<r>reasoning</r> then [[name|{json arguments}]]"
+initial_state: {thinking: REASONING, otherwise: CONTENT}
+thinking_switch: [enable_thinking]
+reasoning: {start: [], end: [THINK_END]}
+terminals:
+  THINK_END: {text: "</r>", token_id: true}
+  CALL: "[["
+  ARGS: "|"
+  CALL_END: "]]"
+transitions:
+  REASONING: {THINK_END: {to: CONTENT, emit: [REASONING_END]}}
+  CONTENT: {CALL: {to: TOOL_NAME, emit: [TOOL_CALL_START]}}
+  TOOL_NAME: {ARGS: TOOL_ARGS}
+  TOOL_ARGS: {CALL_END: {to: CONTENT, emit: [TOOL_CALL_END]}}
+"""
+
+
+def test_user_specs_are_compiled_for_integrations(tmp_path, monkeypatch) -> None:
+    from parsergen import integrations
+
+    spec = tmp_path / "my_format.yaml"
+    spec.write_text(MY_FORMAT)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: broken\nterminals: 3\n")
+    monkeypatch.setenv(integrations.SPECS_VARIABLE, f"{spec}:{broken}")
+    integrations.user_modules.cache_clear()
+    try:
+        with pytest.warns(UserWarning, match="broken.yaml was not registered"):
+            found = integrations.formats()
+    finally:
+        integrations.user_modules.cache_clear()
+    module = found["my_format"]
+    assert "qwen3" in found and "qwen3_coder" in found  # bundled formats and aliases
+    assert integrations.thinking(module, {"enable_thinking": False}) is False
+    message = module.parse('hm</r>Hi [[get|{"a": 1}]]', thinking=True)
+    assert (message.reasoning, message.content) == ("hm", "Hi")
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("get", '{"a": 1}')]
+
+
+@pytest.mark.parametrize("deltas, offset", [
+    (["abc", "</think>", "\n\nHi"], len("abc</think>")),  # after an explicit end
+    (["hm ", "<tool_call>\n<function=f>"], len("hm ")),  # at an implicit end
+    (["still thinking"], None),  # not over yet
+])
+def test_content_offset(get_tokenizer, deltas: list[str], offset: int | None) -> None:
+    tokenizer = get_tokenizer("qwen3.6")
+    parser = QWEN.ChatParser(tokenizer, thinking=True)
+    for delta in deltas:
+        parser.feed(delta, ids(tokenizer, delta))
+    assert parser.content_offset == offset
+
+
+def test_content_offset_of_content_first() -> None:
+    parser = QWEN.ChatParser(thinking=False)
+    parser.feed("Hello")
+    assert parser.content_offset == 0
+
+
+def test_start_in_content_drops_a_framing_newline() -> None:
+    # step3p5.yaml: reasoning closed by \n</think>\n; content handed over after the
+    # marker still begins with the framing newline.
+    step = parsergen.load("step3p5")
+    assert step.parse("\nAnswer", start="content").content == "Answer"
+    assert step.parse("a\n</think>\nAnswer").content == "Answer"
