@@ -131,10 +131,16 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
 
     @property
     def reasoning_end_token_ids(self) -> frozenset[int]:
-        return _single_ids(self._chat.reasoning_end_token_ids) | self.implicit_reasoning_end_token_ids
+        explicit = _single_ids(self._chat.reasoning_end_token_ids)
+        return explicit | self.implicit_reasoning_end_token_ids if explicit else explicit
 
     @property
     def implicit_reasoning_end_token_ids(self) -> frozenset[int]:
+        # As vLLM's engines: only beside an explicit end token.  Without one (an end
+        # marker of several tokens), vLLM gates with is_reasoning_end_streaming,
+        # which reads marker sequences.
+        if not _single_ids(self._chat.reasoning_end_token_ids):
+            return frozenset()
         return _single_ids(self._chat.implicit_reasoning_end_token_ids)
 
     def find_reasoning_end(self, token_ids: Sequence[int]) -> ReasoningEnd | None:
@@ -170,8 +176,12 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
     # -- parsing ------------------------------------------------------------
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
-        message = self._new_chat().complete(model_output)
-        return message.reasoning, message.content
+        chat = self._new_chat()
+        message = chat.complete(model_output)
+        if chat.content_offset is None:  # reasoning to the end
+            return message.reasoning, message.content
+        # As when streaming: the rest of the text, raw, is the tool parser's input.
+        return message.reasoning, model_output[chat.content_offset:] or None
 
     def extract_reasoning_streaming(self, previous_text: str, current_text: str, delta_text: str,
                                     previous_token_ids: Sequence[int],

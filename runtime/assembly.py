@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
-from .events import CONTENT, TOOL_ARGS, TOOL_STATES, EventType
+from .events import CONTENT, REASONING, TOOL_ARGS, TOOL_STATES, EventType
 from .messages import (
     DeltaMessage,
     DeltaToolCall,
@@ -106,6 +106,7 @@ class ChatParser:
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
         self._reasoning_over = False
         self._consumed = 0  # characters of model text consumed so far
+        self._reasoned = 0  # ... up to the end of the last piece read in reasoning
         self._content_at: int | None = None  # see content_offset
         # Calls the completion cut off before their end (max_tokens): (index, text).
         # Their arguments are never completed; parse() returns their text as content.
@@ -193,6 +194,7 @@ class ChatParser:
             out: list[str] = []
             if got is _REASONING:
                 self._consumed += len(delta_text)
+                self._reasoned = self._consumed
                 self._reasoning(delta_text, out)
                 return DeltaMessage(reasoning="".join(out)) if out else None
             if got is _TEXT:
@@ -224,6 +226,8 @@ class ChatParser:
                 self._settle_raw(item.state, content)
                 self._pending_raw = raw = item
                 self._consumed += len(item.text)
+                if item.state == REASONING:
+                    self._reasoned = self._consumed
                 continue
             kind = item.type
             if not self._reasoning_over and kind in _ENDS_REASONING:
@@ -264,14 +268,16 @@ class ChatParser:
     def _over(self, kind: EventType, raw: RawText | None) -> None:
         """Reasoning is over: note where the content begins in the model's text.
 
-        The piece read last caused ``kind``: an explicit end marker is behind the
-        content's start; anything else (content, a call marker that ends reasoning
-        implicitly) is its start."""
+        Right after the last piece read in reasoning (an explicit end marker is one),
+        unless that piece is the marker that ended reasoning implicitly (a call's
+        start): then at it.  Nothing read in reasoning: at the start, even if the
+        content's event comes later (a message header's text)."""
         self._reasoning_over = True
-        at = self._consumed
+        at = self._reasoned
         reasoning = self.StreamingParser._REASONING
-        if raw is not None and not (kind is _REASONING_END and reasoning is not None
-                                    and raw.marker in reasoning.end):
+        if (raw is not None and raw.state == REASONING and raw.marker is not None
+                and not (kind is _REASONING_END and reasoning is not None
+                         and raw.marker in reasoning.end)):
             at -= len(raw.text)
         self._content_at = at
 
