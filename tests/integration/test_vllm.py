@@ -396,3 +396,35 @@ def test_thinking_switch_of_chat_template_kwargs() -> None:
     assert message.content == expected.content
     assert [(tc.function.name, tc.function.arguments) for tc in message.tool_calls] == [
         (tc.name, tc.arguments) for tc in expected.tool_calls]
+
+
+REGISTERED = """
+import sys
+from vllm.plugins import load_general_plugins
+from vllm.reasoning import ReasoningParserManager
+from vllm.tool_parsers import ToolParserManager
+assert not any(n.startswith("parsergen_") for n in ReasoningParserManager.list_registered())
+load_general_plugins()
+for name in sys.argv[1:]:
+    ReasoningParserManager.get_reasoning_parser(name)
+    ToolParserManager.get_tool_parser(name)
+print("ok")
+"""
+
+
+def test_entry_point_registers_in_a_fresh_vllm_process(tmp_path) -> None:
+    """vLLM's own plugin loader (what every vLLM process runs) finds the entry point,
+    and a user's spec listed in PARSERGEN_SPECS is registered with the bundled ones."""
+    import os
+    import subprocess
+    import sys
+
+    from test_integration_api import MY_FORMAT  # README's example spec
+
+    spec = tmp_path / "my_format.yaml"
+    spec.write_text(MY_FORMAT)
+    env = {**os.environ, "PARSERGEN_SPECS": str(spec)}
+    done = subprocess.run([sys.executable, "-c", REGISTERED, "parsergen_qwen3",
+                           "parsergen_qwen3_coder", "parsergen_my_format"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip().endswith("ok"), done.stderr[-2000:]
