@@ -12,13 +12,14 @@ Without the entry point, ``--tool-parser-plugin parsergen.integrations.vllm`` (a
 ``--reasoning-parser-plugin``) imports this module, which registers on import.
 
 vLLM splits a completion in two phases: its reasoning parser sees the deltas until
-reasoning ends, then hands the rest of the text to its tool parser, which starts in
-content.  Both parsers here are a parsergen ``ChatParser`` of the same format: the
-reasoning one leaves tool markup as text (``tool_choice="none"``), so what it hands
-over is the completion's own text; the tool one starts in content
-(``initialize(start="content")``).  They subclass vLLM's engine adapters, so vLLM's
-structured output gates on reasoning the way it does for its own engine formats
-(an implicit end, such as a call's start marker, is the first content token).
+reasoning ends, then hands what follows to its tool parser, which starts in content.
+Both parsers here are a parsergen ``ChatParser`` of the same format.  The reasoning
+one hands over the model's own text from ``content_offset`` on, with the token ids
+that spell it (they may run ahead of the text), so the tool one, started with
+``initialize(start="content")``, reads exactly what a single parser would have read
+there.  They subclass vLLM's engine adapters, so vLLM's structured output gates on
+reasoning the way it does for its own engine formats (an implicit end, such as a
+call's start marker, is the first content token).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from vllm.entrypoints.generate.base.protocol import (
     DeltaFunctionCall,
@@ -37,6 +38,7 @@ from vllm.entrypoints.generate.base.protocol import (
     ToolCall,
 )
 from vllm.parser.engine.adapters import ParserEngineReasoningAdapter, ParserEngineToolAdapter
+from vllm.parser.engine.parser_engine import ReasoningEnd
 from vllm.reasoning import ReasoningParser, ReasoningParserManager
 from vllm.tool_parsers import ToolParser, ToolParserManager
 
@@ -49,13 +51,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 PREFIX = "parsergen_"
-
-
-class ReasoningEnd(NamedTuple):
-    """Where reasoning ends in a token sequence (vLLM's ``find_reasoning_end`` result)."""
-
-    offset: int  # index of the end's first token, or the sequence's length
-    implicit: bool  # the end token is content too (a call's start marker)
 
 
 def to_vllm(delta: OurDelta | None) -> DeltaMessage | None:
@@ -253,6 +248,9 @@ class ParsergenToolParser(ParserEngineToolAdapter):
 
     @skip_reasoning_parsing.setter
     def skip_reasoning_parsing(self, value: bool) -> None:
+        # vLLM sets it when no reasoning parser is configured; accepted, not acted
+        # on: the format's own content transitions say what a reasoning marker in
+        # content is (qwen3 drops a stray </think>, for one).
         self._skip_reasoning = value
 
     def adjust_request(self, request: Any) -> Any:

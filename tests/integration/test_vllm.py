@@ -428,3 +428,26 @@ def test_entry_point_registers_in_a_fresh_vllm_process(tmp_path) -> None:
                            "parsergen_qwen3_coder", "parsergen_my_format"],
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def test_plugin_flags_by_module_and_by_file_path() -> None:
+    """--tool-parser-plugin / --reasoning-parser-plugin take a module or a file path."""
+    import subprocess
+    import sys
+
+    from parsergen.integrations import parsergen_vllm
+
+    code = """
+import sys
+from vllm.reasoning import ReasoningParserManager
+from vllm.tool_parsers import ToolParserManager
+ToolParserManager.import_tool_parser(sys.argv[1])
+ReasoningParserManager.import_reasoning_parser(sys.argv[1])
+ReasoningParserManager.get_reasoning_parser("parsergen_qwen3")
+ToolParserManager.get_tool_parser("parsergen_qwen3")
+print("ok")
+"""
+    for plugin_path in ("parsergen.integrations.vllm", parsergen_vllm.__file__):
+        done = subprocess.run([sys.executable, "-c", code, plugin_path], capture_output=True,
+                              text=True, timeout=300)
+        assert done.stdout.strip().endswith("ok"), done.stderr[-2000:]
