@@ -228,6 +228,15 @@ def _from_chunks(payloads: list[dict]) -> ParsedMessage:
                          tuple(ToolCall(*calls[i]) for i in sorted(calls)))
 
 
+def _received(result: Any) -> ParsedMessage:
+    """The message a client gets: from the streamed chunks, or the response's message."""
+    if isinstance(result, list):
+        return _from_chunks(result)
+    m = result.choices[0].message
+    return ParsedMessage(m.reasoning, m.content, tuple(
+        ToolCall(tc.id, tc.function.name, tc.function.arguments) for tc in m.tool_calls))
+
+
 def _without_ids(message: ParsedMessage) -> tuple:
     """A message with its random call ids left out."""
     return (message.reasoning, message.content,
@@ -258,26 +267,26 @@ def test_every_format_and_alias_is_registered() -> None:
     assert all(ToolParserManager.get_tool_parser(n) for n in names)
 
 
-@pytest.mark.parametrize("fmt, g", CASES)
-def test_streaming_through_serving_chat(fmt: str, g: Golden) -> None:
+def _through_serving(fmt: str, g: Golden, *, stream: bool,
+                     **request: Any) -> tuple[ParsedMessage, Any, list[int], list]:
+    """A golden served with parsergen's parsers: the message received, the tokenizer,
+    the prompt's ids and the request's tools."""
     tokenizer, prompt, kwargs = _setup(fmt, g)
     tools = _tools(fmt)
-    payloads = serve(plugin.PREFIX + fmt, tokenizer, g.deltas, prompt, stream=True,
-                     tools=tools, kwargs=kwargs)
-    got = _from_chunks(payloads)
+    got = serve(plugin.PREFIX + fmt, tokenizer, g.deltas, prompt, stream=stream, tools=tools,
+                kwargs=kwargs, **request)
+    return _received(got), tokenizer, prompt, tools
+
+
+@pytest.mark.parametrize("fmt, g", CASES)
+def test_streaming_through_serving_chat(fmt: str, g: Golden) -> None:
+    got, tokenizer, prompt, tools = _through_serving(fmt, g, stream=True)
     assert _without_ids(got) == _without_ids(_expected_stream(fmt, g, tokenizer, prompt, tools))
 
 
 @pytest.mark.parametrize("fmt, g", _cases(cadence="whole"))
 def test_non_streaming_through_serving_chat(fmt: str, g: Golden) -> None:
-    tokenizer, prompt, kwargs = _setup(fmt, g)
-    tools = _tools(fmt)
-    response = serve(plugin.PREFIX + fmt, tokenizer, g.deltas, prompt, stream=False,
-                     tools=tools, kwargs=kwargs)
-    message = response.choices[0].message
-    got = ParsedMessage(message.reasoning, message.content,
-                        tuple(ToolCall(tc.id, tc.function.name, tc.function.arguments)
-                              for tc in message.tool_calls))
+    got, tokenizer, prompt, tools = _through_serving(fmt, g, stream=False)
     # vLLM's non-streaming path hands the parsers text only: no token ids.
     expected = parsergen.load(fmt).parse(g.text, tools=tools, tokenizer=tokenizer,
                                          thinking=g.thinking, prompt_token_ids=prompt)
@@ -331,16 +340,8 @@ def _qwen3_case(case: str, cadence: str = "tokens") -> Golden:
 @pytest.mark.parametrize("stream", [True, False])
 def test_include_reasoning_false_drops_the_reasoning(stream: bool) -> None:
     g = _qwen3_case("reasoning_content_call")
-    tokenizer, prompt, kwargs = _setup("qwen3", g)
-    tools = _tools("qwen3")
-    got = serve("parsergen_qwen3", tokenizer, g.deltas, prompt, stream=stream, tools=tools,
-                kwargs=kwargs, include_reasoning=False)
-    if stream:
-        message = _from_chunks(got)
-    else:
-        m = got.choices[0].message
-        message = ParsedMessage(m.reasoning, m.content, tuple(
-            ToolCall(tc.id, tc.function.name, tc.function.arguments) for tc in m.tool_calls))
+    message, tokenizer, prompt, tools = _through_serving("qwen3", g, stream=stream,
+                                                         include_reasoning=False)
     expected = _expected_stream("qwen3", g, tokenizer, prompt, tools)
     assert message.reasoning is None
     assert [(tc.name, tc.arguments) for tc in message.tool_calls] == [
@@ -350,15 +351,8 @@ def test_include_reasoning_false_drops_the_reasoning(stream: bool) -> None:
 @pytest.mark.parametrize("stream", [True, False])
 def test_tool_choice_none_leaves_tool_markup_as_content(stream: bool) -> None:
     g = _qwen3_case("reasoning_content_call")
-    tokenizer, prompt, kwargs = _setup("qwen3", g)
-    tools = _tools("qwen3")
-    got = serve("parsergen_qwen3", tokenizer, g.deltas, prompt, stream=stream, tools=tools,
-                kwargs=kwargs, tool_choice="none")
-    if stream:
-        message = _from_chunks(got)
-    else:
-        m = got.choices[0].message
-        message = ParsedMessage(m.reasoning, m.content, tuple(m.tool_calls))
+    message, tokenizer, _, tools = _through_serving("qwen3", g, stream=stream,
+                                                    tool_choice="none")
     expected = parsergen.load("qwen3").parse(g.text, tools=tools, tokenizer=tokenizer,
                                              thinking=True, tool_choice="none")
     assert message.tool_calls == ()
@@ -371,14 +365,8 @@ def test_tool_choice_none_leaves_tool_markup_as_content(stream: bool) -> None:
 @pytest.mark.parametrize("stream", [True, False])
 def test_required_and_named_tool_choice_parse_the_formats_own_calls(tool_choice, stream) -> None:
     g = _qwen3_case("reasoning_content_call")
-    tokenizer, prompt, kwargs = _setup("qwen3", g)
-    tools = _tools("qwen3")
-    got = serve("parsergen_qwen3", tokenizer, g.deltas, prompt, stream=stream, tools=tools,
-                kwargs=kwargs, tool_choice=tool_choice)
-    if stream:
-        calls = [(tc.name, tc.arguments) for tc in _from_chunks(got).tool_calls]
-    else:
-        calls = [(tc.function.name, tc.function.arguments) for tc in got.choices[0].message.tool_calls]
+    message, *_ = _through_serving("qwen3", g, stream=stream, tool_choice=tool_choice)
+    calls = [(tc.name, tc.arguments) for tc in message.tool_calls]
     assert calls == [("get_weather", '{"city": "Paris", "days": 3}')]  # from the golden's text
 
 
