@@ -83,10 +83,16 @@ def _cmd_detect(args: argparse.Namespace) -> int:
 def _cmd_parse(args: argparse.Namespace) -> int:
     import parsergen
 
+    if args.jsonl:
+        return _cmd_parse_jsonl(args)
+    name = args.format or (parsergen.detect(args.model) if args.model else None)
+    if name is None:
+        print("give --format NAME, or --model ID of a known model", file=sys.stderr)
+        return 2
     try:
-        module = parsergen.load(args.format)
+        module = parsergen.load(name)
     except KeyError:
-        print(f"unknown format {args.format!r}; 'parsergen list' shows them", file=sys.stderr)
+        print(f"unknown format {name!r}; 'parsergen list' shows them", file=sys.stderr)
         return 2
     if args.file in (None, "-"):
         text = sys.stdin.read()
@@ -122,6 +128,30 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_parse_jsonl(args: argparse.Namespace) -> int:
+    """``parse --jsonl``: one OpenAI message per input line, in order, on every core."""
+    import parsergen
+    from parsergen.batch import parse_jsonl
+
+    if args.format is not None and args.format not in [*parsergen.formats(),
+                                                       *parsergen.aliases()]:
+        print(f"unknown format {args.format!r}; 'parsergen list' shows them", file=sys.stderr)
+        return 2
+    options = {"format": args.format, "model": args.model, "tokenizer": args.tokenizer,
+               "workers": args.workers}
+    source = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
+    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
+    try:
+        total, bad = parse_jsonl(source, out, **options)
+    finally:
+        for stream in (source, out):
+            if stream not in (sys.stdin, sys.stdout):
+                stream.close()
+    if bad:
+        print(f"{bad} of {total} lines could not be parsed", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``parsergen`` console script."""
     parser = argparse.ArgumentParser(prog="parsergen", description=__doc__)
@@ -146,9 +176,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("model", metavar="NAME")
     p.set_defaults(run=_cmd_detect)
 
-    p = sub.add_parser("parse", help="print the events of a completion")
-    p.add_argument("--format", required=True, metavar="NAME")
+    p = sub.add_parser("parse", help="print the events of a completion, or parse a JSONL batch")
+    p.add_argument("--format", metavar="NAME", help="the format (or give --model)")
+    p.add_argument("--model", metavar="ID", help="pick the format from a model id")
     p.add_argument("file", nargs="?", metavar="FILE|-")
+    p.add_argument("--jsonl", metavar="IN|-",
+                   help="one JSON object per line ({completion, prompt?, tools?, token_ids?, "
+                        "model?}) -> one OpenAI message per line, in input order")
+    p.add_argument("-o", "--output", metavar="OUT", help="with --jsonl: output file (stdout)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="with --jsonl: processes (default: every core)")
+    p.add_argument("--tokenizer", metavar="NAME",
+                   help="with --jsonl: a transformers tokenizer, to use token ids")
     p.add_argument("--json", action="store_true", help="one JSON object per event")
     p.add_argument("--chunk", type=int, default=0, metavar="N",
                    help="stream the text in N-character deltas (default: one delta)")

@@ -184,8 +184,9 @@ class SpecValidator:
 
     def _check_thinking(self, terminals: dict[str, Any]) -> None:
         toggles = isinstance(self.spec.get("initial_state"), dict)
-        if "thinking_default" in self.spec and not toggles:
-            self.error(("thinking_default",), "needs an initial_state that depends on thinking")
+        for key in ("thinking_default", "thinking_switch"):
+            if key in self.spec and not toggles:
+                self.error((key,), "needs an initial_state that depends on thinking")
         for term, value in terminals.items():
             if isinstance(value, dict) and value.get("thinking_only") is True and not toggles:
                 self.error(("terminals", term, "thinking_only"),

@@ -7,7 +7,9 @@ returns a format's generated module (``StreamingParser``, ``FORMAT``, ``SPEC``).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -34,6 +36,28 @@ def load(name: str) -> ModuleType:
     return importlib.import_module(f"parsergen.generated.{name}")
 
 
+def thinking(name: str, chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
+    """Whether a request's ``chat_template_kwargs`` turn thinking on for format ``name``.
+
+    Reads the keys the spec declares in ``thinking_switch`` (the first one the request
+    sets wins); None when the request sets none of them, or the format has no switch,
+    so the parser keeps its default.
+    """
+    return switch_thinking(load(name).SPEC, chat_template_kwargs)
+
+
+def switch_thinking(spec: Mapping[str, Any],
+                    chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
+    """``thinking`` for any spec (a user's own too): its switch read from the kwargs."""
+    kwargs = chat_template_kwargs or {}
+    for entry in spec.get("thinking_switch", ()):
+        key, on = (entry, None) if isinstance(entry, str) else (entry["key"], entry["on"])
+        value = kwargs.get(key)
+        if value is not None:
+            return bool(value) if on is None else value == on
+    return None
+
+
 def detect(model_name: str | None = None, *, tokenizer: object = None) -> str | None:
     """The format that parses a model's reasoning and tool calls, or None.
 
@@ -54,4 +78,4 @@ def detect(model_name: str | None = None, *, tokenizer: object = None) -> str | 
     return None
 
 
-__all__ = ["aliases", "detect", "formats", "load"]
+__all__ = ["aliases", "detect", "formats", "load", "switch_thinking", "thinking"]

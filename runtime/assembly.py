@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
-from .events import TOOL_ARGS, TOOL_STATES, EventType
+from .events import CONTENT, REASONING, TOOL_ARGS, TOOL_STATES, EventType
 from .messages import (
     DeltaMessage,
     DeltaToolCall,
@@ -25,7 +25,7 @@ from .messages import (
     accumulate,
     without_cut_calls,
 )
-from .schema_types import tool_names, tool_properties
+from .schema_types import read_tools, tool_names, tool_properties
 from .streaming import RawText, StreamingParserBase
 
 _ALNUM = string.ascii_letters + string.digits
@@ -36,6 +36,7 @@ _CALL_START = EventType.TOOL_CALL_START
 _NAME = EventType.TOOL_NAME
 _ARGS = EventType.ARG_VALUE_CHUNK
 _CALL_END = EventType.TOOL_CALL_END
+_ENDS_REASONING = frozenset((_TEXT, _REASONING_END, _CALL_START))
 
 
 class _Call:
@@ -68,12 +69,13 @@ class ChatParser:
     ASSEMBLY: ClassVar[Mapping[str, bool]] = {}
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
 
-    def __init__(self, tokenizer: Any = None, *, tools: Sequence[Mapping[str, Any]] | None = None,
+    def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
                  ids: str = "random") -> None:
         self.events = self.StreamingParser(tokenizer, thinking=thinking)
         self.events._tap = True
-        self.tools = list(tools) if tools else None
+        self.warnings: list[str] = []
+        self.tools = read_tools(tools, self.warnings) if tools else None
         # tool_choice "none": tool markup is not parsed into calls; it stays content.
         self._no_tools = tool_choice == "none"
         self.ids = ids
@@ -101,7 +103,11 @@ class ChatParser:
         self._content_seen = False  # content with non-whitespace went out
         self._tools_seen = False
         self._id_count = 0
-        self.warnings: list[str] = []
+        # Set by a REASONING_END event, content or a call; see reasoning_ended.
+        self._reasoning_over = False
+        self._consumed = 0  # characters of model text consumed so far
+        self._reasoned = 0  # ... up to the end of the last piece read in reasoning
+        self._content_at: int | None = None  # see content_offset
         # Calls the completion cut off before their end (max_tokens): (index, text).
         # Their arguments are never completed; parse() returns their text as content.
         self.cut_calls: list[tuple[int, str]] = []
@@ -110,21 +116,64 @@ class ChatParser:
     # -- public ---------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, *, tools: Sequence[Mapping[str, Any]] | None = None,
+    def parse(cls, text: str, *, tools: Sequence[Any] | None = None,
               tokenizer: Any = None, token_ids: Sequence[int] | None = None,
               thinking: bool | None = None, tool_choice: Any = None,
               prompt_token_ids: Sequence[int] = (), prompt_text: str | None = None,
-              ids: str = "random") -> ParsedMessage:
+              start: str | None = None, ids: str = "random") -> ParsedMessage:
         """A whole completion as one message: the streaming assembly over one delta."""
         parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids)
-        parser.initialize(prompt_token_ids, prompt_text=prompt_text)
-        return without_cut_calls(accumulate([parser.feed(text, token_ids or ()), parser.finish()]),
-                                 parser.cut_calls)
+        parser.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
+        return parser.complete(text, token_ids or ())
+
+    def complete(self, text: str, token_ids: Sequence[int] = ()) -> ParsedMessage:
+        """The rest of the completion, all at once: the whole message (a fresh parser
+        gives ``parse()``'s result, its ``warnings`` left to read)."""
+        return without_cut_calls(accumulate([self.feed(text, token_ids), self.finish()]),
+                                 self.cut_calls)
 
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
-                   prompt_text: str | None = None) -> None:
-        """Start where the prompt leaves the model (see StreamingParserBase.initialize)."""
-        self.events.initialize(prompt_token_ids, prompt_text=prompt_text)
+                   prompt_text: str | None = None, start: str | None = None) -> None:
+        """Start where the prompt leaves the model, or explicitly in ``start``
+        ("reasoning" or "content": right after reasoning's end, so a framing newline
+        is dropped); see StreamingParserBase.initialize."""
+        self.events.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
+        if start == "content":
+            self._after_end = self._framing
+
+    @property
+    def reasoning_ended(self) -> bool:
+        """Whether the completion is past its reasoning: an end marker (explicit or
+        implicit) was read, or content or a call came; True from the start when the
+        completion starts in content because the prompt or ``initialize(start=)`` said
+        so, or because the format does not wait for reasoning there."""
+        if self._reasoning_over:
+            return True
+        events = self.events
+        return events._start_state == CONTENT and (events._reasoning_closed
+                                                    or not events._waits())
+
+    @property
+    def content_offset(self) -> int | None:
+        """Where the content begins in the model text fed so far (a character offset),
+        once reasoning is over: just after an explicit end marker, at a call marker that
+        ended reasoning implicitly, or at the first content.  A server that parses
+        reasoning and content in two stages hands ``text[content_offset:]`` over."""
+        return self._content_at
+
+    @property
+    def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of the explicit reasoning end markers."""
+        return self.events.reasoning_end_token_ids
+
+    @property
+    def implicit_reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of markers that end reasoning and are content themselves."""
+        return self.events.implicit_reasoning_end_token_ids
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """How many of a completion's token ids are reasoning (markers excluded)."""
+        return self.events.count_reasoning_tokens(token_ids)
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         """Whether reasoning is over after ``token_ids``."""
@@ -144,9 +193,15 @@ class ChatParser:
             # Plain reasoning or content (most deltas): no events to go through.
             out: list[str] = []
             if got is _REASONING:
+                self._consumed += len(delta_text)
+                self._reasoned = self._consumed
                 self._reasoning(delta_text, out)
                 return DeltaMessage(reasoning="".join(out)) if out else None
             if got is _TEXT:
+                if not self._reasoning_over:
+                    self._reasoning_over = True
+                    self._content_at = self._consumed
+                self._consumed += len(delta_text)
                 self._content(delta_text, out)
                 return DeltaMessage(content="".join(out)) if out else None
         return self._push(events.plain_events(got, delta_text), finished=False)
@@ -165,22 +220,29 @@ class ChatParser:
         content: list[str] = []
         calls: dict[int, DeltaToolCall] = {}
         no_tools = self._no_tools
+        raw: RawText | None = None
         for item in items:
             if type(item) is RawText:
                 self._settle_raw(item.state, content)
-                self._pending_raw = item
+                self._pending_raw = raw = item
+                self._consumed += len(item.text)
+                if item.state == REASONING:
+                    self._reasoned = self._consumed
                 continue
             kind = item.type
+            if not self._reasoning_over and kind in _ENDS_REASONING:
+                self._over(kind, raw)
             if kind is _TEXT:
                 self._content(item.value, content)
             elif kind is _REASONING:
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:
                 self._end_reasoning(reasoning, closed=bool(item.value))
+            elif kind is _CALL_START:
+                if not no_tools:
+                    self._start_call(item.tool_index, content)
             elif no_tools:
                 continue  # tool events: their text is content (see _settle_raw)
-            elif kind is _CALL_START:
-                self._start_call(item.tool_index, content)
             elif kind is _NAME:
                 call = self._calls.get(item.tool_index)
                 if call is not None and not call.sent and not call.invalid:
@@ -202,6 +264,22 @@ class ChatParser:
             # A call the grammar left without its end (an end-of-turn token inside it).
             self._end_call(self._open, calls, content, at_end=True)
         return self._delta(reasoning, content, calls, finished)
+
+    def _over(self, kind: EventType, raw: RawText | None) -> None:
+        """Reasoning is over: note where the content begins in the model's text.
+
+        Right after the last piece read in reasoning (an explicit end marker is one),
+        unless that piece is the marker that ended reasoning implicitly (a call's
+        start): then at it.  Nothing read in reasoning: at the start, even if the
+        content's event comes later (a message header's text)."""
+        self._reasoning_over = True
+        at = self._reasoned
+        reasoning = self.StreamingParser._REASONING
+        if (raw is not None and raw.state == REASONING and raw.marker is not None
+                and not (kind is _REASONING_END and reasoning is not None
+                         and raw.marker in reasoning.end)):
+            at -= len(raw.text)
+        self._content_at = at
 
     def _settle_raw(self, next_state: int, content: list[str]) -> None:
         """Place the last consumed piece, now that the state after it is known.

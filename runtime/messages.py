@@ -41,13 +41,14 @@ class DeltaMessage:
     content: str | None = None
     tool_calls: list[DeltaToolCall] = field(default_factory=list)
 
-    def to_openai(self) -> dict[str, Any]:
-        """The ``choices[0].delta`` of a ``chat.completion.chunk`` (unset keys omitted)."""
+    def to_openai(self, reasoning_key: str = "reasoning_content") -> dict[str, Any]:
+        """The ``choices[0].delta`` of a ``chat.completion.chunk`` (unset keys omitted);
+        ``reasoning_key`` names the reasoning field (vLLM 0.33 says ``reasoning``)."""
         out: dict[str, Any] = {}
         if self.content is not None:
             out["content"] = self.content
         if self.reasoning is not None:
-            out["reasoning_content"] = self.reasoning
+            out[reasoning_key] = self.reasoning
         if self.tool_calls:
             out["tool_calls"] = [tc.to_openai() for tc in self.tool_calls]
         return out
@@ -75,11 +76,12 @@ class ParsedMessage:
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
 
-    def to_openai(self) -> dict[str, Any]:
-        """The ``choices[0].message`` of a ``chat.completion`` (unset keys omitted)."""
+    def to_openai(self, reasoning_key: str = "reasoning_content") -> dict[str, Any]:
+        """The ``choices[0].message`` of a ``chat.completion`` (unset keys omitted);
+        ``reasoning_key`` names the reasoning field (vLLM 0.33 says ``reasoning``)."""
         out: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.reasoning is not None:
-            out["reasoning_content"] = self.reasoning
+            out[reasoning_key] = self.reasoning
         if self.tool_calls:
             out["tool_calls"] = [tc.to_openai() for tc in self.tool_calls]
         return out

@@ -20,6 +20,33 @@ _ENUM_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "st
 STRING = frozenset(("string",))
 
 
+def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, Any]]:
+    """The request's tool definitions as plain mappings.
+
+    A definition may be a mapping or an object with ``model_dump()`` (the pydantic
+    models servers such as vLLM pass); one that is neither, or whose function has no
+    name, cannot type any call's arguments: it is left out with a warning, instead of
+    its calls silently losing their typing.
+    """
+    out: list[Mapping[str, Any]] = []
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
+            dump = getattr(tool, "model_dump", None)
+            try:
+                tool = dump() if callable(dump) else None
+            except Exception as exc:  # a broken model: report it, parse on untyped
+                warnings.append(f"tool definition {i} cannot be read: model_dump() "
+                                f"raised {type(exc).__name__}: {exc}")
+                continue
+        fn = tool.get("function", tool) if isinstance(tool, Mapping) else None
+        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
+            warnings.append(f"tool definition {i} cannot be read (no function name); "
+                            "its calls' arguments stay untyped")
+            continue
+        out.append(tool)
+    return out
+
+
 def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> dict[str, Any] | None:
     """The ``properties`` of tool ``name``'s parameters; None without tools or schema."""
     for tool in tools or ():

@@ -55,6 +55,7 @@ _PY_SEPARATORS = re.compile(r"[\s,]*")
 _PY_NAME_START = re.compile(r"[^\W\d]")
 _PY_NAME = re.compile(r"[\w.]*")
 _PY_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
+_STARTS = ("reasoning", "content")
 
 
 class RawText:
@@ -176,6 +177,7 @@ class StreamingParserBase:
         lexicon = self._LEXICONS[self.thinking]
         self._lexicon = lexicon
         self._info: TokenizerInfo | None = None
+        self._tokenizer = tokenizer
         if tokenizer is not None:
             info = self._info = lexicon.info(tokenizer)
             drops, resolved = info.drop_texts, info.resolved
@@ -191,6 +193,8 @@ class StreamingParserBase:
         self._matchers = self._text_matchers
         self._had_ids = False
         self._state = self._INITIAL_STATES[self.thinking]
+        self._start_state = self._state  # where the completion starts (see initialize)
+        self._reasoning_closed = False  # the prompt (or initialize's caller) closed it
         self.tool_index = -1
         self._pending = ""  # text that may still become a marker
         self._fresh = bool(lexicon.at_start)  # nothing consumed yet: at_start markers live
@@ -208,19 +212,28 @@ class StreamingParserBase:
     # -- prompts and structured output ---------------------------------------
 
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
-                   prompt_text: str | None = None) -> None:
+                   prompt_text: str | None = None, start: str | None = None) -> None:
         """Start where the prompt leaves the model (call before the first feed).
 
         Walking back from the prompt's end to the last reasoning marker, stopping at a
         turn boundary or any other special token: a start marker means the completion
         begins inside reasoning, an end marker means in content; neither keeps the
-        format's default (which ``thinking`` may choose).
+        format's default (which ``thinking`` may choose).  ``start`` ("reasoning" or
+        "content") says it explicitly instead, for a caller that knows (a server
+        that already parsed the reasoning hands the rest over as content).
         """
-        found = self._prompt_marker(prompt_token_ids, prompt_text)
+        if start is not None:
+            if start not in _STARTS:
+                raise ValueError(f"start must be 'reasoning' or 'content', not {start!r}")
+            found: str | None = "start" if start == "reasoning" else "end"
+        else:
+            found = self._prompt_marker(prompt_token_ids, prompt_text)
         if found == "start":
             self._state = REASONING
         elif found == "end":
             self._state = CONTENT
+        self._start_state = self._state
+        self._reasoning_closed = found == "end"
 
     def _prompt_marker(self, ids: Sequence[int], text: str | None) -> str | None:
         reasoning = self._REASONING
@@ -266,6 +279,54 @@ class StreamingParserBase:
             return out
 
         return seqs(reasoning.start), seqs(reasoning.end), seqs(reasoning.implicit_end)
+
+    @property
+    def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of the markers that end reasoning explicitly (``</think>``);
+        empty without a tokenizer or when the tokenizer has no token for them."""
+        return tuple(seq for seqs in self._reasoning_ids()[1].values() for seq in seqs)
+
+    @property
+    def implicit_reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of markers that end reasoning and are content themselves
+        (a tool call's start marker met inside reasoning)."""
+        return tuple(seq for seqs in self._reasoning_ids()[2].values() for seq in seqs)
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """How many of a completion's ``token_ids`` are reasoning text (markers are not).
+
+        The ids are parsed from where ``initialize`` starts the completion, each token
+        as its own text, and a token counts when its text starts inside reasoning text
+        (so a call marker written as plain text ends the count too).  Without a
+        tokenizer ids cannot be read: every id counts if the completion starts in
+        reasoning, none otherwise.
+        """
+        if self._REASONING is None or not token_ids:
+            return 0
+        inside = self._start_state == REASONING
+        if self._info is None:
+            return len(token_ids) if inside else 0
+        decode = self._info.decode
+        texts = [decode(t) for t in token_ids]
+        text = "".join(texts)
+        parser = type(self)(self._tokenizer, thinking=self.thinking)
+        parser._state = parser._start_state = self._start_state
+        parser._tap = True
+        reasoning = bytearray(len(text) + 1)  # 1 where a character is reasoning text
+        pos = 0
+        for item in [*parser.feed(text, token_ids), *parser.finish()]:
+            if type(item) is RawText:
+                end = pos + len(item.text)
+                if item.state == REASONING and item.marker is None:
+                    reasoning[pos:end] = b"\1" * len(item.text)
+                pos = end
+        count = 0
+        pos = 0
+        for piece in texts:
+            if piece and reasoning[pos]:
+                count += 1
+            pos += len(piece)
+        return count
 
     def _waits(self) -> bool:
         reasoning = self._REASONING

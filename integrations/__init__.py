@@ -1,0 +1,72 @@
+"""Adapters that plug parsergen's parsers into servers and data engines.
+
+``formats()`` names every format an integration offers: the bundled ones, their
+aliases, and the user's own specs listed in ``PARSERGEN_SPECS`` (YAML paths joined by
+``os.pathsep``), compiled in memory at first use.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import parsergen
+
+SPECS_VARIABLE = "PARSERGEN_SPECS"
+
+
+def compile_module(path: str | os.PathLike[str]) -> ModuleType:
+    """A user's spec compiled and imported as a module (``parsergen_user_<name>``)."""
+    from parsergen.compiler.build import compile_spec
+    from parsergen.compiler.generator import generate_module
+
+    fmt = compile_spec(Path(path))
+    source = generate_module(fmt)
+    name = f"parsergen_user_{fmt.name}"
+    module = ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module  # dataclasses and pickling look modules up by name
+    exec(compile(source, str(path), "exec"), module.__dict__)
+    return module
+
+
+@lru_cache(maxsize=None)
+def user_modules(specs: str | None = None) -> dict[str, ModuleType]:
+    """Formats from the user's specs (``PARSERGEN_SPECS`` unless given): name -> module.
+
+    A spec that does not compile is skipped with a warning naming its errors, so one
+    broken file does not take a server's other parsers down."""
+    paths = os.environ.get(SPECS_VARIABLE, "") if specs is None else specs
+    out: dict[str, ModuleType] = {}
+    for path in filter(None, paths.split(os.pathsep)):
+        try:
+            module = compile_module(path)
+        except Exception as exc:  # SpecError, OSError: reported, never fatal
+            warnings.warn(f"{SPECS_VARIABLE}: {path} was not registered: {exc}", stacklevel=2)
+            continue
+        out[module.FORMAT] = module
+        for alias in module.SPEC.get("aliases", ()):
+            out[alias] = module
+    return out
+
+
+def formats() -> dict[str, ModuleType]:
+    """Every format an integration registers, by name (aliases included)."""
+    out = {name: parsergen.load(name) for name in parsergen.formats()}
+    out.update((alias, parsergen.load(target)) for alias, target in parsergen.aliases().items())
+    out.update(user_modules())
+    return out
+
+
+def thinking(module: ModuleType, chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
+    """Thinking on or off for ``module``'s format from a request's chat_template_kwargs."""
+    return parsergen.switch_thinking(module.SPEC, chat_template_kwargs)
+
+
+__all__ = ["SPECS_VARIABLE", "compile_module", "formats", "thinking", "user_modules"]

@@ -1,0 +1,328 @@
+"""vLLM plugin: a reasoning parser and a tool parser for every parsergen format.
+
+``pip install parsergen`` is all it takes: the ``vllm.general_plugins`` entry point
+calls ``register()`` in every vLLM process, which registers ``parsergen_<format>``
+(and ``parsergen_<alias>``, and the formats of ``PARSERGEN_SPECS``) with vLLM's
+``ReasoningParserManager`` and ``ToolParserManager``::
+
+    vllm serve Qwen/Qwen3.6-35B-A3B --reasoning-parser parsergen_qwen3 \\
+        --enable-auto-tool-choice --tool-call-parser parsergen_qwen3
+
+Without the entry point, ``--tool-parser-plugin parsergen.integrations.vllm`` (and
+``--reasoning-parser-plugin``) imports this module, which registers on import.
+
+vLLM splits a completion in two phases: its reasoning parser sees the deltas until
+reasoning ends, then hands what follows to its tool parser, which starts in content.
+Both parsers here are a parsergen ``ChatParser`` of the same format.  The reasoning
+one hands over the model's own text from ``content_offset`` on, with the token ids
+that spell it (they may run ahead of the text), so the tool one, started with
+``initialize(start="content")``, reads exactly what a single parser would have read
+there.  They subclass vLLM's engine adapters, so vLLM's structured output gates on
+reasoning the way it does for its own engine formats (an implicit end, such as a
+call's start marker, is the first content token).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from vllm.entrypoints.generate.base.protocol import (
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCallInformation,
+    FunctionCall,
+    ToolCall,
+)
+from vllm.parser.engine.adapters import ParserEngineReasoningAdapter, ParserEngineToolAdapter
+from vllm.parser.engine.parser_engine import ReasoningEnd
+from vllm.reasoning import ReasoningParser, ReasoningParserManager
+from vllm.tool_parsers import ToolParser, ToolParserManager
+
+from parsergen import integrations
+from parsergen.runtime import DeltaMessage as OurDelta
+from parsergen.runtime import ParsedMessage
+
+if TYPE_CHECKING:
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+logger = logging.getLogger(__name__)
+PREFIX = "parsergen_"
+
+
+def to_vllm(delta: OurDelta | None) -> DeltaMessage | None:
+    """A parsergen delta as vLLM's ``DeltaMessage``."""
+    if delta is None:
+        return None
+    calls = [DeltaToolCall(index=tc.index, id=tc.id, type=tc.type,
+                           function=DeltaFunctionCall(name=tc.name, arguments=tc.arguments))
+             for tc in delta.tool_calls]
+    return DeltaMessage(reasoning=delta.reasoning, content=delta.content, tool_calls=calls)
+
+
+def _plain(value: Any) -> Any:
+    """A request field (a pydantic model or plain data) as plain data."""
+    dump = getattr(value, "model_dump", None)
+    return dump() if callable(dump) else value
+
+
+def _single_ids(seqs: Sequence[Sequence[int]]) -> frozenset[int]:
+    # Only one-token markers: masking or matching a multi-token marker's first id
+    # would act on an ordinary token.
+    return frozenset(seq[0] for seq in seqs if len(seq) == 1)
+
+
+class ParsergenReasoningParser(ParserEngineReasoningAdapter):
+    """A format's reasoning phase for vLLM (subclasses set ``MODULE``)."""
+
+    MODULE: ClassVar[ModuleType]
+    engine_based_streaming = True
+
+    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+        # vLLM's adapter __init__ builds its own engine: skip it, keep the base's.
+        ReasoningParser.__init__(self, tokenizer, *args, **kwargs)
+        self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
+        self._prompt_ids: list[int] = []
+        self._chat = self._new_chat()
+        self._started = False
+        # The reasoning phase's deltas, until reasoning ends: the rest of the text and
+        # its ids are handed over to the tool parser as they came, unparsed.
+        self._texts: list[str] = []
+        self._ids: list[int] = []
+        self._handover: list[int] | None = None
+
+    def _new_chat(self) -> Any:
+        """A parser that leaves tool markup as text: it is the tool parser's input."""
+        chat = self.MODULE.ChatParser(self.model_tokenizer, thinking=self._thinking,
+                                      tool_choice="none")
+        chat.initialize(self._prompt_ids)
+        return chat
+
+    # -- where the completion starts ----------------------------------------
+
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        self._prompt_ids = list(prompt_token_ids)
+        if not self._started:
+            self._chat = self._new_chat()
+
+    def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
+        self.set_prompt_token_ids(prompt_token_ids)
+
+    # -- structured output: pure functions of token ids ---------------------
+
+    def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        return self._chat.is_reasoning_end(input_ids)
+
+    def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
+        return self._chat.is_reasoning_end(input_ids)
+
+    def extract_content_ids(self, input_ids: list[int]) -> list[int]:
+        if self._handover is not None:  # vLLM asks at the end of the reasoning phase
+            return self._handover
+        return self._chat.extract_content_ids(input_ids)
+
+    @property
+    def reasoning_end_token_ids(self) -> frozenset[int]:
+        explicit = _single_ids(self._chat.reasoning_end_token_ids)
+        return explicit | self.implicit_reasoning_end_token_ids if explicit else explicit
+
+    @property
+    def implicit_reasoning_end_token_ids(self) -> frozenset[int]:
+        # As vLLM's engines: only beside an explicit end token.  Without one (an end
+        # marker of several tokens), vLLM gates with is_reasoning_end_streaming,
+        # which reads marker sequences.
+        if not _single_ids(self._chat.reasoning_end_token_ids):
+            return frozenset()
+        return _single_ids(self._chat.implicit_reasoning_end_token_ids)
+
+    def find_reasoning_end(self, token_ids: Sequence[int]) -> ReasoningEnd | None:
+        """The first reasoning end in ``token_ids`` and whether its token is content."""
+        implicit = self.implicit_reasoning_end_token_ids
+        ends = self.reasoning_end_token_ids
+        if not ends:
+            return None
+        for offset, token_id in enumerate(token_ids):
+            if token_id in ends:
+                return ReasoningEnd(offset, token_id in implicit)
+        return ReasoningEnd(len(token_ids), False)
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        return self._new_chat().count_reasoning_tokens(token_ids)
+
+    @property
+    def reasoning_start_str(self) -> str | None:
+        return self._marker_text("start")
+
+    @property
+    def reasoning_end_str(self) -> str | None:
+        return self._marker_text("end")
+
+    def _marker_text(self, which: str) -> str | None:
+        names = self.MODULE.SPEC.get("reasoning", {}).get(which) or ()
+        terminal = self.MODULE.SPEC["terminals"].get(names[0]) if names else None
+        return terminal.get("text") if isinstance(terminal, dict) else terminal
+
+    def adjust_request(self, request: Any) -> Any:
+        return request
+
+    # -- parsing ------------------------------------------------------------
+
+    def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
+        chat = self._new_chat()
+        message = chat.complete(model_output)
+        if chat.content_offset is None:  # reasoning to the end
+            return message.reasoning, message.content
+        # As when streaming: the rest of the text, raw, is the tool parser's input.
+        return message.reasoning, model_output[chat.content_offset:] or None
+
+    def extract_reasoning_streaming(self, previous_text: str, current_text: str, delta_text: str,
+                                    previous_token_ids: Sequence[int],
+                                    current_token_ids: Sequence[int],
+                                    delta_token_ids: Sequence[int]) -> DeltaMessage | None:
+        self._started = True
+        chat = self._chat
+        self._texts.append(delta_text)
+        self._ids.extend(delta_token_ids)
+        delta = chat.feed(delta_text, delta_token_ids)
+        if not chat.reasoning_ended:
+            return to_vllm(delta)
+        # Reasoning is over: the content is the rest of the model's text, raw (tool
+        # markup included), for the tool parser to read from the start of content.
+        text = "".join(self._texts)
+        self._handover = self._content_ids(text, chat.content_offset or 0)
+        self._texts, self._ids = [], []
+        rest = text[chat.content_offset or 0:]
+        reasoning = delta.reasoning if delta is not None else None
+        return DeltaMessage(reasoning=reasoning, content=rest) if reasoning or rest else None
+
+    def _content_ids(self, text: str, start: int) -> list[int]:
+        """The ids of ``text[start:]`` and of text still to come (ids may run ahead of
+        the text); none when the ids do not spell the text (the tool parser then reads
+        the handed-over text's markers as text)."""
+        decode = self.model_tokenizer.decode
+        pieces = [decode([i]) for i in self._ids]
+        if not "".join(pieces).startswith(text):
+            return []
+        at = 0
+        for k, piece in enumerate(pieces):
+            if at + len(piece) > start:
+                return self._ids[k:]
+            at += len(piece)
+        return []
+
+    def has_engine_confirmed_reasoning_end(self) -> bool:
+        return self._chat.reasoning_ended
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        """The end of the stream inside reasoning: what the parser holds."""
+        if self._handover is not None:
+            return None  # everything after reasoning went to the tool parser, raw
+        return to_vllm(self._chat.finish())
+
+    def get_streaming_fallback_content(self, text: str, request: Any) -> str | None:
+        return None
+
+
+class ParsergenToolParser(ParserEngineToolAdapter):
+    """A format's content and tool calls for vLLM (subclasses set ``MODULE``)."""
+
+    MODULE: ClassVar[ModuleType]
+    engine_based_streaming = True
+    # Calls are parsed in the format's own syntax whatever tool_choice says, not as
+    # the JSON list vLLM would otherwise force for "required" and named choices.
+    supports_required_and_named = False
+
+    def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
+        ToolParser.__init__(self, tokenizer, tools)
+        self._tool_list = list(tools or ())  # as given: pydantic models or dicts
+        self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
+        self._skip_reasoning = False
+        self._chat: Any = None
+
+    @property
+    def skip_reasoning_parsing(self) -> bool:
+        return self._skip_reasoning
+
+    @skip_reasoning_parsing.setter
+    def skip_reasoning_parsing(self, value: bool) -> None:
+        # vLLM sets it when no reasoning parser is configured; accepted, not acted
+        # on: the format's own content transitions say what a reasoning marker in
+        # content is (qwen3 drops a stray </think>, for one).
+        self._skip_reasoning = value
+
+    def adjust_request(self, request: Any) -> Any:
+        return ToolParser.adjust_request(self, request)
+
+    def _new_chat(self, request: Any) -> Any:
+        """A parser that starts in content, with the request's tools and tool_choice."""
+        tools = self._tool_list or list(getattr(request, "tools", None) or ())
+        thinking = self._thinking
+        if thinking is None:
+            thinking = integrations.thinking(
+                self.MODULE, getattr(request, "chat_template_kwargs", None))
+        chat = self.MODULE.ChatParser(self.model_tokenizer, tools=tools, thinking=thinking,
+                                      tool_choice=_plain(getattr(request, "tool_choice", None)))
+        chat.initialize(start="content")
+        return chat
+
+    def extract_tool_calls(self, model_output: str,
+                           request: ChatCompletionRequest) -> ExtractedToolCallInformation:
+        chat = self._new_chat(request)
+        message: ParsedMessage = chat.complete(model_output)
+        self._warn(chat)
+        calls = [ToolCall(id=tc.id, function=FunctionCall(name=tc.name, arguments=tc.arguments))
+                 for tc in message.tool_calls]
+        return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls,
+                                            content=message.content)
+
+    def extract_tool_calls_streaming(self, previous_text: str, current_text: str,
+                                     delta_text: str, previous_token_ids: Sequence[int],
+                                     current_token_ids: Sequence[int],
+                                     delta_token_ids: Sequence[int],
+                                     request: ChatCompletionRequest) -> DeltaMessage | None:
+        if self._chat is None:
+            self._chat = self._new_chat(request)
+        return to_vllm(self._chat.feed(delta_text, delta_token_ids))
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        if self._chat is None:
+            return None
+        delta = to_vllm(self._chat.finish())
+        self._warn(self._chat)
+        return delta
+
+    def _warn(self, chat: Any) -> None:
+        for warning in chat.warnings:
+            logger.warning("parsergen %s: %s", self.MODULE.FORMAT, warning)
+        chat.warnings.clear()
+
+
+def parser_classes(name: str, module: ModuleType) -> tuple[type, type]:
+    """The reasoning and tool parser classes of one format."""
+    title = "".join(part.title() for part in name.split("_"))
+    return (type(f"Parsergen{title}ReasoningParser", (ParsergenReasoningParser,),
+                 {"MODULE": module, "__module__": __name__}),
+            type(f"Parsergen{title}ToolParser", (ParsergenToolParser,),
+                 {"MODULE": module, "__module__": __name__}))
+
+
+def register() -> list[str]:
+    """Register ``parsergen_<name>`` for every format; return the names registered."""
+    names = []
+    for name, module in integrations.formats().items():
+        reasoning, tools = parser_classes(name, module)
+        ReasoningParserManager.register_module(PREFIX + name, module=reasoning)
+        ToolParserManager.register_module(PREFIX + name, module=tools)
+        names.append(PREFIX + name)
+    return names
+
+
+# Imported by path or module name (--tool-parser-plugin, --reasoning-parser-plugin),
+# the module registers itself; the entry point calls register() again, harmlessly.
+REGISTERED = register()
+
+__all__ = ["PREFIX", "ParsergenReasoningParser", "ParsergenToolParser", "parser_classes",
+           "register", "to_vllm"]
