@@ -1,0 +1,23 @@
+"""README promises that no other test pins down, each checked where it can break."""
+
+from __future__ import annotations
+
+import parsergen
+
+QWEN = parsergen.load("qwen3")
+
+
+def test_is_reasoning_end_stops_at_a_turn_boundary(get_tokenizer) -> None:
+    """An end marker from an earlier turn does not end this turn's reasoning."""
+    tokenizer = get_tokenizer("qwen3.6")
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False)
+
+    parser = QWEN.StreamingParser(tokenizer)  # thinking by default: reasoning waits
+    earlier = ids("<|im_start|>assistant\n<think>x</think>done<|im_end|>\n")
+    turn = ids("<|im_start|>assistant\n") + ids("hmm")
+    assert not parser.is_reasoning_end(earlier + turn)
+    assert parser.is_reasoning_end(earlier + turn + ids("</think>"))
+    # Without the boundary the earlier </think> would count.
+    assert parser.is_reasoning_end(ids("<think>x</think>") + ids("hmm"))
