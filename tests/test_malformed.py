@@ -209,10 +209,12 @@ def test_a_million_one_character_deltas() -> None:
     # qwen3's parameter elements are the arguments' text, as in one delta.
     assert joined[EventType.ARG_VALUE_CHUNK] == (
         "\n<parameter=path>\n/tmp/a\n</parameter><parameter=content>\nabcdef\n</parameter>")
-    assert [e.type for e in events if e.type not in (
-        EventType.REASONING_CHUNK, EventType.TEXT_CHUNK, EventType.ARG_VALUE_CHUNK)] == [
-        EventType.REASONING_END, EventType.TOOL_CALL_START, EventType.TOOL_NAME,
-        EventType.TOOL_CALL_END]
+    # The markers' events, as qwen3's spec names them (<tool_call> also ends reasoning).
+    chunks = (EventType.REASONING_CHUNK, EventType.TEXT_CHUNK, EventType.ARG_VALUE_CHUNK,
+              EventType.TOOL_NAME)
+    assert [(e.type, e.value) for e in events if e.type not in chunks] == [
+        (EventType.REASONING_END, "</think>"), (EventType.REASONING_END, "<tool_call>"),
+        (EventType.TOOL_CALL_START, "<tool_call>"), (EventType.TOOL_CALL_END, "</function>")]
 
 
 @pytest.mark.parametrize("spaces, is_call", [(4000, True), (5000, False)])
