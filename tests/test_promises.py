@@ -21,3 +21,17 @@ def test_is_reasoning_end_stops_at_a_turn_boundary(get_tokenizer) -> None:
     assert parser.is_reasoning_end(earlier + turn + ids("</think>"))
     # Without the boundary the earlier </think> would count.
     assert parser.is_reasoning_end(ids("<think>x</think>") + ids("hmm"))
+
+
+def test_is_reasoning_end_a_start_marker_reopens_reasoning(get_tokenizer) -> None:
+    """Thinking off, DeepSeek V4 may still open reasoning with <think>: not ended."""
+    tokenizer = get_tokenizer("deepseek")
+    v4 = parsergen.load("deepseek_v4")
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False)
+
+    parser = v4.StreamingParser(tokenizer, thinking=False)
+    assert parser.is_reasoning_end(ids("hmm"))  # nothing opened: nothing to wait for
+    assert not parser.is_reasoning_end(ids("<think>hmm"))
+    assert parser.is_reasoning_end(ids("<think>hmm</think>ok"))
