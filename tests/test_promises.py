@@ -35,3 +35,14 @@ def test_is_reasoning_end_a_start_marker_reopens_reasoning(get_tokenizer) -> Non
     assert parser.is_reasoning_end(ids("hmm"))  # nothing opened: nothing to wait for
     assert not parser.is_reasoning_end(ids("<think>hmm"))
     assert parser.is_reasoning_end(ids("<think>hmm</think>ok"))
+
+
+def test_a_marker_id_whose_text_never_arrives_is_placed_at_the_end(get_tokenizer) -> None:
+    """README: token ids whose text comes later are placed when it arrives, or at finish."""
+    tokenizer = get_tokenizer("qwen3.6")
+    parser = QWEN.StreamingParser(tokenizer)
+    events = parser.feed("hmm", tokenizer.encode("hmm", add_special_tokens=False))
+    events += parser.feed("", tokenizer.encode("</think>", add_special_tokens=False))
+    events += parser.finish()
+    assert [(e.type.name, e.value) for e in events] == [
+        ("REASONING_CHUNK", "hmm"), ("REASONING_END", "</think>")]
