@@ -592,6 +592,10 @@ def _report(rows: list[tuple[str, str, str, str]], seconds: float) -> None:
     print("-" * (width + 70))
     for name, changes, caught, _ in rows:
         print(f"{name:{width}}  {changes:14}  {caught}")
+    if all(r[2] == "(not run)" for r in rows):  # --corpus-only
+        print(f"corpus changed by {sum(r[1] == 'yes' for r in rows)} of {len(rows)}")
+        print(f"time: {seconds / 60:.1f} min")
+        return
     changing = [r for r in rows if r[1] == "yes"]
     caught = [r for r in changing if r[2] != "SURVIVED"]
     others = [r for r in rows if r[1] == "no"]
