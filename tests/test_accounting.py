@@ -23,16 +23,45 @@ def _cases() -> list:
     return params
 
 
+def _spellings(module) -> dict[str, tuple[str, ...]]:
+    """Each terminal's spellings, from the spec."""
+    out = {}
+    for name, terminal in module.SPEC["terminals"].items():
+        text = terminal if isinstance(terminal, str) else terminal["text"]
+        out[name] = tuple(text) if isinstance(text, list) else (text,)
+    return out
+
+
+def _made_of(text: str, spellings: tuple[str, ...]) -> bool:
+    """Whether ``text`` is one or more of ``spellings`` back to back."""
+    if not text:
+        return True
+    return any(text.startswith(s) and _made_of(text[len(s):], spellings) for s in spellings if s)
+
+
 @pytest.mark.parametrize("fmt, tokenizer_name, case", _cases())
 def test_golden_completions_account_for_every_byte(fmt, tokenizer_name, case, get_tokenizer) -> None:
     module = parsergen.load(fmt)
     tokenizer = get_tokenizer(tokenizer_name)
+    spellings = _spellings(module)
     stream = DecodeStream(skip_special_tokens=False)
     per_token = [(stream.step(tokenizer.backend_tokenizer, i) or "", [i]) for i in case.ids]
-    for tok, deltas in ((tokenizer, per_token), (None, [(ch, []) for ch in case.text])):
+    specials = set(tokenizer.all_special_tokens)
+    for tok, deltas, whole in ((tokenizer, per_token, [(case.text, case.ids)]),
+                               (None, [(ch, []) for ch in case.text], [(case.text, [])])):
         accounting = account(module.StreamingParser(tok, thinking=case.thinking), deltas)
+        # The parser consumed exactly the completion, and every byte has a destination.
         assert accounting.text == case.text
         assert accounting.problems == []
+        # Streamed or in one delta, every byte goes to the same place.
+        at_once = account(module.StreamingParser(tok, thinking=case.thinking), whole)
+        assert accounting.segments == at_once.segments
+        for category, text in accounting.segments:
+            # A marker is the spec's own spelling of the terminal it is named as.
+            if category.startswith("marker "):
+                assert _made_of(text, spellings[category[7:]]), (category, text)
+            elif category == "special token":
+                assert tok is not None and _made_of(text, tuple(specials)), text
 
 
 def test_categories_follow_the_spec() -> None:

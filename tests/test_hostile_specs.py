@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -141,10 +142,18 @@ def test_specs_from_the_schema_compile_or_are_rejected_cleanly(spec: dict, seed:
         chat = module.ChatParser()
         chat.feed(text)
         chat.finish()
-    try:
-        module.render({"content": "c", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]})
-    except ValueError:
-        pass  # a spec may not be able to write calls: it says so
+    # render() refuses only what the spec cannot write: calls without render.call, or a
+    # completion that starts inside reasoning with no end marker to close it.
+    renderer = module.RENDERER
+    opening = renderer.reasoning_open.get(renderer.thinking_default)
+    refuses = renderer.call is None or (
+        renderer.reasoning is None and opening == () and renderer.reasoning_close is None)
+    message = {"content": "c", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]}
+    if refuses:
+        with pytest.raises(ValueError, match="no render.call|cannot write reasoning"):
+            module.render(message)
+    else:
+        assert isinstance(module.render(message), str)
 
 
 def test_a_very_large_spec_compiles(tmp_path: Path) -> None:

@@ -1,0 +1,619 @@
+"""Targeted mutants over runtime/ and compiler/: does the corpus notice, do the tests?
+
+Each mutant is one exact source snippet of one file and its replacement.  For each, the
+tool works in a private copy of the tree (a temp dir; the working tree is never
+touched, whatever happens), whose ``parsergen/`` links ``runtime``, ``compiler``,
+``generated`` and ``grammars`` to the copy's folders and comes first on PYTHONPATH,
+ahead of the editable install:
+
+1. applies the mutant (and rebuilds ``generated/`` in the copy when compiler/ changed);
+2. replays the golden corpus (every ``goldens/*.golden`` section as events and as a
+   ChatParser stream, every ``goldens/*.messages`` case through ``parse()``) and
+   compares it with the unmutated copy's replay: does the mutant change the corpus?
+3. runs a fast test selection with ``-x``; a survivor that changes the corpus then gets
+   the full suite (``--full all``: every survivor; ``--full none``: none).
+
+It prints a table (mutant, corpus changed, caught by) and the score: caught mutants over
+corpus-changing ones; mutants that leave the corpus alone are listed apart.
+
+    .venv/bin/python tools/mutants.py --jobs 2     # every mutant (see the docstring's end)
+    .venv/bin/python tools/mutants.py --list       # names and descriptions
+    .venv/bin/python tools/mutants.py --only NAME [--only NAME ...]
+    .venv/bin/python tools/mutants.py --check      # every snippet occurs once (fast)
+
+Latest run (2026-11-30, 62 mutants, a loaded 2-core VM, --jobs 3, about 40 minutes in
+two parts): 34 change the corpus, 34/34 caught.  Of the 28 that do not, 21 are caught;
+the 7 left are tagged-string-attr, tagged-next-open, schema-boolean-off,
+assembly-ids-alnum, render-string-attr, compiler-no-plain-fast-path (speed only) and
+compiler-skip-in-ids.  The corpus compares final (merged) events and messages, not
+when each delta's events came out: hold-back mutants show up in the tests only.
+
+Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
+still occurs exactly once in the current source, so the list does not rot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import threading
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"runtime": "runtime", "compiler": "compiler", "generated": "generated",
+            "grammars": "grammars"}
+# Tests that run in well under a minute and reach every part of the runtime.
+FAST = ["tests/test_promises.py", "tests/test_args.py",
+        "tests/test_chat.py", "tests/test_reasoning.py", "tests/test_scanner.py",
+        "tests/test_arguments.py", "tests/test_goldens.py", "tests/test_messages.py",
+        "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
+        "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py"]
+FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One targeted change: ``old`` (found exactly once in ``file``) becomes ``new``."""
+
+    name: str
+    file: str
+    old: str
+    new: str
+    description: str
+
+
+M = Mutant
+MUTANTS: list[Mutant] = [
+    # --- lexing: per-state literal matchers ----------------------------------------
+    M("lex-hold-off-by-one", "runtime/lexing.py",
+      "k = n - self.reach\n", "k = n - self.reach + 1\n",
+      "hold-back looks one character too few back: a split marker's first char leaks"),
+    M("lex-no-hold", "runtime/lexing.py",
+      "                if m is None or start >= hold:\n                    return hold, -1, None",
+      "                if m is None or start >= hold:\n                    return len(buf), -1, None",
+      "nothing is held back: a marker split across deltas is text"),
+    M("lex-shortest-first", "runtime/lexing.py",
+      "key=lambda s: (-len(s), s)", "key=lambda s: (len(s), s)",
+      "alternatives shortest first: a longer marker loses to its prefix"),
+    M("lex-no-closure", "runtime/lexing.py",
+      "        for outer in sorted(hiding):\n",
+      "        for outer in sorted(hiding)[:0]:\n",
+      "a state ignores literals that can hide its live markers"),
+    # --- the streaming driver ----------------------------------------------------------
+    M("driver-final-pending-dropped", "runtime/streaming.py",
+      "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
+      "            self._lex(pending, True, out)\n        held = self._args.take()",
+      "        if self._pending:\n            self._pending = \"\"\n"
+      "        held = self._args.take()",
+      "finish() drops text held back as a possible marker prefix"),
+    M("driver-finish-no-reasoning-end", "runtime/streaming.py",
+      "        elif state == REASONING:\n            out.append(SemanticEvent(_REASONING_END, \"\", self.tool_index))",
+      "        elif state == REASONING:\n            pass",
+      "finish() inside reasoning emits no REASONING_END"),
+    M("driver-finish-no-call-end", "runtime/streaming.py",
+      "                if self.tool_index >= 0 and open_call:",
+      "                if False:",
+      "finish() leaves an open call without TOOL_CALL_END"),
+    M("driver-held-args-lost", "runtime/streaming.py",
+      "        held = self._args.take()\n        if held:\n            out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))\n        state = self._state",
+      "        held = self._args.take()\n        state = self._state",
+      "finish() drops a held JSON closer"),
+    M("driver-plain-ignores-stop", "runtime/streaming.py",
+      "            if stop is not None and stop(delta_text) is not None:\n                return None",
+      "            if False:\n                return None",
+      "the plain fast path takes deltas that may hold a marker"),
+    M("driver-marker-before-pending", "runtime/streaming.py",
+      "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
+      "            self._lex(pending, True, out)\n        self._fresh = False",
+      "        self._fresh = False",
+      "a marker token does not first flush the text held before it"),
+    M("driver-header-lost", "runtime/streaming.py",
+      "        elif state == MESSAGE_HEADER and self._header:\n            out.append(SemanticEvent(_TEXT_CHUNK, self._header, self.tool_index))",
+      "        elif state == MESSAGE_HEADER and self._header:\n            pass",
+      "finish() drops a message header that never became a block"),
+    M("held-limit-off", "runtime/streaming.py",
+      "if len(self._py_held) > _PY_HELD_LIMIT:", "if False:",
+      "held pythonic list syntax is never released (no bound)"),
+    M("reasoning-end-boundary", "runtime/streaming.py",
+      "            if token_ids[i] in boundary:\n                break\n        return not",
+      "            if False:\n                break\n        return not",
+      "is_reasoning_end looks past a turn boundary"),
+    M("reasoning-end-start-ignored", "runtime/streaming.py",
+      "                if opens:\n                    return False\n                break",
+      "                break",
+      "is_reasoning_end: a start marker does not reopen reasoning"),
+    M("content-ids-off-by-one", "runtime/streaming.py",
+      "            if _ends_at(ids, i, end_seqs):\n                return ids[i + 1 :]",
+      "            if _ends_at(ids, i, end_seqs):\n                return ids[i:]",
+      "extract_content_ids keeps the end marker"),
+    # --- token-id scanning ---------------------------------------------------------------
+    M("scan-no-defer", "runtime/tokens.py",
+      "            self.deferred.extend(item for item in found if type(item) is Marker)\n            return items",
+      "            return [item for item in found if type(item) is Marker]",
+      "markers whose text has not arrived are placed at once, before their text"),
+    M("scan-tail-dropped", "runtime/tokens.py",
+      "            tail = [delta_text[tail_at:]] if tail_at < len(delta_text) else []",
+      "            tail = []",
+      "text after the delta's tokens is dropped (as vLLM does)"),
+    M("scan-split-leftmost", "runtime/tokens.py",
+      "            pos = delta_text.rfind(markers[i].text, 0, limit)",
+      "            pos = delta_text.find(markers[i].text, 0, limit)",
+      "a marker takes the leftmost lookalike, typed in prose"),
+    M("scan-unambiguous-no-count", "runtime/tokens.py",
+      "        if any(text.count(marker_text) != n for marker_text, n in counts.items()):\n            return None",
+      "        if False:\n            return None",
+      "a long delta is split at typed lookalikes of its markers"),
+    M("scan-deferred-never-flushed", "runtime/tokens.py",
+      "        items.extend(self.deferred)\n        self.deferred = []",
+      "        self.deferred = []",
+      "markers still waiting at the end are dropped"),
+    # --- JSON tracking and readers -------------------------------------------------------
+    M("jsonscan-escape-lost", "runtime/jsonscan.py",
+      "                if text[i] == \"\\\\\":\n                    self.escape = True",
+      "                if text[i] == \"\\\\\":\n                    self.escape = False",
+      "an escaped quote in a string ends the string (escape lost)"),
+    M("jsonargs-no-hold", "runtime/args.py",
+      "        if run_start >= 0 and run_end == n:", "        if False:",
+      "a top-level JSON closer is not held back"),
+    M("jsonargs-depth", "runtime/args.py",
+      "                if depth > 0:\n                    depth -= 1",
+      "                if depth > 1:\n                    depth -= 1",
+      "a nested closer does not lower the depth"),
+    M("json-args-as-text", "runtime/arguments.py",
+      "                        out.append(self.writer.begin(self._key(), \"json:\" + ch))",
+      "                        out.append(self.writer.begin(self._key()))",
+      "JSON argument values are typed as plain text"),
+    M("json-escape-across-deltas", "runtime/arguments.py",
+      "            if i + 1 >= n:\n                self.buf = buf[i:]\n                return \"\".join(parts), n, False\n            esc = buf[i + 1]",
+      "            if i + 1 >= n:\n                return \"\".join(parts), n, False\n            esc = buf[i + 1]",
+      "a JSON string escape cut by a delta is lost"),
+    M("json-unicode-escape", "runtime/arguments.py",
+      "            code = int(buf[i + 2 : i + 6], 16) if _is_hex(buf[i + 2 : i + 6]) else 0xFFFD",
+      "            code = 0xFFFD",
+      "\\uXXXX escapes decode to U+FFFD"),
+    M("json-no-warning", "runtime/arguments.py",
+      "                if mode == \"hold_json!\":\n                    self.warnings.append",
+      "                if False:\n                    self.warnings.append",
+      "a non-JSON value gives no warning"),
+    M("json-bad-value-raw", "runtime/arguments.py",
+      "                return to_json(held if schemaless else coerce(held, self.types))",
+      "                return held",
+      "a non-JSON value is written as is: the arguments are not JSON"),
+    M("json-raw-trailing-ws", "runtime/arguments.py",
+      "                self.ws = piece[len(body):] if end < 0 else \"\"",
+      "                self.ws = \"\"",
+      "whitespace inside a raw value split by a delta is lost"),
+    M("json-cut-not-closed", "runtime/arguments.py",
+      "                out += self.writer.text(tail + self.stack[::-1])",
+      "                out += self.writer.text(tail)",
+      "a value cut inside a nested array/object is not closed"),
+    # --- XML / tagged readers ------------------------------------------------------------
+    M("tagged-trim-off", "runtime/arguments.py",
+      "                if text[0] == \"\\n\":\n                    text = text[1:]",
+      "                if False:\n                    text = text[1:]",
+      "a tagged value keeps its leading template newline"),
+    M("tagged-trailing-nl-kept", "runtime/arguments.py",
+      "                if final:\n                    text = text[:-1]",
+      "                if final:\n                    pass",
+      "a tagged value keeps its trailing template newline"),
+    M("tagged-partial-close", "runtime/arguments.py",
+      "                    safe = len(buf) - _partial_len(buf, pos, (self.close, self.open))",
+      "                    safe = len(buf)",
+      "a close tag split by a delta becomes value text"),
+    M("tagged-string-attr", "runtime/arguments.py",
+      "            self.kind = \"text\"\n        else:\n            self.kind = \"json_or_text\"",
+      "            self.kind = \"text\"\n        else:\n            self.kind = \"text\"",
+      "string=\"false\" values are typed as text"),
+    M("tagged-next-open", "runtime/arguments.py",
+      "                stops = [i for i in (end, nxt) if i >= 0]",
+      "                stops = [i for i in (end,) if i >= 0]",
+      "a value does not end where the next field opens"),
+    # --- Python readers ------------------------------------------------------------------
+    M("python-escape", "runtime/arguments.py",
+      "                    piece.append(_py_unescape(text[end : end + size]))",
+      "                    piece.append(text[end : end + size])",
+      "Python string escapes are kept as written"),
+    M("python-literal-depth", "runtime/arguments.py",
+      "                    elif ch == \",\" and self.depth <= 0:",
+      "                    elif ch == \",\":",
+      "a comma inside a list literal ends the value"),
+    M("python-bad-literal-raises", "runtime/arguments.py",
+      "        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):\n            value = raw",
+      "        except (MemoryError, RecursionError):\n            value = raw",
+      "a value that is no literal raises instead of staying text"),
+    # --- schema typing -------------------------------------------------------------------
+    M("schema-integer-as-float", "runtime/schema_types.py",
+      "    if \"integer\" in types:\n        try:\n            return int(raw)",
+      "    if \"integer\" in types:\n        try:\n            return float(raw)",
+      "integer fields become floats"),
+    M("schema-boolean-off", "runtime/schema_types.py",
+      "        if low in (\"true\", \"1\"):\n            return True",
+      "        if low in (\"true\",):\n            return True",
+      "\"1\" is not true for a boolean field"),
+    M("schema-nullable-ignored", "runtime/schema_types.py",
+      "    if schema.get(\"nullable\") is True:\n        types.add(\"null\")",
+      "    if False:\n        types.add(\"null\")",
+      "nullable is ignored"),
+    M("schema-anyof-ignored", "runtime/schema_types.py",
+      "    for key in (\"anyOf\", \"oneOf\", \"allOf\"):",
+      "    for key in (\"allOf\",):",
+      "anyOf/oneOf choices are ignored"),
+    M("writer-no-escape", "runtime/arguments.py",
+      "        if mode == \"stream\":\n            return _escape(chunk)",
+      "        if mode == \"stream\":\n            return chunk",
+      "streamed string values are not JSON-escaped"),
+    # --- assembly ------------------------------------------------------------------------
+    M("assembly-cut-completed", "runtime/assembly.py",
+      "        if at_end and not call.invalid and self._cut(call):",
+      "        if False:",
+      "a call cut by max_tokens is completed"),
+    M("assembly-cut-not-reported", "runtime/assembly.py",
+      "        self.cut_calls.append((call.index, call.ws_before + text))\n",
+      "",
+      "a cut call is not reported in cut_calls (parse() loses its text)"),
+    M("assembly-unknown-tool-kept", "runtime/assembly.py",
+      "        if not name or (self._valid_names is not None and name not in self._valid_names):",
+      "        if not name:",
+      "validate_tool_names is ignored"),
+    M("assembly-name-not-stripped", "runtime/assembly.py",
+      "        name, call_id = header.strip(), \"\"", "        name, call_id = header, \"\"",
+      "a call's name keeps surrounding whitespace"),
+    M("assembly-ws-before-tools", "runtime/assembly.py",
+      "        if not self._content_seen and self._drop_ws_before_tools:\n            self._content_ws = \"\"",
+      "        if False:\n            self._content_ws = \"\"",
+      "whitespace-only content before calls is kept"),
+    M("assembly-strip-content", "runtime/assembly.py",
+      "        if self._strip_content:\n            body = text.rstrip()",
+      "        if False:\n            body = text.rstrip()",
+      "content before calls is not right-stripped"),
+    M("assembly-after-end-newline", "runtime/assembly.py",
+      "            if text.startswith(\"\\n\"):\n                text = text[1:]\n                if not text:\n                    return\n        if self._lstrip_newlines",
+      "            if False:\n                text = text[1:]\n                if not text:\n                    return\n        if self._lstrip_newlines",
+      "the newline after a framed reasoning end stays in content"),
+    M("assembly-ids-alnum", "runtime/assembly.py",
+      "            out = \"\".join(secrets.choice(_ALNUM) for _ in range(9))",
+      "            out = \"\".join(secrets.choice(_ALNUM) for _ in range(8))",
+      "mistral call ids have 8 characters"),
+    M("assembly-call-warnings-lost", "runtime/assembly.py",
+      "        self.warnings.extend(f\"tool call {call.index}: {w}\" for w in writer.warnings)",
+      "        pass",
+      "argument warnings are not reported"),
+    M("assembly-reasoning-strip", "runtime/assembly.py",
+      "        text = self._reasoning_ws + text\n        body = text.rstrip()",
+      "        text = text\n        body = text.rstrip()",
+      "reasoning whitespace held between deltas is lost"),
+    # --- render --------------------------------------------------------------------------
+    M("render-calls-after-content", "runtime/render.py",
+      "        if content and not self.calls_first:", "        if content:",
+      "content is written before calls even in calls-first formats"),
+    M("render-no-trim-newlines", "runtime/render.py",
+      "        out.append((f\"\\n{text}\\n\" if trim else text, False))",
+      "        out.append((text, False))",
+      "tagged values are written without their newlines"),
+    M("render-string-attr", "runtime/render.py",
+      "{\"true\" if isinstance(value, str) else \"false\"}", "{\"true\"}",
+      "every DSML value is written as string=\"true\""),
+    # --- compiler ------------------------------------------------------------------------
+    M("compiler-emit-dropped", "compiler/generator.py",
+      "        for event in emit:\n", "        for event in emit[:1]:\n",
+      "a transition emits only its first event"),
+    M("compiler-json-args-raw", "compiler/generator.py",
+      "                elif fmt.tool_args_json:\n", "                elif False:\n",
+      "tool_args_json bodies stream as raw text (no held closer)"),
+    M("compiler-no-plain-fast-path", "compiler/generator.py",
+      "                                       (state.id, state.content_event)))",
+      "                                       None))",
+      "no state takes the plain fast path"),
+    M("compiler-no-header-text", "compiler/generator.py",
+      "                var = \"header\" if source == \"MESSAGE_HEADER\" else \"value\"",
+      "                var = \"value\"",
+      "a header that turns out to be text emits the marker instead"),
+    M("compiler-implicit-end", "compiler/ir.py",
+      "if \"REASONING_END\" in tr.emit and tr.terminal not in end}))",
+      "if False}))",
+      "markers that end reasoning implicitly are not known to is_reasoning_end"),
+    M("compiler-skip-in-ids", "compiler/generator.py",
+      "            cond += \" and not self._had_ids\"", "            pass",
+      "skip_in_token_id_mode is ignored"),
+]
+
+# The corpus replay, run inside the copy: prints one JSON object {key: result}.
+CORPUS_SCRIPT = r'''
+import json, sys
+from pathlib import Path
+sys.path.insert(0, "tests")
+import parsergen
+from parsergen.runtime import accumulate, merge_chunks
+from support import goldens as event_goldens
+from support.messages import load
+from support.tokenizers import TOKENIZERS
+
+toks = {}
+def tok(name):
+    if name not in toks:
+        toks[name] = TOKENIZERS[name]()
+    return toks[name]
+
+def guarded(fn):
+    try:
+        return fn()
+    except Exception as exc:  # a mutant may raise: that is a result too
+        return "raised " + type(exc).__name__ + ": " + str(exc)[:200]
+
+out = {}
+base = json.load(open(sys.argv[1])) if len(sys.argv) > 1 else None
+
+def record(key, value):
+    value = json.loads(json.dumps(value))  # as the baseline file has it (lists, not tuples)
+    out[key] = value
+    if base is not None and base.get(key) != value:  # the first difference is enough
+        json.dump({key: value}, sys.stdout)
+        sys.exit(0)
+
+for path in sorted(Path("goldens").glob("*.golden")):
+    fmt = path.stem
+    module = parsergen.load(fmt)
+    msgs = Path("goldens") / f"{fmt}.messages"
+    tools = load(msgs).tools if msgs.exists() else None
+    for g in event_goldens.load(path):
+        tk = None if g.mode == "notok" else tok(g.tokenizer)
+        def events():
+            p = module.StreamingParser(tk, thinking=g.thinking)
+            evs = []
+            for ids, text in g.deltas:
+                evs += p.feed(text, ids)
+            evs += p.finish()
+            return [(e.type.name, e.tool_index, e.value) for e in merge_chunks(evs)]
+        def stream():
+            c = module.ChatParser(tk, tools=tools, thinking=g.thinking, ids="sequential")
+            m = accumulate([c.feed(text, ids) for ids, text in g.deltas] + [c.finish()])
+            return [repr(m), list(c.cut_calls), list(c.warnings)]
+        key = f"{fmt} | {g.title}"
+        record("events " + key, guarded(events))
+        record("stream " + key, guarded(stream))
+for path in sorted(Path("goldens").glob("*.messages")):
+    fmt = path.stem
+    module = parsergen.load(fmt)
+    file = load(path)
+    for case in file.cases:
+        def parsed():
+            return repr(module.parse(case.text, tools=file.tools, tokenizer=tok(file.tokenizer),
+                                     token_ids=case.ids, thinking=case.thinking, ids="sequential"))
+        def parsed_text():
+            return repr(module.parse(case.text, tools=file.tools, thinking=case.thinking,
+                                     ids="sequential"))
+        record(f"parse {fmt} | {case.name}", guarded(parsed))
+        record(f"parse text {fmt} | {case.name}", guarded(parsed_text))
+json.dump(out, sys.stdout)
+'''
+
+
+def _ignore(_dir: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in (".venv", ".git", "__pycache__", ".pytest_cache",
+                                      ".hypothesis")}
+
+
+class Sandbox:
+    """A private copy of the tree and a shim package that maps parsergen.* onto it."""
+
+    def __init__(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="parsergen-mutants-"))
+        self.tree = self.tmp / "tree"
+        shutil.copytree(ROOT, self.tree, ignore=_ignore)
+        # The copy's own parsergen/ becomes the package: its subpackages are links to
+        # the copy's folders, found on PYTHONPATH before the editable install's finder.
+        for sub, folder in PACKAGES.items():
+            (self.tree / "parsergen" / sub).symlink_to(self.tree / folder,
+                                                       target_is_directory=True)
+        self.env = dict(os.environ, PYTHONPATH=str(self.tree), PYTHONDONTWRITEBYTECODE="1",
+                        PYTHONHASHSEED="0")
+
+    def run(self, args: list[str], timeout: int) -> subprocess.CompletedProcess:
+        """Run ``python ARGS`` in the copy."""
+        return subprocess.run([sys.executable, *args], cwd=self.tree, env=self.env,
+                              capture_output=True, text=True, timeout=timeout)
+
+    def apply(self, mutant: Mutant) -> None:
+        """Write the mutated file into the copy (rebuilding generated/ for compiler/)."""
+        path = self.tree / mutant.file
+        path.write_text(_mutated(mutant), encoding="utf-8")
+        if mutant.file.startswith("compiler/"):
+            done = self.run(["-m", "parsergen.compiler.cli", "build"], 600)
+            if done.returncode:
+                raise RuntimeError(f"build failed: {done.stderr[-500:]}")
+
+    def restore(self, mutant: Mutant) -> None:
+        """Put the copy back as the working tree has it."""
+        shutil.copy(ROOT / mutant.file, self.tree / mutant.file)
+        if mutant.file.startswith("compiler/"):
+            shutil.rmtree(self.tree / "generated")
+            shutil.copytree(ROOT / "generated", self.tree / "generated", ignore=_ignore)
+
+    def corpus(self, base: Path | None = None) -> dict[str, object]:
+        """The corpus replayed through the copy as it is now (up to the first result
+        that differs from the ``base`` file's, if given)."""
+        done = self.run(["-c", CORPUS_SCRIPT, *([str(base)] if base else [])], CORPUS_TIMEOUT)
+        if done.returncode:
+            return {"crash": done.stderr[-300:]}
+        return json.loads(done.stdout)
+
+    def tests(self, paths: list[str], timeout: int) -> str | None:
+        """The first failing test of ``paths`` (with -x), or None if all pass."""
+        paths = [p for p in paths if p.startswith("-") or (self.tree / p).exists()]
+        try:
+            done = self.run(["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                             "-p", "no:randomly", *paths], timeout)
+        except subprocess.TimeoutExpired:
+            return "timeout"
+        if done.returncode == 0:
+            return None
+        for line in done.stdout.splitlines():
+            if line.startswith(("FAILED ", "ERROR ")):
+                return line.split(" ", 1)[1].split(" - ")[0]
+        return f"exit {done.returncode}"
+
+    def close(self) -> None:
+        """Remove the copy."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _mutated(mutant: Mutant) -> str:
+    source = (ROOT / mutant.file).read_text(encoding="utf-8")
+    count = source.count(mutant.old)
+    if count != 1:
+        raise ValueError(f"{mutant.name}: snippet found {count} times in {mutant.file}")
+    return source.replace(mutant.old, mutant.new)
+
+
+def check() -> list[str]:
+    """Problems with the mutant list: snippets not found exactly once, duplicate names."""
+    problems = []
+    names = [m.name for m in MUTANTS]
+    problems += [f"duplicate name {n}" for n in sorted({n for n in names if names.count(n) > 1})]
+    for m in MUTANTS:
+        if not m.file.startswith(("runtime/", "compiler/")):
+            problems.append(f"{m.name}: {m.file} is not in runtime/ or compiler/")
+            continue
+        try:
+            _mutated(m)
+        except ValueError as err:
+            problems.append(str(err))
+    return problems
+
+
+# Corpus replays run one at a time (side by side they reported changes that a replay
+# alone did not show); a change is confirmed by a second replay.
+_CORPUS_LOCK = threading.Lock()
+
+
+def _changed(box: Sandbox, base_file: Path) -> str:
+    """The first corpus result the copy changes ("" if none), seen twice."""
+    seen = []
+    for _ in range(2):
+        with _CORPUS_LOCK:
+            try:
+                got = box.corpus(base_file)
+            except subprocess.TimeoutExpired:
+                got = {"timeout": "the corpus replay hung"}
+        first = "crash" if "crash" in got else next(iter(got), "") if len(got) == 1 else ""
+        if not first:
+            return ""
+        seen.append(first)
+    return seen[0] if seen[0] == seen[1] else ""
+
+
+def _one(box: Sandbox, m: Mutant, base_file: Path, full: str,
+         tests: bool) -> tuple[str, str, str, str]:
+    """(name, corpus changed, caught by, first changed result) of one mutant."""
+    try:
+        box.apply(m)
+        first = _changed(box, base_file)
+        changes = "yes" if first else "no"
+        caught = box.tests(FAST, FAST_TIMEOUT) if tests else "(not run)"
+        if caught is None and (full == "all" or full == "changing" and first):
+            # Not tests/test_mutants.py: in a mutated copy its snippet is gone by design.
+            caught = box.tests(["tests", "--ignore=tests/test_mutants.py"], FULL_TIMEOUT)
+            caught = caught and f"{caught} (full suite)"
+    finally:
+        box.restore(m)
+    return m.name, changes, caught or "SURVIVED", first
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the mutants and print the table and the score."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", action="append", metavar="NAME", help="run only these mutants")
+    ap.add_argument("--list", action="store_true", help="list the mutants")
+    ap.add_argument("--check", action="store_true", help="check that every snippet applies")
+    ap.add_argument("--full", choices=("changing", "all", "none"), default="changing",
+                    help="which fast-selection survivors get the full suite (default: "
+                    "those that change the corpus)")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants run side by side")
+    ap.add_argument("--corpus-only", action="store_true", help="only whether the corpus changes")
+    args = ap.parse_args(argv)
+    if args.list:
+        for m in MUTANTS:
+            print(f"{m.name:30} {m.file:26} {m.description}")
+        return 0
+    problems = check()
+    if problems or args.check:
+        print("\n".join(problems) or f"all {len(MUTANTS)} mutants apply")
+        return 1 if problems else 0
+    unknown = set(args.only or ()) - {m.name for m in MUTANTS}
+    if unknown:
+        print(f"unknown mutants: {sorted(unknown)}")
+        return 2
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    start = time.monotonic()
+    boxes = [Sandbox() for _ in range(max(1, min(args.jobs, len(chosen))))]
+    rows: list[tuple[str, str, str, str]] = []
+    try:
+        base = boxes[0].corpus()
+        if "crash" in base:
+            print("the unmutated corpus replay failed:", base["crash"])
+            return 2
+        base_file = boxes[0].tmp / "baseline.json"
+        base_file.write_text(json.dumps(base), encoding="utf-8")
+        print(f"baseline: {len(base)} corpus results ({time.monotonic() - start:.0f}s)",
+              flush=True)
+        free: queue.Queue[Sandbox] = queue.Queue()
+        for box in boxes:
+            free.put(box)
+
+        def run(m: Mutant) -> tuple[str, str, str, str]:
+            box = free.get()
+            t0 = time.monotonic()
+            try:
+                row = _one(box, m, base_file, args.full, not args.corpus_only)
+            finally:
+                free.put(box)
+            print(f"{row[0]:30} corpus changed: {row[1]:4} caught by: {row[2]}"
+                  f"  [{time.monotonic() - t0:.0f}s]" + (f"  ({row[3]})" if row[3] else ""),
+                  flush=True)
+            return row
+
+        pool = ThreadPoolExecutor(len(boxes))
+        try:
+            rows = list(pool.map(run, chosen))
+        finally:  # on Ctrl-C: no new mutant starts; running ones end with their tests
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        for box in boxes:
+            box.close()
+    _report(rows, time.monotonic() - start)
+    return 0
+
+
+def _report(rows: list[tuple[str, str, str, str]], seconds: float) -> None:
+    width = max((len(r[0]) for r in rows), default=10)
+    print(f"\n{'mutant':{width}}  {'corpus changed':14}  caught by")
+    print("-" * (width + 70))
+    for name, changes, caught, _ in rows:
+        print(f"{name:{width}}  {changes:14}  {caught}")
+    if all(r[2] == "(not run)" for r in rows):  # --corpus-only
+        print(f"corpus changed by {sum(r[1] == 'yes' for r in rows)} of {len(rows)}")
+        print(f"time: {seconds / 60:.1f} min")
+        return
+    changing = [r for r in rows if r[1] == "yes"]
+    caught = [r for r in changing if r[2] != "SURVIVED"]
+    others = [r for r in rows if r[1] == "no"]
+    print("-" * (width + 70))
+    print(f"score: {len(caught)}/{len(changing)} corpus-changing mutants caught")
+    print(f"no corpus change: {len(others)} ({sum(r[2] != 'SURVIVED' for r in others)} "
+          f"caught anyway): {', '.join(r[0] for r in others) or '-'}")
+    survivors = [r[0] for r in changing if r[2] == "SURVIVED"]
+    print(f"corpus-changing survivors: {', '.join(survivors) or 'none'}")
+    print(f"time: {seconds / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
