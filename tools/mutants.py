@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"runtime": "runtime", "compiler": "compiler", "generated": "generated",
             "grammars": "grammars"}
 # Tests that run in well under a minute and reach every part of the runtime.
-FAST = ["tests/test_promises.py", "tests/test_args.py",
+FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py",
         "tests/test_chat.py", "tests/test_reasoning.py", "tests/test_scanner.py",
         "tests/test_arguments.py", "tests/test_goldens.py", "tests/test_messages.py",
         "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
