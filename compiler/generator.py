@@ -112,7 +112,6 @@ class ModuleGenerator:
             "at_start": dict(sorted(at_start.items())),
             "token_terminals": {t.name: t.spellings[0] for t in variant.terminals if t.token_id},
             "live": [(sid, STATE_NAMES_BY_ID[sid], names) for sid, names in variant.live],
-            "skip": [(sid, STATE_NAMES_BY_ID[sid], names) for sid, names in variant.skip],
             "scanned": {sid: lits for sid, lits in variant.scanned},
         }
 
@@ -177,8 +176,6 @@ class ModuleGenerator:
     def _transition(self, state: StateIR, tr: TransitionIR) -> Branch:
         fmt = self.fmt
         cond = f"name == {py(tr.terminal)}"
-        if tr.skip_in_token_id_mode:
-            cond += " and not self._had_ids"
         body: list[str] = []
         leaves_args = tr.source == "TOOL_ARGS" and any(
             t != "TOOL_ARGS" for t in ([r.target for r in tr.rules] or [tr.target]))
@@ -188,12 +185,14 @@ class ModuleGenerator:
             body += ["held = self._args.take()", "if held:",
                      "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))"]
         if tr.source == "MESSAGE_HEADER":
-            body += ["header = self._header", 'self._header = ""']
+            # The header text is read by header rules and given out as TEXT_CHUNK.
+            if tr.rules or "TEXT_CHUNK" in tr.emit:
+                body.append("header = self._header")
+            body.append('self._header = ""')
         if not tr.rules:
             body += self._enter(tr.source, tr.target, tr.emit, None)
             emits = f" [{', '.join(tr.emit)}]" if tr.emit else ""
-            skip = ", text once token ids are seen" if tr.skip_in_token_id_mode else ""
-            comment = f"{tr.source} --{tr.terminal}--> {tr.target}{emits}{skip} (line {tr.line})"
+            comment = f"{tr.source} --{tr.terminal}--> {tr.target}{emits} (line {tr.line})"
             return Branch(cond, comment, tuple(body))
         for rule in tr.rules:
             if rule.when is None:

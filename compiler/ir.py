@@ -61,7 +61,6 @@ class TransitionIR:
     terminal: str
     target: str
     emit: tuple[str, ...]
-    skip_in_token_id_mode: bool
     line: int
     rules: tuple[RuleIR, ...] = ()
 
@@ -87,14 +86,13 @@ class VariantIR:
     terminals: tuple[TerminalIR, ...]
     # per state id: names of terminals with a transition that exist in this variant
     live: tuple[tuple[int, tuple[str, ...]], ...]
-    skip: tuple[tuple[int, tuple[str, ...]], ...]
     # per state id: literals a tokenizer-less scanner looks for (text mode)
     scanned: tuple[tuple[int, tuple[str, ...]], ...]
 
     @property
     def key(self) -> tuple:
         """Variants with equal keys share one lexicon."""
-        return (self.terminals, self.live, self.skip)
+        return (self.terminals, self.live)
 
 
 @dataclass(frozen=True)
@@ -169,7 +167,6 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
                               for r in value)
                 transitions.append(TransitionIR(
                     source=name, terminal=term, target=rules[0].target, emit=(),
-                    skip_in_token_id_mode=False,
                     line=_line(positions, ("transitions", name, term)), rules=rules))
                 continue
             if isinstance(value, str):
@@ -180,7 +177,6 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
                     terminal=term,
                     target=value["to"],
                     emit=tuple(value.get("emit", ())),
-                    skip_in_token_id_mode=bool(value.get("skip_in_token_id_mode", False)),
                     line=_line(positions, ("transitions", name, term)),
                 )
             )
@@ -257,16 +253,12 @@ def _variant(thinking: bool, initial: str, terminals: tuple[TerminalIR, ...],
     names = {t.name for t in active if not t.at_start}
     literals = [lit for t in active if not t.at_start for lit in t.spellings]
     by_name = {t.name: t.spellings for t in active}
-    live, skip, scanned = [], [], []
+    live, scanned = [], []
     for state in states:
         if not state.transitions:
             continue
         state_live = tuple(tr.terminal for tr in state.transitions if tr.terminal in names)
         live.append((state.id, state_live))
-        state_skip = tuple(tr.terminal for tr in state.transitions
-                           if tr.terminal in names and tr.skip_in_token_id_mode)
-        if state_skip:
-            skip.append((state.id, state_skip))
         seen = relevant_closure([lit for n in state_live for lit in by_name[n]], literals)
         scanned.append((state.id, tuple(sorted(seen, key=lambda s: (-len(s), s)))))
-    return VariantIR(thinking, initial, active, tuple(live), tuple(skip), tuple(scanned))
+    return VariantIR(thinking, initial, active, tuple(live), tuple(scanned))

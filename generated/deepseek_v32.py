@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "deepseek_v32"
 
@@ -107,7 +107,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('</｜DSML｜function_calls>', '<｜DSML｜function_calls>', '<｜DSML｜invoke name="')
         6: ("INVOKE_PREFIX", "TOOL_END", "TOOL_START"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )

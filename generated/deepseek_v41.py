@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "deepseek_v41"
 
@@ -135,7 +135,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<｜DSML｜ invoke name="', '</｜DSML｜ calls>', '<｜DSML｜ calls>')
         6: ("INVOKE_PREFIX", "TOOL_END", "TOOL_START"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )

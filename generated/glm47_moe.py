@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "glm47_moe"
 
@@ -136,7 +136,6 @@ _LEXICON_THINKING = Lexicon(
             "ARG_VALUE_END",
         ),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=("<|assistant|>", "<|observation|>", "<|system|>", "<|user|>"),
 )
@@ -174,7 +173,6 @@ _LEXICON_PLAIN = Lexicon(
             "ARG_VALUE_END",
         ),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=("<|assistant|>", "<|observation|>", "<|system|>", "<|user|>"),
 )

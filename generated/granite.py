@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "granite"
 
@@ -58,7 +58,6 @@ _LEXICON_THINKING = Lexicon(
         # CONTENT scans for ('<|tool_call|>', '<tool_call>')
         0: ("TOOL_TOKEN", "TOOL_STRING"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "hermes"
 
@@ -74,7 +74,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('</tool_call>',)
         5: ("TOOL_END",),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
 )

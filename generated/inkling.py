@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "inkling"
 
@@ -154,7 +154,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('<|content_model_end_sampling|>', '<|end_message|>')
         5: ("THINK_END", "END_SAMPLING"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )
@@ -269,26 +268,22 @@ class StreamingParser(StreamingParserBase):
         elif state == 2:
             # MESSAGE_HEADER --MSG_MODEL--> MESSAGE_HEADER (line 32)
             if name == "MSG_MODEL":
-                header = self._header
                 self._header = ""
                 return
             # MESSAGE_HEADER --TEXT_START--> CONTENT [REASONING_END] (line 33)
             if name == "TEXT_START":
-                header = self._header
                 self._header = ""
                 self._state = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # MESSAGE_HEADER --THINK_START--> REASONING [REASONING_START] (line 34)
             if name == "THINK_START":
-                header = self._header
                 self._header = ""
                 self._state = 1  # REASONING
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
             # MESSAGE_HEADER --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 35)
             if name == "TOOL_START":
-                header = self._header
                 self._header = ""
                 self._state = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
@@ -298,14 +293,12 @@ class StreamingParser(StreamingParserBase):
                 return
             # MESSAGE_HEADER --TOOL_TEXT--> CONTENT [REASONING_END] (line 36)
             if name == "TOOL_TEXT":
-                header = self._header
                 self._header = ""
                 self._state = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # MESSAGE_HEADER --TOOL_ERROR--> CONTENT [REASONING_END] (line 37)
             if name == "TOOL_ERROR":
-                header = self._header
                 self._header = ""
                 self._state = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))

@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "kimi_k2"
 
@@ -134,7 +134,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<|tool_calls_section_end|>', '<|tool_call_begin|>')
         6: ("TOOL_START", "TOOL_SECTION_END"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )
@@ -174,7 +173,6 @@ _LEXICON_PLAIN = Lexicon(
         # TOOL_BETWEEN scans for ('<|tool_calls_section_end|>', '<|tool_call_begin|>')
         6: ("TOOL_START", "TOOL_SECTION_END"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )

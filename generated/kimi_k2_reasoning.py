@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "kimi_k2_reasoning"
 
@@ -80,7 +80,6 @@ _LEXICON_THINKING = Lexicon(
         # REASONING scans for ('<|tool_calls_section_begin|>', '</think>', '<think>')
         1: ("THINK_START", "THINK_END", "TOOL_SECTION_START"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(
         "<|im_assistant|>",

@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "kimi_k3"
 
@@ -159,7 +159,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<|close|>tools<|sep|>', '<|open|>call')
         6: ("CALL_OPEN", "TOOLS_CLOSE"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=("<|close|>", "<|open|>", "<|sep|>"),
     turn_boundary_tokens=(),
 )

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "llama3_json"
 
@@ -87,7 +87,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<|python_tag|>', '{ "name"', '{"name"')
         6: ("PYTHON_TAG", "JSON_CALL"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=("<|eot_id|>", "<|start_header_id|>"),
 )

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "llama4_pythonic"
 
@@ -70,7 +70,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('<|python_end|>',)
         5: ("PYTHON_END",),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=("<|eot|>", "<|header_start|>"),
     at_start={"[": "LIST_START"},

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "minimax_m2"
 
@@ -172,7 +172,6 @@ _LEXICON_THINKING = Lexicon(
             "INVOKE_PREFIX_UNQUOTED",
         ),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )

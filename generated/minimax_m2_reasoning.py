@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "minimax_m2_reasoning"
 
@@ -55,7 +55,6 @@ _LEXICON_THINKING = Lexicon(
         # REASONING scans for ('</think>', '<think>')
         1: ("THINK_START", "THINK_END"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )

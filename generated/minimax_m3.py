@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "minimax_m3"
 
@@ -139,7 +139,6 @@ _LEXICON_THINKING = Lexicon(
             "TOOL_END",
         ),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
     at_start={"<mm:think>": "THINK_START"},

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "mistral"
 
@@ -114,7 +114,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('[TOOL_CALLS]',)
         5: ("TOOL_CALLS",),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
 )

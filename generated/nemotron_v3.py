@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "nemotron_v3"
 
@@ -161,7 +161,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('</tool_call>', '<tool_call>', '<function=')
         6: ("TOOL_END", "TOOL_START", "FUNC_PREFIX"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
 )

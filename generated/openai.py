@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "openai"
 
@@ -123,7 +123,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('<|call|>', '<|end|>')
         5: ("CALL", "END"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=("<|channel|>", "<|constrain|>"),
     turn_boundary_tokens=(),
 )
@@ -200,7 +199,6 @@ class StreamingParser(StreamingParserBase):
         elif state == 2:
             # MESSAGE_HEADER --START--> MESSAGE_HEADER (line 20)
             if name == "START":
-                header = self._header
                 self._header = ""
                 return
             # MESSAGE_HEADER --MESSAGE--> TOOL_ARGS, TOOL_PREAMBLE, REASONING, CONTENT, by the header (line 22)

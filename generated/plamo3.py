@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "plamo3"
 
@@ -152,7 +152,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<|plamo:end_tool_request:plamo|>', '<|plamo:tag|>')
         6: ("TOOL_REQUEST_END", "EOT"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(":plamo|>", "<|plamo:begin_", "<|plamo:end_"),
     turn_boundary_tokens=(),
 )
@@ -200,7 +199,6 @@ _LEXICON_PLAIN = Lexicon(
         # TOOL_BETWEEN scans for ('<|plamo:end_tool_request:plamo|>', '<|plamo:tag|>')
         6: ("TOOL_REQUEST_END", "EOT"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(":plamo|>", "<|plamo:begin_", "<|plamo:end_"),
     turn_boundary_tokens=(),
 )

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "pythonic"
 
@@ -51,7 +51,6 @@ _LEXICON_THINKING = Lexicon(
         # CONTENT scans for ()
         0: (),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=(),
     at_start={"[": "LIST_START"},

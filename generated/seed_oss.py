@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(1)
+require_runtime(2)
 
 FORMAT = "seed_oss"
 
@@ -161,7 +161,6 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('</seed:tool_call>', '<seed:tool_call>', '<function=')
         6: ("TOOL_END", "TOOL_START", "FUNC_PREFIX"),
     },
-    skip_in_token_id_mode={},
     preserve_tokens=(),
     turn_boundary_tokens=("<seed:bos>", "<seed:eos>"),
 )

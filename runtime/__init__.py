@@ -20,7 +20,7 @@ from .render import Renderer
 from .streaming import Lexicon, Reasoning, StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
-RUNTIME_VERSION = 1
+RUNTIME_VERSION = 2  # 2: Lexicon without skip_in_token_id_mode
 
 
 def require_runtime(version: int) -> None:

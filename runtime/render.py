@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import keyword
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from .arguments import json_type
@@ -197,7 +197,3 @@ def _element(key: str, value: Any, prefix: str, out: list[Piece]) -> None:
         out.append((value if isinstance(value, str) else json.dumps(value), False))
     out.append((f"{prefix}</{key}>", True))
 
-
-def join_pieces(pieces: Sequence[Piece]) -> str:
-    """The text of rendered pieces."""
-    return "".join(text for text, _ in pieces)

@@ -79,7 +79,6 @@ class Lexicon:
         literals: Mapping[str, str],
         token_terminals: Mapping[str, str],
         live: Mapping[int, Sequence[str]],
-        skip_in_token_id_mode: Mapping[int, Sequence[str]],
         preserve_tokens: Sequence[str] = (),
         turn_boundary_tokens: Sequence[str] = (),
         at_start: Mapping[str, str] | None = None,
@@ -87,7 +86,6 @@ class Lexicon:
         self.literals = dict(literals)  # spelling -> terminal name
         self.token_terminals = dict(token_terminals)  # terminal name -> token text
         self.live = {state: frozenset(names) for state, names in live.items()}
-        self.skip = {state: frozenset(names) for state, names in skip_in_token_id_mode.items()}
         self.configured_texts = frozenset(
             [*self.literals, *self.token_terminals.values(), *preserve_tokens]
         )
@@ -134,7 +132,7 @@ class Lexicon:
         for state in range(7):
             names = self.live.get(state, frozenset())
             if strict:
-                names = names - resolved - self.skip.get(state, frozenset())
+                names = names - resolved
             live = {lit: name for name in names for lit in by_name.get(name, ())}
             if not strict:
                 live.update((text, DROP) for text in drop_texts)
