@@ -46,3 +46,31 @@ def test_a_marker_id_whose_text_never_arrives_is_placed_at_the_end(get_tokenizer
     events += parser.finish()
     assert [(e.type.name, e.value) for e in events] == [
         ("REASONING_CHUNK", "hmm"), ("REASONING_END", "</think>")]
+
+
+def test_mistral_call_ids_are_what_mistral_accepts() -> None:
+    """Random Mistral call ids pass mistral-common's own validator (nine alphanumerics)."""
+    from mistral_common.protocol.instruct.validator import _TOOL_CALL_ID_REGEX
+
+    module = parsergen.load("mistral")
+    text = module.render({"tool_calls": [{"name": "f", "arguments": {"a": 1}},
+                                         {"name": "g", "arguments": {}}]})
+    chat = module.ChatParser()  # ids="random", as a server runs it
+    deltas = [chat.feed(ch) for ch in text] + [chat.finish()]
+    ids = [call.id for d in deltas if d is not None for call in d.tool_calls if call.id]
+    streamed = [call.id for call in module.parse(text).tool_calls]
+    assert len(ids) == 2 and len(streamed) == 2 and len(set(ids + streamed)) == 4
+    assert all(_TOOL_CALL_ID_REGEX.match(i) for i in ids + streamed)
+
+
+def test_dsml_render_marks_which_values_are_strings() -> None:
+    """DeepSeek V3.2's DSML: string="true" for a string value, "false" for JSON ones."""
+    module = parsergen.load("deepseek_v32")
+    text = module.render({"tool_calls": [{"name": "f", "arguments": {
+        "n": 3, "s": "x", "o": {"a": [1]}}}]})
+    assert '<｜DSML｜parameter name="n" string="false">3</｜DSML｜parameter>' in text
+    assert '<｜DSML｜parameter name="s" string="true">x</｜DSML｜parameter>' in text
+    assert '<｜DSML｜parameter name="o" string="false">{"a": [1]}</｜DSML｜parameter>' in text
+    # And it reads back: "3" with string="false" is the number, not the text.
+    call = module.parse(text).tool_calls[0]
+    assert call.arguments == '{"n": 3, "s": "x", "o": {"a": [1]}}'
