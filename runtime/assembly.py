@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
-from .events import CONTENT, REASONING, TOOL_ARGS, TOOL_STATES, EventType
+from .events import REASONING, TOOL_ARGS, TOOL_STATES, EventType
 from .messages import (
     DeltaMessage,
     DeltaToolCall,
@@ -149,9 +149,7 @@ class ChatParser:
         so, or because the format does not wait for reasoning there."""
         if self._reasoning_over:
             return True
-        events = self.events
-        return events._start_state == CONTENT and (events._reasoning_closed
-                                                    or not events._waits())
+        return self.events.starts_past_reasoning
 
     @property
     def content_offset(self) -> int | None:

@@ -330,6 +330,13 @@ class StreamingParserBase:
         reasoning = self._REASONING
         return reasoning is not None and reasoning.wait[self.thinking]
 
+    @property
+    def starts_past_reasoning(self) -> bool:
+        """Whether the completion starts past its reasoning: in content, because the
+        prompt or ``initialize(start=)`` closed reasoning or the format does not wait
+        for it."""
+        return self._start_state == CONTENT and (self._reasoning_closed or not self._waits())
+
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
         starts, end_seqs, implicit = self._reasoning_ids()
