@@ -49,6 +49,11 @@ def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
     return False
 
 
+def _sequences(seqs: _Seqs) -> tuple[tuple[int, ...], ...]:
+    """Every id sequence of a map from last id to sequences."""
+    return tuple(seq for group in seqs.values() for seq in group)
+
+
 # Where a Python call's argument text can change quoting or nesting depth.
 _PY_HELD_LIMIT = 4096  # list syntax held before a call's name( : bounded memory
 _PY_SEPARATORS = re.compile(r"[\s,]*")
@@ -282,13 +287,13 @@ class StreamingParserBase:
     def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
         """Token id sequences of the markers that end reasoning explicitly (``</think>``);
         empty without a tokenizer or when the tokenizer has no token for them."""
-        return tuple(seq for seqs in self._reasoning_ids()[1].values() for seq in seqs)
+        return _sequences(self._reasoning_ids()[1])
 
     @property
     def implicit_reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
         """Token id sequences of markers that end reasoning and are content themselves
         (a tool call's start marker met inside reasoning)."""
-        return tuple(seq for seqs in self._reasoning_ids()[2].values() for seq in seqs)
+        return _sequences(self._reasoning_ids()[2])
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         """How many of a completion's ``token_ids`` are reasoning text (markers are not).
