@@ -78,4 +78,18 @@ def detect(model_name: str | None = None, *, tokenizer: object = None) -> str | 
     return None
 
 
-__all__ = ["aliases", "detect", "formats", "load", "switch_thinking", "thinking"]
+def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[str, Any] | None:
+    """An xgrammar structural tag for format ``name``'s calls of ``tools`` (plain data).
+
+    ``tool_choice``: ``"auto"``, ``"required"``, a tool's name or ``{"type": "function",
+    "function": {"name": ...}}``.  None when the format's arguments syntax cannot be
+    expressed to xgrammar (see ``parsergen.runtime.structural``).
+    """
+    from .runtime.structural import structural_tag as build
+
+    module = load(name)
+    return build(module.RENDERER, module.ChatParser.ARGUMENTS, tools, tool_choice=tool_choice)
+
+
+__all__ = ["aliases", "detect", "formats", "load", "structural_tag", "switch_thinking",
+           "thinking"]

@@ -41,10 +41,12 @@ from vllm.parser.engine.adapters import ParserEngineReasoningAdapter, ParserEngi
 from vllm.parser.engine.parser_engine import ReasoningEnd
 from vllm.reasoning import ReasoningParser, ReasoningParserManager
 from vllm.tool_parsers import ToolParser, ToolParserManager
+from vllm.tool_parsers.tool_strict_level import ToolStrictLevel
 
 from parsergen import integrations
 from parsergen.runtime import DeltaMessage as OurDelta
 from parsergen.runtime import ParsedMessage
+from parsergen.runtime.structural import structural_tag
 
 if TYPE_CHECKING:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
@@ -234,6 +236,9 @@ class ParsergenToolParser(ParserEngineToolAdapter):
     # Calls are parsed in the format's own syntax whatever tool_choice says, not as
     # the JSON list vLLM would otherwise force for "required" and named choices.
     supports_required_and_named = False
+    # vLLM asks get_structural_tag only of parsers that name a structural tag model;
+    # any name does, as the tag is built here from the format's own spec.
+    structural_tag_model = "parsergen"
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
         ToolParser.__init__(self, tokenizer, tools)
@@ -255,6 +260,40 @@ class ParsergenToolParser(ParserEngineToolAdapter):
 
     def adjust_request(self, request: Any) -> Any:
         return ToolParser.adjust_request(self, request)
+
+    def get_structural_tag(self, request: Any, *, reasoning: bool = False,
+                           strict_level: ToolStrictLevel = ToolStrictLevel.AUTO) -> Any:
+        """The format's xgrammar ``StructuralTag`` for the request's tools and tool_choice.
+
+        As vLLM's own parsers: the tools a choice lets the model call, each ``strict``
+        as ``strict_level`` pins it (a non-strict tool's arguments only have to be an
+        object).  None without tools, with tool_choice none, when the grammar should
+        cover reasoning too (parsergen's tags start after it, where vLLM's reasoning
+        gate hands over), or when xgrammar cannot express the format's calls.
+        """
+        from vllm import envs
+        from vllm.tool_parsers.structural_tag_registry import (
+            get_structural_tag_tools,
+            resolve_tool_strictness,
+        )
+        from xgrammar import StructuralTag
+
+        choice = getattr(request, "tool_choice", None) or "auto"
+        if reasoning or not request.tools or choice == "none" \
+                or not envs.VLLM_ENFORCE_STRICT_TOOL_CALLING:
+            return None
+        tools = resolve_tool_strictness(
+            get_structural_tag_tools(self.structural_tag_model, request.tools, choice),
+            choice, strict_level)
+        if not tools:
+            return None
+        try:
+            tag = structural_tag(self.MODULE.RENDERER, self.MODULE.ChatParser.ARGUMENTS,
+                                 tools, tool_choice=_plain(choice))
+        except ValueError as exc:  # a choice we cannot constrain: parse unconstrained
+            logger.warning("parsergen %s: no structural tag: %s", self.MODULE.FORMAT, exc)
+            return None
+        return None if tag is None else StructuralTag.model_validate(tag)
 
     def _new_chat(self, request: Any) -> Any:
         """A parser that starts in content, with the request's tools and tool_choice."""
