@@ -149,3 +149,42 @@ def test_vllm_tool_parser_returns_the_tag() -> None:
     _, pythonic = plugin.parser_classes("pythonic", parsergen.load("pythonic"))
     assert pythonic(toks.qwen36(), TOOLS).get_structural_tag(
         request("required"), strict_level=ToolStrictLevel.PARAMETER) is None
+
+
+def test_vllm_serving_puts_the_tag_on_the_request() -> None:
+    """vLLM's own request adjustment (its composed parser, as the server builds it)
+    sets the tag as the request's structured output, as it does for its own parsers."""
+    pytest.importorskip("vllm")
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.parser.parser_manager import ParserManager
+
+    from parsergen.integrations import vllm as plugin
+
+    assert "parsergen_qwen3" in plugin.REGISTERED
+    parser_cls = ParserManager.get_parser(tool_parser_name="parsergen_qwen3",
+                                          reasoning_parser_name="parsergen_qwen3",
+                                          enable_auto_tools=True)
+    strict = [{"type": "function", "function": dict(t["function"], strict=True)}
+              for t in TOOLS]
+
+    def adjusted(tools: list[Any], choice: Any, **kw: Any) -> Any:
+        request = ChatCompletionRequest(messages=[{"role": "user", "content": "hi"}],
+                                        model="m", tools=tools, tool_choice=choice, **kw)
+        request = parser_cls(toks.qwen36(), request.tools).adjust_request(request)
+        outputs = request.structured_outputs
+        return None if outputs is None else json.loads(outputs.structural_tag)
+
+    def ours(tools: list[Any], choice: Any) -> Any:
+        tag = parsergen.structural_tag("qwen3", tools, tool_choice=choice)
+        return xgr.StructuralTag.model_validate(tag).model_dump()
+
+    for choice in ("required", "auto", {"type": "function", "function": {"name": "search"}}):
+        assert adjusted(strict, choice) == ours(strict, choice)
+    # Tools not marked strict, at vLLM's default level: auto is left free, and a
+    # forced call is constrained to the format's envelope (any object for arguments).
+    assert adjusted(TOOLS, "auto") is None
+    loose = [{"type": "function", "function": dict(t["function"], strict=False)} for t in TOOLS]
+    assert adjusted(TOOLS, "required") == ours(loose, "required")
+    # parallel_tool_calls=false: vLLM stops our call list after its first call.
+    single = adjusted(strict, "required", parallel_tool_calls=False)
+    assert single["format"]["stop_after_first"] is True
