@@ -12,11 +12,14 @@ counts a completion's reasoning tokens through a fresh parser's ``raw`` tap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .events import REASONING, RawText
 from .lexicon import Lexicon
 from .tokens import TokenizerInfo
+
+if TYPE_CHECKING:  # the driver imports this module
+    from .streaming import StreamingParserBase
 
 # Marker id sequences by their last id (most markers are one token).
 _Seqs = dict[int, list[tuple[int, ...]]]
@@ -182,7 +185,8 @@ class PromptReader:
         return ids
 
 
-def count_reasoning_tokens(parser: Any, texts: Sequence[str], token_ids: Sequence[int]) -> int:
+def count_reasoning_tokens(parser: StreamingParserBase, texts: Sequence[str],
+                           token_ids: Sequence[int]) -> int:
     """How many tokens (``texts``, one per id of ``token_ids``) start inside reasoning
     text, as ``parser`` reads them: a fresh parser with its ``raw`` tap on, started
     where the completion starts."""
