@@ -1,7 +1,7 @@
 """parsergen's runtime: what every generated parser module imports.
 
 Kept small and free of format names: events, token-id scanning, per-state literal
-matching, JSON argument tracking and the streaming driver.
+matching (the lexicon), the prompt walk, JSON argument tracking and the streaming driver.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from .events import (
 from .assembly import ChatParser as ChatParserBase
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
 from .render import Renderer
-from .streaming import Lexicon, Reasoning, StreamingParserBase
+from .lexicon import Lexicon
+from .prompt import Reasoning
+from .streaming import StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
 RUNTIME_VERSION = 2  # 2: Lexicon without skip_in_token_id_mode

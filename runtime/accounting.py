@@ -1,7 +1,7 @@
 """Where every byte of a completion went: the proof that nothing is lost or invented.
 
-``account()`` streams deltas through a parser with its tap on, then lays the events
-over the text the parser consumed.  The result partitions the input into segments:
+``account()`` streams deltas through a parser with its ``raw`` tap on, then lays the
+events over the text the parser consumed.  The result partitions the input into segments:
 text an event carries (content, reasoning, a tool name, arguments), a marker the
 spec names, a special token the tokenizer names and the format does not, and
 framing: text of a state whose spec gives it no event (the whitespace between a
@@ -14,8 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import CONTENT, DROP, REASONING, STATE_NAMES, EventType, SemanticEvent
-from .streaming import RawText
+from .events import CONTENT, DROP, REASONING, STATE_NAMES, EventType, RawText, SemanticEvent
 
 # What an event's text is, by its type.
 _CATEGORY = {
@@ -48,7 +47,7 @@ class Accounting:
 
 def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Accounting:
     """Feed ``deltas`` to a fresh StreamingParser and account for every byte."""
-    parser._tap = True
+    parser.raw = True
     items: list[Any] = []
     for text, ids in deltas:
         items += parser.feed(text, ids)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
-from .events import REASONING, TOOL_ARGS, TOOL_STATES, EventType
+from .events import REASONING, TOOL_ARGS, TOOL_STATES, EventType, RawText
 from .messages import (
     DeltaMessage,
     DeltaToolCall,
@@ -26,7 +26,7 @@ from .messages import (
     without_cut_calls,
 )
 from .schema_types import read_tools, tool_names, tool_properties
-from .streaming import RawText, StreamingParserBase
+from .streaming import StreamingParserBase
 
 _ALNUM = string.ascii_letters + string.digits
 _TEXT = EventType.TEXT_CHUNK
@@ -72,8 +72,7 @@ class ChatParser:
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
                  ids: str = "random") -> None:
-        self.events = self.StreamingParser(tokenizer, thinking=thinking)
-        self.events._tap = True
+        self.events = self.StreamingParser(tokenizer, thinking=thinking, raw=True)
         self.warnings: list[str] = []
         self.tools = read_tools(tools, self.warnings) if tools else None
         # tool_choice "none": tool markup is not parsed into calls; it stays content.
@@ -86,7 +85,7 @@ class ChatParser:
         self._stream_args = flags.get("stream_arg_deltas", True)
         self._lstrip_newlines = flags.get("strip_leading_content_newlines", False)
         # '\n' + end marker + '\n' framing (Step-3.5): both newlines are dropped.
-        reasoning = self.StreamingParser._REASONING
+        reasoning = self.events.reasoning
         self._framing = reasoning is not None and reasoning.newline_framing
         self._framing_nl = False  # a newline held at the end of reasoning
         self._after_end = False  # the next content may start with the framing newline
@@ -253,10 +252,11 @@ class ChatParser:
                 call = self._calls.get(item.tool_index)
                 if call is not None and not call.ended:
                     self._end_call(call, calls, content, at_end=finished)
-        self._settle_raw(self.events._state, content)
+        state = self.events.state_id
+        self._settle_raw(state, content)
         call = self._open
         if call is not None and not call.sent and not call.invalid and call.reader is None:
-            if self.events._state == TOOL_ARGS:  # the name is complete
+            if state == TOOL_ARGS:  # the name is complete
                 self._judge(call, calls, content)
         if finished and self._open is not None and not no_tools:
             # A call the grammar left without its end (an end-of-turn token inside it).
@@ -272,7 +272,7 @@ class ChatParser:
         content's event comes later (a message header's text)."""
         self._reasoning_over = True
         at = self._reasoned
-        reasoning = self.StreamingParser._REASONING
+        reasoning = self.events.reasoning
         if (raw is not None and raw.state == REASONING and raw.marker is not None
                 and not (kind is _REASONING_END and reasoning is not None
                          and raw.marker in reasoning.end)):
@@ -486,7 +486,7 @@ class ChatParser:
         if not call.sent and not call.invalid:
             self._judge(call, calls, content)
         if self._pending_raw is not None and call is self._open:
-            self._settle_raw(self.events._state, content)  # the call's closing text
+            self._settle_raw(self.events.state_id, content)  # the call's closing text
         call.ended = True
         self._calls.pop(call.index, None)  # nothing more comes for it: memory stays flat
         if self._open is call:
@@ -502,7 +502,7 @@ class ChatParser:
         cut = self.events.cut_off
         if cut is not None:
             return cut
-        if not call.sent and call.reader is None and self.events._state != TOOL_ARGS:
+        if not call.sent and call.reader is None and self.events.state_id != TOOL_ARGS:
             return True  # still inside the name
         reader = call.reader
         return reader is not None and not reader.complete()
@@ -513,7 +513,7 @@ class ChatParser:
         Unsent, its text is content; sent, its deltas stand as they are, and it is
         reported (``cut_calls``, ``warnings``) so that parse() can return its text."""
         if self._pending_raw is not None and call is self._open:
-            self._settle_raw(self.events._state, content)
+            self._settle_raw(self.events.state_id, content)
         call.ended = True
         self._calls.pop(call.index, None)  # nothing more comes for it: memory stays flat
         if self._open is call:

@@ -1,4 +1,4 @@
-"""Semantic events and parser states shared by every generated parser."""
+"""Semantic events, raw text and parser states shared by every generated parser."""
 
 from __future__ import annotations
 
@@ -53,6 +53,18 @@ class SemanticEvent:
 
     def __repr__(self) -> str:
         return f"SemanticEvent({self.type.name}, {self.value!r}, {self.tool_index})"
+
+
+class RawText:
+    """Model text a parser consumed (in ``state``), interleaved with its events when
+    the parser's ``raw`` tap is on; ``marker`` names the terminal it was, if it was one."""
+
+    __slots__ = ("text", "state", "marker")
+
+    def __init__(self, text: str, state: int, marker: str | None = None) -> None:
+        self.text = text
+        self.state = state
+        self.marker = marker
 
 
 def merge_chunks(events: list[SemanticEvent]) -> list[SemanticEvent]:

@@ -1,17 +1,44 @@
 """The shared driver of generated streaming parsers: deltas in, semantic events out.
 
 A generated module subclasses ``StreamingParserBase`` and supplies the state machine
-itself (``_step``: a terminal in the current state; ``_emit``: plain text in the current
-state) plus one ``Lexicon`` per thinking variant.  This module only feeds them: token
-ids through the scanner, text through the per-state matchers, and ``finish()``.
+itself; this module only feeds it: token ids through the scanner (``tokens``), text
+through the per-state matchers (``lexicon``), and ``finish()``.  Where a completion
+starts and the reasoning-id queries are ``prompt``'s (a ``PromptReader`` per parser).
+
+The protocol between generated code and this driver (the names are underscored for
+now; a rename to public names comes with the generator's next change):
+
+The generated subclass defines
+  - class attributes: ``FORMAT`` (its name); ``_LEXICONS`` (thinking -> ``Lexicon``);
+    ``_INITIAL_STATES`` (thinking -> state id); ``_THINKING_DEFAULT``; ``_REASONING``
+    (a ``Reasoning``, or None); ``_PLAIN_TEXT`` (state id -> the chunk event its
+    plain text is, for the fast path of ``advance``); a body flag when TOOL_ARGS text
+    is a body of calls: ``_ARRAY_BODY``, ``_OBJECT_BODY`` or ``_PYTHON_BODY``.
+  - ``_step(name, value, out)``: terminal ``name`` (its text ``value``) was read in the
+    current state; it appends events to ``out`` and may change the state.
+  - ``_emit(text, out) -> int | None``: plain text of the current state.  None: all of
+    it was used.  ``n >= 0``: the first ``n`` characters were used and the state
+    changed (a body ended); the driver lexes the rest anew.  ``~keep`` (negative):
+    ``text[:keep]`` was used and the rest is held back for the next delta.
+
+Generated code may read and assign ``self._state`` (the current state id, an int of
+``events``), ``self.tool_index`` (the open call's index; ``+= 1`` at a call's start)
+and ``self._header`` (MESSAGE_HEADER text, read and cleared by its transitions); it
+calls ``self._emit`` from ``_step``, the JSON argument tracker ``self._args``
+(``feed``, ``take``, ``reset``), and the tool bodies' hooks: ``self._feed_array``,
+``self._feed_object``, ``self._feed_pycalls`` (from ``_emit`` in TOOL_ARGS) and
+``self._array_reset()``, ``self._object_reset(opening)``, ``self._py_reset(value)``,
+``self._py_leave(out)`` (entering or leaving TOOL_ARGS).  Nothing else.
+
+Other modules use the public side only: ``feed``/``advance``/``plain_events``/
+``finish``, ``initialize``, ``state``/``state_id``, ``tool_index``, ``cut_off``,
+``reasoning``, the reasoning-id queries, and the ``raw`` tap (``RawText`` items).
 """
 
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any, ClassVar
 
 from .args import JsonArgs
@@ -23,12 +50,15 @@ from .events import (
     DROP,
     MESSAGE_HEADER,
     REASONING,
+    STATE_NAMES,
     TOOL_STATES,
     EventType,
+    RawText,
     SemanticEvent,
 )
-from .lexing import Matcher, build_matchers
-from .tokens import Marker, TokenIdScanner, TokenizerInfo, tokenizer_info
+from .lexicon import Lexicon
+from .prompt import PromptReader, Reasoning, count_reasoning_tokens
+from .tokens import Marker, TokenIdScanner, TokenizerInfo
 
 _TOOL_CALL_END = EventType.TOOL_CALL_END
 _TOOL_CALL_START = EventType.TOOL_CALL_START
@@ -36,23 +66,6 @@ _TOOL_NAME = EventType.TOOL_NAME
 _REASONING_END = EventType.REASONING_END
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 _ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
-# Marker id sequences by their last id (most markers are one token).
-_Seqs = dict[int, list[tuple[int, ...]]]
-
-
-def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
-    """Whether one of ``seqs`` ends at ``ids[i]``."""
-    for seq in seqs.get(ids[i], ()):
-        n = len(seq)
-        if n == 1 or (i + 1 >= n and tuple(ids[i + 1 - n : i + 1]) == seq):
-            return True
-    return False
-
-
-def _sequences(seqs: _Seqs) -> tuple[tuple[int, ...], ...]:
-    """Every id sequence of a map from last id to sequences."""
-    return tuple(seq for group in seqs.values() for seq in group)
-
 
 # Where a Python call's argument text can change quoting or nesting depth.
 _PY_HELD_LIMIT = 4096  # list syntax held before a call's name( : bounded memory
@@ -60,106 +73,6 @@ _PY_SEPARATORS = re.compile(r"[\s,]*")
 _PY_NAME_START = re.compile(r"[^\W\d]")
 _PY_NAME = re.compile(r"[\w.]*")
 _PY_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
-_STARTS = ("reasoning", "content")
-
-
-class RawText:
-    """Model text a parser consumed (in ``state``), interleaved with its events;
-    ``marker`` names the terminal it was, if it was one."""
-
-    __slots__ = ("text", "state", "marker")
-
-    def __init__(self, text: str, state: int, marker: str | None = None) -> None:
-        self.text = text
-        self.state = state
-        self.marker = marker
-
-
-class Lexicon:
-    """The terminals of one format variant and, per state, those with a transition."""
-
-    def __init__(
-        self,
-        *,
-        literals: Mapping[str, str],
-        token_terminals: Mapping[str, str],
-        live: Mapping[int, Sequence[str]],
-        preserve_tokens: Sequence[str] = (),
-        turn_boundary_tokens: Sequence[str] = (),
-        at_start: Mapping[str, str] | None = None,
-    ) -> None:
-        self.literals = dict(literals)  # spelling -> terminal name
-        self.token_terminals = dict(token_terminals)  # terminal name -> token text
-        self.live = {state: frozenset(names) for state, names in live.items()}
-        self.configured_texts = frozenset(
-            [*self.literals, *self.token_terminals.values(), *preserve_tokens]
-        )
-        self.turn_boundary_tokens = tuple(turn_boundary_tokens)
-        # Markers only as the very first text of a completion: spelling -> name.
-        self.at_start = dict(at_start or {})
-        self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
-
-    def info(self, tokenizer: Any) -> TokenizerInfo:
-        """Token ids and auto-dropped tokens of ``tokenizer``, cached per tokenizer."""
-        try:
-            return self._infos[tokenizer]
-        except KeyError:
-            pass
-        except TypeError:  # not weak-referenceable: compute every time
-            return self._info(tokenizer)
-        info = self._info(tokenizer)
-        self._infos[tokenizer] = info
-        return info
-
-    def _info(self, tokenizer: Any) -> TokenizerInfo:
-        return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
-                              self.turn_boundary_tokens, self.literals)
-
-    def texts(self, names: Sequence[str]) -> list[str]:
-        """Every spelling of the named terminals (those this variant has)."""
-        return [lit for lit, name in self.literals.items() if name in names]
-
-    @lru_cache(maxsize=64)
-    def matchers(
-        self, drop_texts: frozenset[str], resolved: frozenset[str], strict: bool
-    ) -> tuple[Matcher, ...]:
-        """Per-state matchers, before (text mode) or after (strict) the first token ids.
-
-        In text mode every terminal with a transition is live, and so is every
-        auto-dropped special token.  Once ids have been seen, a marker that the
-        tokenizer has as a token only counts when it arrives as that token: typed as
-        text it is content (it still consumes its characters), like dropped tokens.
-        """
-        by_name: dict[str, list[str]] = {}
-        for lit, name in self.literals.items():
-            by_name.setdefault(name, []).append(lit)
-        live_by_state: dict[int, dict[str, str]] = {}
-        for state in range(7):
-            names = self.live.get(state, frozenset())
-            if strict:
-                names = names - resolved
-            live = {lit: name for name in names for lit in by_name.get(name, ())}
-            if not strict:
-                live.update((text, DROP) for text in drop_texts)
-            live_by_state[state] = live
-        built = build_matchers(live_by_state, [*self.literals, *drop_texts])
-        return tuple(built[state] for state in range(7))
-
-
-class Reasoning:
-    """A format's reasoning markers (terminal names) and what depends on thinking."""
-
-    __slots__ = ("start", "end", "implicit_end", "wait", "start_opens", "newline_framing")
-
-    def __init__(self, *, start: Sequence[str], end: Sequence[str],
-                 implicit_end: Sequence[str] = (), wait: tuple[bool, bool],
-                 start_opens: tuple[bool, bool], newline_framing: bool = False) -> None:
-        self.start = frozenset(start)
-        self.end = frozenset(end)
-        self.implicit_end = frozenset(implicit_end)
-        self.wait = {True: wait[0], False: wait[1]}
-        self.start_opens = {True: start_opens[0], False: start_opens[1]}
-        self.newline_framing = newline_framing
 
 
 class StreamingParserBase:
@@ -175,8 +88,13 @@ class StreamingParserBase:
     _PYTHON_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a Python list of calls
     _PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
 
-    def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None) -> None:
+    def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
+                 raw: bool = False) -> None:
         self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
+        # The raw tap: every consumed piece of text also goes to the output as RawText,
+        # just before the events it causes (ChatParser needs a call's exact text, the
+        # accounting every byte).  Public: set it before the first feed.
+        self.raw = raw
         lexicon = self._LEXICONS[self.thinking]
         self._lexicon = lexicon
         self._info: TokenizerInfo | None = None
@@ -198,6 +116,7 @@ class StreamingParserBase:
         self._state = self._INITIAL_STATES[self.thinking]
         self._start_state = self._state  # where the completion starts (see initialize)
         self._reasoning_closed = False  # the prompt (or initialize's caller) closed it
+        self._prompt = PromptReader(self._REASONING, lexicon, self._info, self.thinking)
         self.tool_index = -1
         self._pending = ""  # text that may still become a marker
         self._fresh = bool(lexicon.at_start)  # nothing consumed yet: at_start markers live
@@ -208,9 +127,6 @@ class StreamingParserBase:
         self._may_hold = False  # set by _lex for a body's emitter (see _lex)
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
-        # With a tap, every consumed piece of text also goes to the output as RawText,
-        # just before the events it causes (ChatParser needs a call's exact text).
-        self._tap = False
 
     # -- prompts and structured output ---------------------------------------
 
@@ -225,12 +141,7 @@ class StreamingParserBase:
         "content") says it explicitly instead, for a caller that knows (a server
         that already parsed the reasoning hands the rest over as content).
         """
-        if start is not None:
-            if start not in _STARTS:
-                raise ValueError(f"start must be 'reasoning' or 'content', not {start!r}")
-            found: str | None = "start" if start == "reasoning" else "end"
-        else:
-            found = self._prompt_marker(prompt_token_ids, prompt_text)
+        found = self._prompt.start_marker(prompt_token_ids, prompt_text, start)
         if found == "start":
             self._state = REASONING
         elif found == "end":
@@ -238,62 +149,17 @@ class StreamingParserBase:
         self._start_state = self._state
         self._reasoning_closed = found == "end"
 
-    def _prompt_marker(self, ids: Sequence[int], text: str | None) -> str | None:
-        reasoning = self._REASONING
-        if reasoning is None:
-            return None
-        info = self._info
-        starts, ends, _ = self._reasoning_ids()
-        if ids and (starts or ends):  # the markers are tokens: walk the ids
-            for i in range(len(ids) - 1, -1, -1):
-                if _ends_at(ids, i, starts):
-                    return "start"
-                if _ends_at(ids, i, ends):
-                    return "end"
-                if ids[i] in info.stop_ids:
-                    return None
-            return None
-        if not text:
-            return None
-        lexicon = self._lexicon
-        found, at = None, -1
-        stops = [*lexicon.turn_boundary_tokens, *(info.drop_texts if info else ())]
-        for kind, texts in (("start", lexicon.texts(reasoning.start)),
-                            ("end", lexicon.texts(reasoning.end)), (None, stops)):
-            for marker in texts:
-                pos = text.rfind(marker)
-                if pos > at:
-                    found, at = kind, pos
-        return found
-
-    def _reasoning_ids(self) -> tuple[_Seqs, _Seqs, _Seqs]:
-        """Token ids of the start markers, the end markers and the implicit ends,
-        each as a map from a marker's last id to the markers' id sequences."""
-        reasoning, info = self._REASONING, self._info
-        if reasoning is None or info is None:
-            return {}, {}, {}
-        ids = info.name_to_ids
-
-        def seqs(names: Sequence[str]) -> _Seqs:
-            out: dict[int, list[tuple[int, ...]]] = {}
-            for name in names:
-                if name in ids:
-                    out.setdefault(ids[name][-1], []).append(ids[name])
-            return out
-
-        return seqs(reasoning.start), seqs(reasoning.end), seqs(reasoning.implicit_end)
-
     @property
     def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
         """Token id sequences of the markers that end reasoning explicitly (``</think>``);
         empty without a tokenizer or when the tokenizer has no token for them."""
-        return _sequences(self._reasoning_ids()[1])
+        return self._prompt.end_token_ids
 
     @property
     def implicit_reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
         """Token id sequences of markers that end reasoning and are content themselves
         (a tool call's start marker met inside reasoning)."""
-        return _sequences(self._reasoning_ids()[2])
+        return self._prompt.implicit_end_token_ids
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         """How many of a completion's ``token_ids`` are reasoning text (markers are not).
@@ -306,86 +172,48 @@ class StreamingParserBase:
         """
         if self._REASONING is None or not token_ids:
             return 0
-        inside = self._start_state == REASONING
         if self._info is None:
-            return len(token_ids) if inside else 0
+            return len(token_ids) if self._start_state == REASONING else 0
         decode = self._info.decode
-        texts = [decode(t) for t in token_ids]
-        text = "".join(texts)
-        parser = type(self)(self._tokenizer, thinking=self.thinking)
-        parser._state = parser._start_state = self._start_state
-        parser._tap = True
-        reasoning = bytearray(len(text) + 1)  # 1 where a character is reasoning text
-        pos = 0
-        for item in [*parser.feed(text, token_ids), *parser.finish()]:
-            if type(item) is RawText:
-                end = pos + len(item.text)
-                if item.state == REASONING and item.marker is None:
-                    reasoning[pos:end] = b"\1" * len(item.text)
-                pos = end
-        count = 0
-        pos = 0
-        for piece in texts:
-            if piece and reasoning[pos]:
-                count += 1
-            pos += len(piece)
-        return count
-
-    def _waits(self) -> bool:
-        reasoning = self._REASONING
-        return reasoning is not None and reasoning.wait[self.thinking]
+        parser = type(self)(self._tokenizer, thinking=self.thinking, raw=True)
+        # initialize() only ever starts in reasoning or content; any other start
+        # state is the format's default, which the fresh parser has too.
+        if self._start_state == REASONING:
+            parser.initialize(start="reasoning")
+        elif self._start_state == CONTENT:
+            parser.initialize(start="content")
+        return count_reasoning_tokens(parser, [decode(t) for t in token_ids], token_ids)
 
     @property
     def starts_past_reasoning(self) -> bool:
         """Whether the completion starts past its reasoning: in content, because the
         prompt or ``initialize(start=)`` closed reasoning or the format does not wait
         for it."""
-        return self._start_state == CONTENT and (self._reasoning_closed or not self._waits())
+        return self._start_state == CONTENT and (self._reasoning_closed
+                                                 or not self._prompt.waits)
 
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
-        starts, end_seqs, implicit = self._reasoning_ids()
-        boundary = self._info.boundary_ids if self._info is not None else frozenset()
-        opens = self._REASONING is not None and self._REASONING.start_opens[self.thinking]
-        for i in range(len(token_ids) - 1, -1, -1):
-            if _ends_at(token_ids, i, end_seqs) or _ends_at(token_ids, i, implicit):
-                return True
-            if _ends_at(token_ids, i, starts):
-                if opens:
-                    return False
-                break
-            if token_ids[i] in boundary:
-                break
-        return not self._waits()
+        return self._prompt.is_reasoning_end(token_ids)
 
     def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
         """The output's content token ids: what follows the end of reasoning."""
-        ids = list(token_ids)
-        if not self._waits():
-            return ids
-        _, end_seqs, implicit = self._reasoning_ids()
-        for i in range(len(ids) - 1, -1, -1):
-            if _ends_at(ids, i, end_seqs):
-                return ids[i + 1 :]
-        if implicit:
-            boundary = self._info.boundary_ids if self._info is not None else frozenset()
-            start = 0
-            for i in range(len(ids) - 1, -1, -1):
-                if ids[i] in boundary:
-                    start = i + 1
-                    break
-            for i in range(start, len(ids)):
-                for seq in implicit.get(ids[i], ()):
-                    if len(seq) <= i + 1 - start and _ends_at(ids, i, {ids[i]: [seq]}):
-                        return ids[i + 1 - len(seq):]
-        return ids
+        return self._prompt.extract_content_ids(token_ids)
+
+    @property
+    def reasoning(self) -> Reasoning | None:
+        """The format's reasoning markers, or None when it has no reasoning."""
+        return self._REASONING
 
     @property
     def state(self) -> str:
         """Name of the current state."""
-        from .events import STATE_NAMES
-
         return STATE_NAMES[self._state]
+
+    @property
+    def state_id(self) -> int:
+        """The current state as its small int (``events.CONTENT`` ...), read-only."""
+        return self._state
 
     def _marked(self, delta_token_ids: Sequence[int]) -> bool:
         """Whether the delta has marker ids, or markers wait for their text."""
@@ -413,7 +241,7 @@ class StreamingParserBase:
         if type(got) is list:
             return got
         event = SemanticEvent(got, delta_text, self.tool_index)  # as plain_events, inline
-        return [RawText(delta_text, self._state), event] if self._tap else [event]
+        return [RawText(delta_text, self._state), event] if self.raw else [event]
 
     def advance(self, delta_text: str,
                 delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent] | EventType:
@@ -443,7 +271,7 @@ class StreamingParserBase:
     def plain_events(self, kind: EventType, delta_text: str) -> list[SemanticEvent]:
         """The events of a plain delta that ``advance`` gave as its event type."""
         event = SemanticEvent(kind, delta_text, self.tool_index)
-        return [RawText(delta_text, self._state), event] if self._tap else [event]
+        return [RawText(delta_text, self._state), event] if self.raw else [event]
 
     def finish(self) -> list[SemanticEvent]:
         """End of stream: flush what is held and close what is open."""
@@ -491,7 +319,7 @@ class StreamingParserBase:
         for lit, name in self._lexicon.at_start.items():
             if buf.startswith(lit):
                 self._fresh = False
-                if self._tap:
+                if self.raw:
                     out.append(RawText(lit, self._state, name))
                 self._step(name, lit, out)
                 return len(lit)
@@ -506,7 +334,7 @@ class StreamingParserBase:
             pending, self._pending = self._pending, ""
             self._lex(pending, True, out)
         self._fresh = False
-        if self._tap:
+        if self.raw:
             out.append(RawText(marker.text, self._state, marker.name))
         self._step(marker.name, marker.text, out)
 
@@ -521,7 +349,7 @@ class StreamingParserBase:
         n = len(buf)
         emit = self._emit
         step = self._step
-        tap = self._tap
+        tap = self.raw
         while pos < n:
             start, end, name = self._matchers[self._state].scan(buf, pos, final)
             if start > pos or name is None and end >= 0:

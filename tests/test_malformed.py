@@ -13,7 +13,7 @@ import pytest
 import parsergen
 from parsergen.runtime import EventType, accumulate
 from parsergen.runtime.accounting import account
-from parsergen.runtime.streaming import RawText
+from parsergen.runtime.events import RawText
 from parsergen.runtime.messages import without_cut_calls
 from test_properties import TOKENIZER, _deltas, _encode
 
@@ -26,8 +26,7 @@ TOOLS = [{"type": "function", "function": {"name": "write_file", "parameters": {
 
 def _call_start(module: Any, text: str) -> int | None:
     """Where the marker that opened the first call starts in ``text``, by the events."""
-    parser = module.StreamingParser()
-    parser._tap = True
+    parser = module.StreamingParser(raw=True)
     at, last = 0, None
     for item in parser.feed(text) + parser.finish():
         if type(item) is RawText:

@@ -1,0 +1,208 @@
+"""Where a completion starts, and where its reasoning ends in token ids.
+
+``Reasoning`` is a format's reasoning markers (terminal names) and what depends on
+thinking.  A ``PromptReader`` reads them for one tokenizer and thinking setting: the
+marker a prompt leaves the model after (the prompt walk, by ids or by text), whether
+reasoning is over after some ids, which ids are content, and the markers' id
+sequences.  The driver owns one reader per parser and answers its public queries
+(``initialize``, ``is_reasoning_end``, ...) with it.  ``count_reasoning_tokens``
+counts a completion's reasoning tokens through a fresh parser's ``raw`` tap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from .events import REASONING, RawText
+from .lexicon import Lexicon
+from .tokens import TokenizerInfo
+
+if TYPE_CHECKING:  # the driver imports this module
+    from .streaming import StreamingParserBase
+
+# Marker id sequences by their last id (most markers are one token).
+_Seqs = dict[int, list[tuple[int, ...]]]
+# initialize(start=...): the values a caller may give, and the marker each stands for.
+_STARTS = {"reasoning": "start", "content": "end"}
+
+
+class Reasoning:
+    """A format's reasoning markers (terminal names) and what depends on thinking."""
+
+    __slots__ = ("start", "end", "implicit_end", "wait", "start_opens", "newline_framing")
+
+    def __init__(self, *, start: Sequence[str], end: Sequence[str],
+                 implicit_end: Sequence[str] = (), wait: tuple[bool, bool],
+                 start_opens: tuple[bool, bool], newline_framing: bool = False) -> None:
+        self.start = frozenset(start)
+        self.end = frozenset(end)
+        self.implicit_end = frozenset(implicit_end)
+        self.wait = {True: wait[0], False: wait[1]}
+        self.start_opens = {True: start_opens[0], False: start_opens[1]}
+        self.newline_framing = newline_framing
+
+
+def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
+    """Whether one of ``seqs`` ends at ``ids[i]``."""
+    for seq in seqs.get(ids[i], ()):
+        n = len(seq)
+        if n == 1 or (i + 1 >= n and tuple(ids[i + 1 - n : i + 1]) == seq):
+            return True
+    return False
+
+
+def _sequences(seqs: _Seqs) -> tuple[tuple[int, ...], ...]:
+    """Every id sequence of a map from last id to sequences."""
+    return tuple(seq for group in seqs.values() for seq in group)
+
+
+class PromptReader:
+    """A format's reasoning markers as one tokenizer (or none) spells them, with
+    thinking on or off: the prompt walk and the reasoning-id queries."""
+
+    __slots__ = ("reasoning", "waits", "_opens", "_lexicon", "_info", "_seqs")
+
+    def __init__(self, reasoning: Reasoning | None, lexicon: Lexicon,
+                 info: TokenizerInfo | None, thinking: bool) -> None:
+        self.reasoning = reasoning
+        # Whether the format waits for reasoning to end (else it is over from the start).
+        self.waits = reasoning is not None and reasoning.wait[thinking]
+        # Whether a start marker in the ids reopens reasoning.
+        self._opens = reasoning is not None and reasoning.start_opens[thinking]
+        self._lexicon = lexicon
+        self._info = info
+        self._seqs: tuple[_Seqs, _Seqs, _Seqs] | None = None  # see _reasoning_ids
+
+    def start_marker(self, ids: Sequence[int], text: str | None,
+                     start: str | None = None) -> str | None:
+        """The reasoning marker the completion starts after: "start" (it begins
+        inside reasoning), "end" (in content) or None (the format's default).
+
+        Walking back from the prompt's end to the last reasoning marker, stopping at a
+        turn boundary or any other special token; ``start`` ("reasoning" or
+        "content") says it explicitly instead.
+        """
+        if start is not None:
+            if start not in _STARTS:
+                raise ValueError(f"start must be 'reasoning' or 'content', not {start!r}")
+            return _STARTS[start]
+        reasoning = self.reasoning
+        if reasoning is None:
+            return None
+        info = self._info
+        starts, ends, _ = self._reasoning_ids()
+        if ids and (starts or ends):  # the markers are tokens: walk the ids
+            assert info is not None  # without a tokenizer there are no marker ids
+            for i in range(len(ids) - 1, -1, -1):
+                if _ends_at(ids, i, starts):
+                    return "start"
+                if _ends_at(ids, i, ends):
+                    return "end"
+                if ids[i] in info.stop_ids:
+                    return None
+            return None
+        if not text:
+            return None
+        lexicon = self._lexicon
+        found, at = None, -1
+        stops = [*lexicon.turn_boundary_tokens, *(info.drop_texts if info else ())]
+        for kind, texts in (("start", lexicon.texts(reasoning.start)),
+                            ("end", lexicon.texts(reasoning.end)), (None, stops)):
+            for marker in texts:
+                pos = text.rfind(marker)
+                if pos > at:
+                    found, at = kind, pos
+        return found
+
+    def _reasoning_ids(self) -> tuple[_Seqs, _Seqs, _Seqs]:
+        """Token ids of the start markers, the end markers and the implicit ends,
+        each as a map from a marker's last id to the markers' id sequences."""
+        if self._seqs is None:
+            reasoning, info = self.reasoning, self._info
+            if reasoning is None or info is None:
+                self._seqs = {}, {}, {}
+            else:
+                ids = info.name_to_ids
+
+                def seqs(names: Iterable[str]) -> _Seqs:
+                    out: dict[int, list[tuple[int, ...]]] = {}
+                    for name in names:
+                        if name in ids:
+                            out.setdefault(ids[name][-1], []).append(ids[name])
+                    return out
+
+                self._seqs = (seqs(reasoning.start), seqs(reasoning.end),
+                              seqs(reasoning.implicit_end))
+        return self._seqs
+
+    @property
+    def end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of the markers that end reasoning explicitly."""
+        return _sequences(self._reasoning_ids()[1])
+
+    @property
+    def implicit_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
+        """Token id sequences of markers that end reasoning and are content themselves."""
+        return _sequences(self._reasoning_ids()[2])
+
+    def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
+        """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
+        starts, end_seqs, implicit = self._reasoning_ids()
+        boundary = self._info.boundary_ids if self._info is not None else frozenset()
+        opens = self._opens
+        for i in range(len(token_ids) - 1, -1, -1):
+            if _ends_at(token_ids, i, end_seqs) or _ends_at(token_ids, i, implicit):
+                return True
+            if _ends_at(token_ids, i, starts):
+                if opens:
+                    return False
+                break
+            if token_ids[i] in boundary:
+                break
+        return not self.waits
+
+    def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
+        """The output's content token ids: what follows the end of reasoning."""
+        ids = list(token_ids)
+        if not self.waits:
+            return ids
+        _, end_seqs, implicit = self._reasoning_ids()
+        for i in range(len(ids) - 1, -1, -1):
+            if _ends_at(ids, i, end_seqs):
+                return ids[i + 1 :]
+        if implicit:
+            boundary = self._info.boundary_ids if self._info is not None else frozenset()
+            start = 0
+            for i in range(len(ids) - 1, -1, -1):
+                if ids[i] in boundary:
+                    start = i + 1
+                    break
+            for i in range(start, len(ids)):
+                for seq in implicit.get(ids[i], ()):
+                    if len(seq) <= i + 1 - start and _ends_at(ids, i, {ids[i]: [seq]}):
+                        return ids[i + 1 - len(seq):]
+        return ids
+
+
+def count_reasoning_tokens(parser: StreamingParserBase, texts: Sequence[str],
+                           token_ids: Sequence[int]) -> int:
+    """How many tokens (``texts``, one per id of ``token_ids``) start inside reasoning
+    text, as ``parser`` reads them: a fresh parser with its ``raw`` tap on, started
+    where the completion starts."""
+    text = "".join(texts)
+    reasoning = bytearray(len(text) + 1)  # 1 where a character is reasoning text
+    pos = 0
+    for item in [*parser.feed(text, token_ids), *parser.finish()]:
+        if type(item) is RawText:
+            end = pos + len(item.text)
+            if item.state == REASONING and item.marker is None:
+                reasoning[pos:end] = b"\1" * len(item.text)
+            pos = end
+    count = 0
+    pos = 0
+    for piece in texts:
+        if piece and reasoning[pos]:
+            count += 1
+        pos += len(piece)
+    return count
