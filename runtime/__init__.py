@@ -1,7 +1,8 @@
 """parsergen's runtime: what every generated parser module imports.
 
 Kept small and free of format names: events, token-id scanning, per-state literal
-matching, JSON argument tracking and the streaming driver.
+matching, the tool bodies (``bodies``: how TOOL_ARGS text becomes calls) and the
+streaming driver.
 """
 
 from __future__ import annotations
@@ -15,12 +16,24 @@ from .events import (
     merge_chunks,
 )
 from .assembly import ChatParser as ChatParserBase
+from .bodies import (
+    BODIES,
+    JsonArrayBody,
+    JsonBody,
+    JsonObjectBody,
+    PythonListBody,
+    TextBody,
+    ToolBody,
+)
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
 from .render import Renderer
 from .streaming import Lexicon, Reasoning, StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
-RUNTIME_VERSION = 2  # 2: Lexicon without skip_in_token_id_mode
+# 2: Lexicon without skip_in_token_id_mode.
+# 3: modules name their tool body class (BODY) and call it instead of the driver's
+#    _feed_array/_args/... helpers; _emit takes may_hold.
+RUNTIME_VERSION = 3
 
 
 def require_runtime(version: int) -> None:
@@ -33,6 +46,7 @@ def require_runtime(version: int) -> None:
 
 
 __all__ = [
+    "BODIES",
     "CHUNK_EVENTS",
     "DROP",
     "RUNTIME_VERSION",
@@ -41,12 +55,18 @@ __all__ = [
     "DeltaMessage",
     "DeltaToolCall",
     "EventType",
+    "JsonArrayBody",
+    "JsonBody",
+    "JsonObjectBody",
     "Lexicon",
     "ParsedMessage",
+    "PythonListBody",
     "Reasoning",
     "Renderer",
     "SemanticEvent",
     "StreamingParserBase",
+    "TextBody",
+    "ToolBody",
     "ToolCall",
     "accumulate",
     "merge_chunks",
