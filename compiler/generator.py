@@ -10,6 +10,7 @@ import black
 import jinja2
 
 from parsergen.runtime import RUNTIME_VERSION
+from parsergen.runtime.bodies import BODIES, ToolBody
 
 from .ir import STATE_IDS, FormatIR, StateIR, TransitionIR, VariantIR
 
@@ -73,9 +74,16 @@ class ModuleGenerator:
         fmt = self.fmt
         lexicons, lexicon_of = self._lexicons()
         emit_branches = self._emit_branches()
+        # A format without TOOL_ARGS names no body (the driver's default stays unused).
+        body_class = BODIES[fmt.tool_body].__name__ if "TOOL_ARGS" in fmt.reachable else None
+        classes = ["ChatParserBase", "EventType", "Lexicon", "Reasoning", "Renderer",
+                   "SemanticEvent", "StreamingParserBase", *([body_class] if body_class else [])]
         return {
             "header": HEADER.format(source=_printable(fmt.source)),
             "fmt": fmt,
+            "body_class": body_class,
+            "body_note": self._body_note(),
+            "runtime_imports": ["DROP", *sorted(classes), "require_runtime"],
             "runtime_version": RUNTIME_VERSION,
             "docstring": f"{fmt.name}: {fmt.description}",
             "lexicons": lexicons,
@@ -128,25 +136,14 @@ class ModuleGenerator:
             state = by_name[name]
             cond = f"state == {state.id}"
             if name == "TOOL_ARGS":
-                plain = None
-                if fmt.array_body:
-                    body = ("return self._feed_array(text, out)",)
-                    note = "one JSON array of calls (tool_call_body_array)"
-                elif fmt.object_body:
-                    body = ("return self._feed_object(text, out)",)
-                    note = "one JSON object per call (tool_call_body_object)"
-                elif fmt.python_body:
-                    body = ("return self._feed_pycalls(text, out)",)
-                    note = "a Python list of calls (tool_call_body_python)"
-                elif fmt.tool_args_json:
-                    body = ("chunk = self._args.feed(text)", "if chunk:",
-                            "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))")
-                    note = "JSON arguments: a final closing bracket waits for what follows"
-                else:
+                note = f"TOOL_ARGS: the {fmt.tool_body} body ({self._body_note()})"
+                if BODIES[fmt.tool_body].plain:
+                    # Its text is argument text as it is: inline, and a fast-path state.
                     body = ("out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))",)
-                    note = "raw arguments (tool_args_json: false)"
-                    plain = (state.id, "ARG_VALUE_CHUNK")
-                branches.append(Branch(cond, f"TOOL_ARGS: {note}", body, plain))
+                    branches.append(Branch(cond, note, body, (state.id, "ARG_VALUE_CHUNK")))
+                else:
+                    body = ("return self.body.feed(text, out, may_hold)",)
+                    branches.append(Branch(cond, note, body))
             elif name == "MESSAGE_HEADER":
                 branches.append(Branch(cond, "MESSAGE_HEADER: kept until a transition reads it",
                                        ("self._header += text",)))
@@ -156,6 +153,20 @@ class ModuleGenerator:
                 branches.append(Branch(cond, f"{name} -> {state.content_event}{where}", body,
                                        (state.id, state.content_event)))
         return branches
+
+    def _body_note(self) -> str:
+        """Where the spec chooses its tool body, for comments."""
+        fmt = self.fmt
+        if not fmt.tool_body_defaulted:
+            return f"tool_body, line {fmt.tool_body_line}"
+        syntax = fmt.arguments["syntax"]
+        if fmt.tool_body_line is None:
+            return f"default for arguments.syntax {syntax}"
+        return f"default for arguments.syntax {syntax}, line {fmt.tool_body_line}"
+
+    def _body_does(self, method: str) -> bool:
+        """Whether the body class acts in ``method`` (ToolBody's own does nothing)."""
+        return getattr(BODIES[self.fmt.tool_body], method) is not getattr(ToolBody, method)
 
     def _plain_text(self, emit_branches: list[Branch]) -> list[tuple[int, str, str]]:
         """(state id, event, state name) where plain text is one chunk event as it is."""
@@ -174,16 +185,12 @@ class ModuleGenerator:
         return out
 
     def _transition(self, state: StateIR, tr: TransitionIR) -> Branch:
-        fmt = self.fmt
         cond = f"name == {py(tr.terminal)}"
         body: list[str] = []
         leaves_args = tr.source == "TOOL_ARGS" and any(
             t != "TOOL_ARGS" for t in ([r.target for r in tr.rules] or [tr.target]))
-        if leaves_args and fmt.python_body:
-            body.append("self._py_leave(out)")
-        elif leaves_args and (fmt.tool_args_json or fmt.array_body or fmt.object_body):
-            body += ["held = self._args.take()", "if held:",
-                     "    out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))"]
+        if leaves_args and self._body_does("leave"):
+            body.append("self.body.leave(out)")
         if tr.source == "MESSAGE_HEADER":
             # The header text is read by header rules and given out as TEXT_CHUNK.
             if tr.rules or "TEXT_CHUNK" in tr.emit:
@@ -211,7 +218,6 @@ class ModuleGenerator:
     def _enter(self, source: str, target: str, emit: tuple[str, ...],
                name_expr: str | None) -> list[str]:
         """Lines that move to ``target`` emitting ``emit``, ending in return."""
-        fmt = self.fmt
         body = []
         if target != source:
             body.append(f"self._state = {STATE_IDS[target]}  # {target}")
@@ -226,15 +232,8 @@ class ModuleGenerator:
                 body.append(f"out.append(SemanticEvent(_TOOL_NAME, {name_expr}, self.tool_index))")
             else:
                 body.append(f"out.append(SemanticEvent(_{event}, value, self.tool_index))")
-        if target == "TOOL_ARGS" and fmt.tool_args_json:
-            body.append("self._args.reset()")
-        if target == "TOOL_ARGS" and fmt.array_body:
-            body.append("self._array_reset()")
-        if target == "TOOL_ARGS" and fmt.python_body:
-            body.append("self._py_reset(value)")
-        if target == "TOOL_ARGS" and fmt.object_body:
-            opening = "value" if "ARG_VALUE_CHUNK" in emit else '""'
-            body.append(f"self._object_reset({opening})")
+        if target == "TOOL_ARGS" and self._body_does("enter"):
+            body.append(f"self.body.enter(value, {'ARG_VALUE_CHUNK' in emit})")
         body.append("return")
         return body
 

@@ -9,6 +9,7 @@ from typing import Any
 from parsergen.runtime.events import STATE_NAMES
 from parsergen.runtime.lexing import relevant_closure
 
+from .bodies import tool_body
 from .diagnostics import Path
 from .loader import Positions
 from .render import RenderIR, build_render
@@ -119,10 +120,11 @@ class FormatIR:
     states: tuple[StateIR, ...]
     variants: tuple[VariantIR, ...]  # (thinking on, thinking off)
     thinking_default: bool
-    tool_args_json: bool
-    array_body: bool
-    object_body: bool
-    python_body: bool
+    tool_body: str  # a name in runtime/bodies' BODIES
+    # Line of the spec's tool_body, or of the arguments.syntax whose default it is
+    # (None: neither is written); tool_body_defaulted says which.
+    tool_body_line: int | None
+    tool_body_defaulted: bool
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -140,6 +142,15 @@ def _line(positions: Positions, path: Path) -> int:
     while path not in positions and path:
         path = path[:-1]
     return positions[path].line
+
+
+def _body_line(spec: dict[str, Any], positions: Positions) -> int | None:
+    """Where the tool body is chosen: its own line, or its argument syntax's."""
+    if "tool_body" in spec:
+        return _line(positions, ("tool_body",))
+    if "arguments" in spec:
+        return _line(positions, ("arguments", "syntax"))
+    return None
 
 
 def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_bytes: bytes) -> FormatIR:
@@ -203,10 +214,9 @@ def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_by
         states=tuple(states),
         variants=variants,
         thinking_default=bool(spec.get("thinking_default", True)) if toggles else False,
-        tool_args_json=bool(spec.get("tool_args_json", True)),
-        array_body=bool(spec.get("tool_call_body_array", False)),
-        object_body=bool(spec.get("tool_call_body_object", False)),
-        python_body=bool(spec.get("tool_call_body_python", False)),
+        tool_body=tool_body(spec),
+        tool_body_line=_body_line(spec, positions),
+        tool_body_defaulted="tool_body" not in spec,
         preserve_tokens=tuple(sorted(spec.get("preserve_tokens", ()))),
         reachable=tuple(n for n in STATE_NAMES if n in reachable_states(spec)),
         arguments=dict(spec.get("arguments", {"syntax": "json"})),

@@ -11,6 +11,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from parsergen.runtime.bodies import BODIES
+
+from .bodies import SYNTAX_BODIES, syntax, tool_body
 from .diagnostics import Diagnostic, Path, Position, json_path
 from .loader import Positions, bundled_grammars
 
@@ -103,6 +106,7 @@ class SpecValidator:
         self._check_thinking(terminals)
         self._check_reachable(transitions)
         self._check_tool_name()
+        self._check_tool_body()
         self._check_header_rules(transitions)
         reasoning = _mapping(spec.get("reasoning"))
         for key in ("start", "end"):
@@ -150,6 +154,17 @@ class SpecValidator:
                             continue
                     if "TOOL_NAME" in rule.get("emit", []) and "name" not in groups:
                         self.error((*path, i, "when"), "TOOL_NAME needs a group (?P<name>...)")
+
+    def _check_tool_body(self) -> None:
+        body = self.spec.get("tool_body")
+        allowed = SYNTAX_BODIES.get(syntax(self.spec))
+        if body not in BODIES or allowed is None or body in allowed:
+            return  # absent (the syntax's default), or the schema's error already
+        name = syntax(self.spec)
+        where = (f"arguments.syntax {name!r} (line {self.where(('arguments', 'syntax')).line})"
+                 if "arguments" in self.spec else f"the default arguments.syntax {name!r}")
+        self.error(("tool_body",), f"{body!r} does not fit {where}, which allows: "
+                   f"{', '.join(allowed)}")
 
     def _check_tool_name(self) -> None:
         pattern = _mapping(self.spec.get("tool_name")).get("pattern")
@@ -259,7 +274,7 @@ def reachable_states(spec: dict[str, Any]) -> set[str]:
     frontier = list(reached)
     while frontier:
         state = frontier.pop()
-        if state == "TOOL_ARGS" and spec.get("tool_call_body_object") is True:
+        if state == "TOOL_ARGS" and tool_body(spec) == "json_object":
             # The closing brace of a call's JSON object moves the parser on by itself.
             if "TOOL_BETWEEN" not in reached:
                 reached.add("TOOL_BETWEEN")

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(2)
+require_runtime(3)
 
 FORMAT = "glm45_reasoning"
 
@@ -93,8 +93,10 @@ class StreamingParser(StreamingParserBase):
         1: _REASONING_CHUNK,  # REASONING
     }
 
-    def _emit(self, text: str, out: list[SemanticEvent]) -> int | None:
-        """Plain text in the current state."""
+    def _emit(
+        self, text: str, out: list[SemanticEvent], may_hold: bool = False
+    ) -> int | None:
+        """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self._state
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:

@@ -1,7 +1,8 @@
 """parsergen's runtime: what every generated parser module imports.
 
 Kept small and free of format names: events, token-id scanning, per-state literal
-matching (the lexicon), the prompt walk, JSON argument tracking and the streaming driver.
+matching (the lexicon), the prompt walk, the tool bodies (``bodies``: how TOOL_ARGS
+text becomes calls) and the streaming driver.
 """
 
 from __future__ import annotations
@@ -15,6 +16,15 @@ from .events import (
     merge_chunks,
 )
 from .assembly import ChatParser as ChatParserBase
+from .bodies import (
+    BODIES,
+    JsonArrayBody,
+    JsonBody,
+    JsonObjectBody,
+    PythonListBody,
+    TextBody,
+    ToolBody,
+)
 from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
 from .render import Renderer
 from .lexicon import Lexicon
@@ -22,7 +32,10 @@ from .prompt import Reasoning
 from .streaming import StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
-RUNTIME_VERSION = 2  # 2: Lexicon without skip_in_token_id_mode
+# 2: Lexicon without skip_in_token_id_mode.
+# 3: modules name their tool body class (BODY) and call it instead of the driver's
+#    _feed_array/_args/... helpers; _emit takes may_hold.
+RUNTIME_VERSION = 3
 
 
 def require_runtime(version: int) -> None:
@@ -35,6 +48,7 @@ def require_runtime(version: int) -> None:
 
 
 __all__ = [
+    "BODIES",
     "CHUNK_EVENTS",
     "DROP",
     "RUNTIME_VERSION",
@@ -43,12 +57,18 @@ __all__ = [
     "DeltaMessage",
     "DeltaToolCall",
     "EventType",
+    "JsonArrayBody",
+    "JsonBody",
+    "JsonObjectBody",
     "Lexicon",
     "ParsedMessage",
+    "PythonListBody",
     "Reasoning",
     "Renderer",
     "SemanticEvent",
     "StreamingParserBase",
+    "TextBody",
+    "ToolBody",
     "ToolCall",
     "accumulate",
     "merge_chunks",

@@ -12,23 +12,21 @@ The generated subclass defines
   - class attributes: ``FORMAT`` (its name); ``_LEXICONS`` (thinking -> ``Lexicon``);
     ``_INITIAL_STATES`` (thinking -> state id); ``_THINKING_DEFAULT``; ``_REASONING``
     (a ``Reasoning``, or None); ``_PLAIN_TEXT`` (state id -> the chunk event its
-    plain text is, for the fast path of ``advance``); a body flag when TOOL_ARGS text
-    is a body of calls: ``_ARRAY_BODY``, ``_OBJECT_BODY`` or ``_PYTHON_BODY``.
+    plain text is, for the fast path of ``advance``); ``BODY`` (the ``ToolBody``
+    class that turns TOOL_ARGS text into calls, from ``bodies``).
   - ``_step(name, value, out)``: terminal ``name`` (its text ``value``) was read in the
     current state; it appends events to ``out`` and may change the state.
-  - ``_emit(text, out) -> int | None``: plain text of the current state.  None: all of
-    it was used.  ``n >= 0``: the first ``n`` characters were used and the state
-    changed (a body ended); the driver lexes the rest anew.  ``~keep`` (negative):
-    ``text[:keep]`` was used and the rest is held back for the next delta.
+  - ``_emit(text, out, may_hold) -> int | None``: plain text of the current state.
+    None: all of it was used.  ``n >= 0``: the first ``n`` characters were used and
+    the state changed (a body ended); the driver lexes the rest anew.  ``~keep``
+    (negative): ``text[:keep]`` was used and the rest is held back for the next delta.
 
 Generated code may read and assign ``self._state`` (the current state id, an int of
 ``events``), ``self.tool_index`` (the open call's index; ``+= 1`` at a call's start)
 and ``self._header`` (MESSAGE_HEADER text, read and cleared by its transitions); it
-calls ``self._emit`` from ``_step``, the JSON argument tracker ``self._args``
-(``feed``, ``take``, ``reset``), and the tool bodies' hooks: ``self._feed_array``,
-``self._feed_object``, ``self._feed_pycalls`` (from ``_emit`` in TOOL_ARGS) and
-``self._array_reset()``, ``self._object_reset(opening)``, ``self._py_reset(value)``,
-``self._py_leave(out)`` (entering or leaving TOOL_ARGS).  Nothing else.
+calls ``self._emit`` from ``_step`` and the tool body ``self.body`` (``feed`` from
+``_emit`` in TOOL_ARGS, ``enter``/``leave`` on transitions into and out of it).
+A body uses ``tool_index`` and ``set_state`` of its parser.  Nothing else.
 
 Other modules use the public side only: ``feed``/``advance``/``plain_events``/
 ``finish``, ``initialize``, ``state``/``state_id``, ``tool_index``, ``cut_off``,
@@ -37,16 +35,12 @@ Other modules use the public side only: ``feed``/``advance``/``plain_events``/
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .args import JsonArgs
-from .jsonscan import JsonScan
+from .bodies import TextBody, ToolBody
 from .events import (
     CONTENT,
-    TOOL_ARGS,
-    TOOL_BETWEEN,
     DROP,
     MESSAGE_HEADER,
     REASONING,
@@ -60,19 +54,8 @@ from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, count_reasoning_tokens
 from .tokens import Marker, TokenIdScanner, TokenizerInfo
 
-_TOOL_CALL_END = EventType.TOOL_CALL_END
-_TOOL_CALL_START = EventType.TOOL_CALL_START
-_TOOL_NAME = EventType.TOOL_NAME
 _REASONING_END = EventType.REASONING_END
 _TEXT_CHUNK = EventType.TEXT_CHUNK
-_ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
-
-# Where a Python call's argument text can change quoting or nesting depth.
-_PY_HELD_LIMIT = 4096  # list syntax held before a call's name( : bounded memory
-_PY_SEPARATORS = re.compile(r"[\s,]*")
-_PY_NAME_START = re.compile(r"[^\W\d]")
-_PY_NAME = re.compile(r"[\w.]*")
-_PY_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
 
 
 class StreamingParserBase:
@@ -83,9 +66,7 @@ class StreamingParserBase:
     _INITIAL_STATES: ClassVar[Mapping[bool, int]]
     _THINKING_DEFAULT: ClassVar[bool] = False
     _REASONING: ClassVar[Reasoning | None] = None
-    _ARRAY_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a JSON array of calls
-    _OBJECT_BODY: ClassVar[bool] = False  # TOOL_ARGS text is one JSON object per call
-    _PYTHON_BODY: ClassVar[bool] = False  # TOOL_ARGS text is a Python list of calls
+    BODY: ClassVar[type[ToolBody]] = TextBody  # how TOOL_ARGS text becomes calls
     _PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
@@ -121,10 +102,7 @@ class StreamingParserBase:
         self._pending = ""  # text that may still become a marker
         self._fresh = bool(lexicon.at_start)  # nothing consumed yet: at_start markers live
         self._header = ""  # MESSAGE_HEADER text
-        self._args = JsonArgs()
-        self._array_reset()
-        self._py_reset()
-        self._may_hold = False  # set by _lex for a body's emitter (see _lex)
+        self.body = self.BODY(self)  # the generated _step and _emit call it in TOOL_ARGS
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
 
@@ -285,27 +263,9 @@ class StreamingParserBase:
         if self._pending:
             pending, self._pending = self._pending, ""
             self._lex(pending, True, out)
-        held = self._args.take()
-        if held:
-            out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
         state = self._state
         if state in TOOL_STATES:
-            if self._PYTHON_BODY:
-                self.cut_off = self._py_where == "args"
-                self._py_leave(out)  # closes the open call, or gives held text back
-            else:
-                # A JSON array or object body has closed its finished calls already.
-                if self._ARRAY_BODY:
-                    open_call = self._array_element
-                elif self._OBJECT_BODY:
-                    open_call = state == TOOL_ARGS
-                else:
-                    open_call = True
-                if self.tool_index >= 0 and open_call:
-                    out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
-                    # A body's element is cut; a grammar's call may only lack its end
-                    # marker, which its arguments decide (None: not known here).
-                    self.cut_off = True if self._ARRAY_BODY or self._OBJECT_BODY else None
+            self.cut_off = self.body.finish(out, state)  # flushes and closes the open call
         elif state == REASONING:
             out.append(SemanticEvent(_REASONING_END, "", self.tool_index))
         elif state == MESSAGE_HEADER and self._header:
@@ -360,8 +320,7 @@ class StreamingParserBase:
                     out.append(raw)
                 # A body may hold back the end of the buffer (a name not yet known to
                 # be a call's): it comes back with the next delta.
-                self._may_hold = stop == n and not final
-                used = emit(piece, out)
+                used = emit(piece, out, stop == n and not final)
                 if used is not None and used < 0:
                     keep = ~used
                     if raw is not None:
@@ -385,219 +344,15 @@ class StreamingParserBase:
             pos = end
         return ""
 
+    def set_state(self, state: int) -> None:
+        """Go on in ``state`` (a state id): a tool body ended inside its own text."""
+        self._state = state
+
     # Supplied by the generated module.
     def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         raise NotImplementedError
 
-    def _emit(self, text: str, out: list[SemanticEvent]) -> int | None:
-        """Plain text in the current state; returns how much it used, if not all."""
+    def _emit(self, text: str, out: list[SemanticEvent], may_hold: bool = False) -> int | None:
+        """Plain text in the current state; returns how much it used, if not all
+        (``ToolBody.feed``'s contract; ``may_hold``: more text may follow it)."""
         raise NotImplementedError
-
-    # -- a tool body that is one JSON array of calls (vLLM's tool_call_body_array) ---
-
-    def _py_reset(self, opening: str = "") -> None:
-        """A Python list of calls begins; a marker that is its ``[`` has opened it."""
-        self._py_where = "between" if opening.lstrip().startswith("[") else "start"
-        # List syntax not yet known to be a call's: it is content if no call follows.
-        self._py_held = opening if self._py_where == "between" else ""
-        self._py_calls = 0
-        self._py_depth = 0
-        self._py_quote = ""
-        self._py_escape = False
-
-    def _array_reset(self) -> None:
-        self._array_started = False
-        self._array_element = False
-        self._array_depth = 0
-        self._array_scan = JsonScan()
-
-    def _feed_array(self, text: str, out: list[SemanticEvent]) -> int | None:
-        """``[{...}, {...}]``: each element is one call, the closing ``]`` ends the body.
-
-        Returns where the body ended inside ``text`` (the rest is for the new state),
-        or None if all of it belongs to the body.
-        """
-        pos, n = 0, len(text)
-        while pos < n:
-            if self._array_element:
-                end = self._json_end(text, pos)
-                self._call_arguments(text[pos : n if end < 0 else end], end >= 0, out)
-                if end < 0:
-                    return None
-                self._array_element = False
-                return end  # what follows the call is a piece of its own
-            ch = text[pos]
-            if ch in " \t\r\n" or (ch == "," and self._array_started):
-                pos += 1
-            elif not self._array_started and ch == "[":
-                self._array_started = True
-                pos += 1
-            elif self._array_started and ch == "{":
-                if pos > 0:
-                    return pos  # each call's text begins a piece of its own
-                self.tool_index += 1
-                self._args.reset()
-                self._array_element = True
-                self._array_depth = 0
-                self._array_scan.reset()
-                out.append(SemanticEvent(_TOOL_CALL_START, "", self.tool_index))
-            else:
-                # "]" ends the body; anything else was no array of calls after all.
-                self._state = CONTENT
-                self._array_reset()
-                return pos + 1 if ch == "]" else pos
-        return None
-
-    # -- a body that is a Python list of calls, [f(a=1), g()] (tool_call_body_python) --
-
-    def _feed_pycalls(self, text: str, out: list[SemanticEvent]) -> int | None:
-        """``[name(kwargs), ...]``: each call streams its name and its argument text."""
-        pos, n = 0, len(text)
-        while pos < n:
-            where = self._py_where
-            if where == "args":
-                end = self._py_args_end(text, pos)
-                piece = text[pos : n if end < 0 else end]
-                if piece:
-                    out.append(SemanticEvent(_ARG_VALUE_CHUNK, piece, self.tool_index))
-                if end < 0:
-                    return None
-                out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
-                self._py_where = "between"
-                return end + 1  # past the parenthesis: what follows is a piece of its own
-            if len(self._py_held) > _PY_HELD_LIMIT:
-                return self._py_bail(pos, out)  # no call starts this long after: prose
-            m = _PY_SEPARATORS.match(text, pos)
-            if m.end() > pos:
-                if where == "name":  # a name cut by a space: not a call
-                    return self._py_bail(pos, out)
-                self._py_held += m.group()
-                pos = m.end()
-                continue
-            ch = text[pos]
-            if where == "start":
-                if ch != "[":
-                    return self._py_bail(pos, out)
-                self._py_where, self._py_held = "between", self._py_held + ch
-                pos += 1
-            elif ch == "]" and where == "between" and self._py_calls:
-                self._state = CONTENT
-                self._py_reset()
-                return pos + 1
-            elif where == "between" and not _PY_NAME_START.match(ch):
-                return self._py_bail(pos, out)
-            elif where == "between" and pos > 0:
-                return pos  # a call may start here: its text begins a piece of its own
-            else:
-                m = _PY_NAME.match(text, pos)
-                if m.end() == n and self._may_hold and where == "between" and n - pos < 256:
-                    return ~pos  # a name that may be a call's: wait for what follows it
-                self._py_held += m.group()
-                self._py_where = "name"
-                pos = m.end()
-                if pos < n:
-                    if text[pos] != "(":
-                        return self._py_bail(pos, out)
-                    # name( - a call after all: the held list syntax was its frame.
-                    name = self._py_held.lstrip("[, \t\r\n")
-                    self.tool_index += 1
-                    self._py_calls += 1
-                    out.append(SemanticEvent(_TOOL_CALL_START, "", self.tool_index))
-                    out.append(SemanticEvent(_TOOL_NAME, name, self.tool_index))
-                    self._py_where, self._py_held = "args", ""
-                    self._py_depth, self._py_quote, self._py_escape = 0, "", False
-                    pos += 1
-        return None
-
-    def _py_leave(self, out: list[SemanticEvent]) -> None:
-        """The body ends early (a marker or the stream): close the call or give back text."""
-        if self._py_where == "args":
-            out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
-        elif self._py_held:
-            out.append(SemanticEvent(_TEXT_CHUNK, self._py_held))
-        self._py_reset()
-
-    def _py_bail(self, pos: int, out: list[SemanticEvent]) -> int:
-        """Not a call after all: held list syntax and the rest are content."""
-        if self._py_held:
-            out.append(SemanticEvent(_TEXT_CHUNK, self._py_held))
-        self._state = CONTENT
-        self._py_reset()
-        return pos
-
-    def _py_args_end(self, text: str, pos: int) -> int:
-        """Index of the parenthesis that closes the call, or -1."""
-        if self._py_escape and pos < len(text):
-            self._py_escape = False
-            pos += 1  # the character a backslash at the end of the last delta escaped
-        find = _PY_ARGS_SPECIAL.search
-        while True:
-            m = find(text, pos)
-            if m is None:
-                return -1
-            i = m.start()
-            ch = text[i]
-            pos = i + 1
-            if self._py_quote:
-                if ch == "\\":
-                    if pos == len(text):
-                        self._py_escape = True
-                        return -1
-                    pos += 1
-                elif ch == self._py_quote:
-                    self._py_quote = ""
-            elif ch in "'\"":
-                self._py_quote = ch
-            elif ch in "([{":
-                self._py_depth += 1
-            elif ch in ")]}":
-                if ch == ")" and self._py_depth == 0:
-                    return i
-                self._py_depth -= 1
-
-    # -- a call body that is one JSON object (tool_call_body_object) -----------
-
-    def _object_reset(self, opening: str) -> None:
-        """A call's JSON object begins; ``opening`` is its start if a marker held it."""
-        self._array_depth = 0
-        self._array_scan.reset()
-        self._args.reset()
-        if opening:
-            self._json_end(opening, 0)  # count its braces; its text is already out
-
-    def _feed_object(self, text: str, out: list[SemanticEvent]) -> int | None:
-        """Argument text until the call's JSON object closes; then the call ends."""
-        end = self._json_end(text, 0)
-        self._call_arguments(text if end < 0 else text[:end], end >= 0, out)
-        if end < 0:
-            return None
-        self._state = TOOL_BETWEEN
-        return end
-
-    def _call_arguments(self, piece: str, ended: bool, out: list[SemanticEvent]) -> None:
-        """Argument text of a body's open call; at its end, what was held and the end."""
-        chunk = self._args.feed(piece)
-        if chunk:
-            out.append(SemanticEvent(_ARG_VALUE_CHUNK, chunk, self.tool_index))
-        if ended:
-            held = self._args.take()
-            if held:
-                out.append(SemanticEvent(_ARG_VALUE_CHUNK, held, self.tool_index))
-            out.append(SemanticEvent(_TOOL_CALL_END, "", self.tool_index))
-
-    def _json_end(self, text: str, pos: int) -> int:
-        """Just past the bracket that closes the call's JSON value (an array element or
-        an object body), or -1 if it is not in ``text``."""
-        scan = self._array_scan
-        while True:
-            i = scan.next(text, pos)
-            if i < 0:
-                return -1
-            ch = text[i]
-            if ch in "{[":
-                self._array_depth += 1
-            elif ch in "}]":
-                self._array_depth -= 1
-                if self._array_depth <= 0:
-                    return i + 1
-            pos = i + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsergen.runtime.args import JsonArgs
+from parsergen.runtime.bodies.json import JsonArgs
 
 
 class CharByChar:

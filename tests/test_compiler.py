@@ -106,6 +106,62 @@ def test_invalid_yaml_has_a_position(tmp_path: Path) -> None:
     assert errors(path) == ["broken.yaml:2:8: $: invalid YAML: mapping values are not allowed here"]
 
 
+# Six lines; a test appends its own from line 7 on.
+TOOL_SPEC = textwrap.dedent("""
+    name: t
+    description: d
+    terminals: {OPEN: "<call>", CLOSE: "</call>"}
+    transitions:
+      CONTENT: {OPEN: {to: TOOL_ARGS, emit: [TOOL_CALL_START]}}
+      TOOL_ARGS: {CLOSE: {to: CONTENT, emit: [TOOL_CALL_END]}}
+    """).lstrip()
+
+
+def test_a_tool_body_that_does_not_fit_the_argument_syntax_is_rejected(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.yaml", TOOL_SPEC
+                 + 'arguments: {syntax: xml_parameters, open: "<p=", name_end: ">", close: "</p>"}\n'
+                 + "tool_body: json_array\n")
+    assert errors(path) == ["t.yaml:8:1: $.tool_body: 'json_array' does not fit "
+                            "arguments.syntax 'xml_parameters' (line 7), which allows: text"]
+
+
+def test_a_tool_body_is_checked_against_the_default_syntax(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.yaml", TOOL_SPEC + "tool_body: python_list\n")
+    assert errors(path) == ["t.yaml:7:1: $.tool_body: 'python_list' does not fit the default "
+                            "arguments.syntax 'json', which allows: json, text, json_object"]
+
+
+def test_an_unknown_tool_body_is_rejected_by_the_schema(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.yaml", TOOL_SPEC + "tool_body: raw\n")
+    got = errors(path)
+    assert len(got) == 1 and got[0].startswith("t.yaml:7:1: $.tool_body: 'raw' is not one of "
+                                               "['text', 'json', 'json_object'"), got
+
+
+@pytest.mark.parametrize("key", ["tool_args_json", "tool_call_body_array",
+                                 "tool_call_body_object", "tool_call_body_python"])
+def test_the_old_body_flags_are_rejected_by_the_schema(tmp_path: Path, key: str) -> None:
+    path = write(tmp_path, "t.yaml", TOOL_SPEC + f"{key}: true\n")
+    got = errors(path)
+    assert len(got) == 1 and got[0].startswith(f"t.yaml:7:1: $.{key}: unknown key {key!r}"), got
+    assert "tool_body" in got[0]  # the hint names the key that replaced them
+
+
+@pytest.mark.parametrize("body", ["json", "text", "json_object"])
+def test_every_body_the_syntax_allows_compiles(tmp_path: Path, body: str) -> None:
+    ir = compile_spec(write(tmp_path, "t.yaml", TOOL_SPEC + f"tool_body: {body}\n"), "t.yaml")
+    assert (ir.tool_body, ir.tool_body_line, ir.tool_body_defaulted) == (body, 7, False)
+    assert "# (tool_body, line 7).\n    BODY = " in generate_module(ir)
+
+
+def test_the_default_body_comes_from_the_argument_syntax(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.yaml", TOOL_SPEC + "arguments: {syntax: python_kwargs}\n")
+    ir = compile_spec(path, "t.yaml")
+    assert (ir.tool_body, ir.tool_body_line, ir.tool_body_defaulted) == ("python_list", 7, True)
+    assert "# (default for arguments.syntax python_kwargs, line 7).\n    BODY = PythonListBody" \
+        in generate_module(ir)
+
+
 def test_extends_merges_and_keeps_each_files_positions() -> None:
     seed = compile_spec(ROOT / "grammars" / "seed_oss.yaml", "grammars/seed_oss.yaml")
     qwen = compile_spec(ROOT / "grammars" / "qwen3.yaml", "grammars/qwen3.yaml")

@@ -1,10 +1,10 @@
 """Specs drawn from the JSON Schema: each one compiles, imports and parses any text
 without raising, or is rejected with a positioned error.
 
-The strategy reads its vocabulary (states, events, argument syntaxes, assembly flags)
-from grammars/schema.json, so it follows the schema as it grows, and it fills every
-string slot with hostile text: quotes, backslashes, newlines, Jinja, Python keywords,
-dunder names, unicode.
+The strategy reads its vocabulary (states, events, argument syntaxes, tool bodies,
+assembly flags) from grammars/schema.json, so it follows the schema as it grows, and it
+fills every string slot with hostile text: quotes, backslashes, newlines, Jinja, Python
+keywords, dunder names, unicode.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ EVENTS = DEFS["event"]["enum"]
 FLAGS = sorted(k for k, v in SCHEMA["properties"]["assembly"]["properties"].items()
                if v.get("type") == "boolean")
 SYNTAXES = [b["properties"]["syntax"]["const"] for b in DEFS["arguments"]["oneOf"]]
+BODIES = SCHEMA["properties"]["tool_body"]["enum"]
 
 HOSTILE = ['"""', "'''", "\\", "a\nb", "{{ x }}", "{% if x %}", "${name}", "#", "é😀",
            "\r\n", "\t", "__import__('os')", "class", "None", "<", ">", "|", "}", "\u2028"]
@@ -88,6 +89,8 @@ def specs(draw: Any) -> dict:
         spec["render"] = {"call": draw(st.sampled_from(
             ["${name}(${arguments})", "${%s}${name}${arguments}" % names[0], '"""${name}',
              "${nope}", "{{ ${name} }}"]))}
+    if draw(st.integers(0, 3)) == 0:  # mostly the syntax's default; some do not fit it
+        spec["tool_body"] = draw(st.sampled_from(BODIES))
     if draw(st.booleans()):
         spec["tool_name"] = {"pattern": draw(st.sampled_from(
             ["(?P<name>.+)", "(?P<name>[^:]+):(?P<id>\\d+)", "(", "no group"]))}

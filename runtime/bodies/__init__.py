@@ -1,0 +1,32 @@
+"""Tool bodies: how TOOL_ARGS text becomes calls, one class each, one registry.
+
+Adding a body: a module here with a ``ToolBody`` subclass, one line in ``BODIES``;
+the schema's ``tool_body`` enum and the argument syntaxes that allow it are checked
+against this registry by the tests, and tests/test_bodies.py runs it.
+"""
+
+from __future__ import annotations
+
+from .base import BodyHost, ToolBody
+from .json import JsonArgs, JsonBody
+from .json_array import JsonArrayBody
+from .json_object import JsonObjectBody
+from .python_list import PythonListBody
+from .text import TextBody
+
+BODIES: dict[str, type[ToolBody]] = {
+    body.name: body
+    for body in (TextBody, JsonBody, JsonObjectBody, JsonArrayBody, PythonListBody)
+}
+
+__all__ = [
+    "BODIES",
+    "BodyHost",
+    "JsonArgs",
+    "JsonArrayBody",
+    "JsonBody",
+    "JsonObjectBody",
+    "PythonListBody",
+    "TextBody",
+    "ToolBody",
+]

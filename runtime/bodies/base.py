@@ -1,0 +1,67 @@
+"""The protocol of a tool body: how a parser's TOOL_ARGS text becomes tool calls.
+
+A generated module names its body class (``BODY``); the driver makes one instance per
+parser and the generated state machine calls it: ``enter`` when a marker enters
+TOOL_ARGS, ``feed`` with the plain text there, ``leave`` when a marker leaves it, and
+the driver calls ``finish`` when the stream ends inside a tool state.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Protocol
+
+from ..events import EventType, SemanticEvent
+
+TOOL_CALL_START = EventType.TOOL_CALL_START
+TOOL_CALL_END = EventType.TOOL_CALL_END
+TOOL_NAME = EventType.TOOL_NAME
+ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
+TEXT_CHUNK = EventType.TEXT_CHUNK
+
+
+class BodyHost(Protocol):
+    """What a body may use of its parser: the call index and a way to move on."""
+
+    tool_index: int
+
+    def set_state(self, state: int) -> None:
+        """Go on in ``state`` (a state id): the body ended inside its own text."""
+
+
+class ToolBody:
+    """How TOOL_ARGS text becomes calls; subclasses are registered in ``BODIES``."""
+
+    name: ClassVar[str]  # the spec's ``tool_body`` value
+    # TOOL_ARGS text is one ARG_VALUE_CHUNK as it is, whatever it holds: generated code
+    # emits it inline and lets a plain delta skip lexing (the driver's fast path).
+    plain: ClassVar[bool] = False
+
+    __slots__ = ("parser",)
+
+    def __init__(self, parser: BodyHost) -> None:
+        self.parser = parser
+
+    def enter(self, marker: str, in_arguments: bool) -> None:
+        """A marker (text ``marker``) entered TOOL_ARGS; ``in_arguments``: the transition
+        gave its text out as argument text (it opens the arguments, as Llama's ``{"name"``)."""
+
+    def feed(self, text: str, out: list[SemanticEvent], may_hold: bool) -> int | None:
+        """Plain TOOL_ARGS text; its events go to ``out``.
+
+        Returns None when all of ``text`` was used; ``i >= 0`` when the body used
+        ``text[:i]`` and set the parser's state for the rest; ``~i`` (negative) when
+        it used ``text[:i]`` and keeps the rest to see again with the next delta,
+        which only ``may_hold`` (``text`` ends the buffer, more may follow) allows.
+        """
+        raise NotImplementedError
+
+    def leave(self, out: list[SemanticEvent]) -> None:
+        """A marker leaves TOOL_ARGS: flush what is held, close what must close."""
+
+    def finish(self, out: list[SemanticEvent], state: int) -> bool | None:
+        """The stream ended in tool state ``state``: close what is open.
+
+        Returns whether a call was cut off: True, False, or None when only its
+        arguments can tell (a call that may merely lack its end marker).
+        """
+        raise NotImplementedError

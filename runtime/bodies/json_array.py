@@ -1,0 +1,73 @@
+"""One JSON array of calls: each ``{...}`` element is a call, ``]`` ends them (Granite)."""
+
+from __future__ import annotations
+
+from ..events import CONTENT, SemanticEvent
+from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost
+from .json import JsonBody, JsonEnd
+
+
+class JsonArrayBody(JsonBody):
+    """``[{...}, {...}]``: TOOL_CALL_START and TOOL_CALL_END come from the JSON; the
+    closing ``]``, or anything that is not an element, goes back to CONTENT."""
+
+    name = "json_array"
+
+    __slots__ = ("started", "element", "end")
+
+    def __init__(self, parser: BodyHost) -> None:
+        super().__init__(parser)
+        self.end = JsonEnd()
+        self.reset()
+
+    def reset(self) -> None:
+        """Before the array's ``[``."""
+        self.started = False
+        self.element = False  # inside an element: a call is open
+        self.end.reset()
+
+    def enter(self, marker: str, in_arguments: bool) -> None:
+        self.args.reset()
+        self.reset()
+
+    def feed(self, text: str, out: list[SemanticEvent], may_hold: bool) -> int | None:
+        """Returns where the body ended inside ``text`` (the rest is for the new state),
+        or None if all of it belongs to the body."""
+        pos, n = 0, len(text)
+        while pos < n:
+            if self.element:
+                end = self.end.find(text, pos)
+                self.arguments(text[pos : n if end < 0 else end], end >= 0, out)
+                if end < 0:
+                    return None
+                self.element = False
+                return end  # what follows the call is a piece of its own
+            ch = text[pos]
+            if ch in " \t\r\n" or (ch == "," and self.started):
+                pos += 1
+            elif not self.started and ch == "[":
+                self.started = True
+                pos += 1
+            elif self.started and ch == "{":
+                if pos > 0:
+                    return pos  # each call's text begins a piece of its own
+                parser = self.parser
+                parser.tool_index += 1
+                self.args.reset()
+                self.element = True
+                self.end.reset()
+                out.append(SemanticEvent(TOOL_CALL_START, "", parser.tool_index))
+            else:
+                # "]" ends the body; anything else was no array of calls after all.
+                self.parser.set_state(CONTENT)
+                self.reset()
+                return pos + 1 if ch == "]" else pos
+        return None
+
+    def finish(self, out: list[SemanticEvent], state: int) -> bool | None:
+        self.flush(out)
+        index = self.parser.tool_index
+        if index < 0 or not self.element:
+            return False  # finished elements closed their calls
+        out.append(SemanticEvent(TOOL_CALL_END, "", index))
+        return True  # cut inside an element

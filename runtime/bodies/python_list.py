@@ -1,0 +1,158 @@
+"""A Python list of calls, ``[f(a=1), g()]``: each call's name, then its argument text."""
+
+from __future__ import annotations
+
+import re
+
+from ..events import CONTENT, SemanticEvent
+from .base import (
+    ARG_VALUE_CHUNK,
+    TEXT_CHUNK,
+    TOOL_CALL_END,
+    TOOL_CALL_START,
+    TOOL_NAME,
+    BodyHost,
+    ToolBody,
+)
+
+_HELD_LIMIT = 4096  # list syntax held before a call's name( : bounded memory
+_SEPARATORS = re.compile(r"[\s,]*")
+_NAME_START = re.compile(r"[^\W\d]")
+_NAME = re.compile(r"[\w.]*")
+# Where a Python call's argument text can change quoting or nesting depth.
+_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
+
+
+class PythonListBody(ToolBody):
+    """``[name(kwargs), ...]``: each call streams its name and the text between its
+    parentheses; the closing ``]`` ends the calls.  List syntax is held until a call
+    follows it: without one it is content after all."""
+
+    name = "python_list"
+
+    __slots__ = ("where", "held", "calls", "depth", "quote", "escape")
+
+    def __init__(self, parser: BodyHost) -> None:
+        super().__init__(parser)
+        self.enter("", False)
+
+    def enter(self, marker: str, in_arguments: bool) -> None:
+        """A list of calls begins; a marker that is its ``[`` has opened it."""
+        # start: before the list; between: before a call; name: in one; args: in its ()
+        self.where = "between" if marker.lstrip().startswith("[") else "start"
+        # List syntax not yet known to be a call's: it is content if no call follows.
+        self.held = marker if self.where == "between" else ""
+        self.calls = 0
+        self.depth = 0
+        self.quote = ""
+        self.escape = False
+
+    def feed(self, text: str, out: list[SemanticEvent], may_hold: bool) -> int | None:
+        pos, n = 0, len(text)
+        parser = self.parser
+        while pos < n:
+            where = self.where
+            if where == "args":
+                end = self._args_end(text, pos)
+                piece = text[pos : n if end < 0 else end]
+                if piece:
+                    out.append(SemanticEvent(ARG_VALUE_CHUNK, piece, parser.tool_index))
+                if end < 0:
+                    return None
+                out.append(SemanticEvent(TOOL_CALL_END, "", parser.tool_index))
+                self.where = "between"
+                return end + 1  # past the parenthesis: what follows is a piece of its own
+            if len(self.held) > _HELD_LIMIT:
+                return self._bail(pos, out)  # no call starts this long after: prose
+            m = _SEPARATORS.match(text, pos)
+            if m.end() > pos:
+                if where == "name":  # a name cut by a space: not a call
+                    return self._bail(pos, out)
+                self.held += m.group()
+                pos = m.end()
+                continue
+            ch = text[pos]
+            if where == "start":
+                if ch != "[":
+                    return self._bail(pos, out)
+                self.where, self.held = "between", self.held + ch
+                pos += 1
+            elif ch == "]" and where == "between" and self.calls:
+                parser.set_state(CONTENT)
+                self.enter("", False)
+                return pos + 1
+            elif where == "between" and not _NAME_START.match(ch):
+                return self._bail(pos, out)
+            elif where == "between" and pos > 0:
+                return pos  # a call may start here: its text begins a piece of its own
+            else:
+                m = _NAME.match(text, pos)
+                if m.end() == n and may_hold and where == "between" and n - pos < 256:
+                    return ~pos  # a name that may be a call's: wait for what follows it
+                self.held += m.group()
+                self.where = "name"
+                pos = m.end()
+                if pos < n:
+                    if text[pos] != "(":
+                        return self._bail(pos, out)
+                    # name( - a call after all: the held list syntax was its frame.
+                    name = self.held.lstrip("[, \t\r\n")
+                    parser.tool_index += 1
+                    self.calls += 1
+                    out.append(SemanticEvent(TOOL_CALL_START, "", parser.tool_index))
+                    out.append(SemanticEvent(TOOL_NAME, name, parser.tool_index))
+                    self.where, self.held = "args", ""
+                    self.depth, self.quote, self.escape = 0, "", False
+                    pos += 1
+        return None
+
+    def leave(self, out: list[SemanticEvent]) -> None:
+        """The body ends early (a marker or the stream): close the call or give back text."""
+        if self.where == "args":
+            out.append(SemanticEvent(TOOL_CALL_END, "", self.parser.tool_index))
+        elif self.held:
+            out.append(SemanticEvent(TEXT_CHUNK, self.held))
+        self.enter("", False)
+
+    def finish(self, out: list[SemanticEvent], state: int) -> bool | None:
+        cut = self.where == "args"
+        self.leave(out)  # closes the open call, or gives held text back
+        return cut
+
+    def _bail(self, pos: int, out: list[SemanticEvent]) -> int:
+        """Not a call after all: held list syntax and the rest are content."""
+        if self.held:
+            out.append(SemanticEvent(TEXT_CHUNK, self.held))
+        self.parser.set_state(CONTENT)
+        self.enter("", False)
+        return pos
+
+    def _args_end(self, text: str, pos: int) -> int:
+        """Index of the parenthesis that closes the call, or -1."""
+        if self.escape and pos < len(text):
+            self.escape = False
+            pos += 1  # the character a backslash at the end of the last delta escaped
+        find = _ARGS_SPECIAL.search
+        while True:
+            m = find(text, pos)
+            if m is None:
+                return -1
+            i = m.start()
+            ch = text[i]
+            pos = i + 1
+            if self.quote:
+                if ch == "\\":
+                    if pos == len(text):
+                        self.escape = True
+                        return -1
+                    pos += 1
+                elif ch == self.quote:
+                    self.quote = ""
+            elif ch in "'\"":
+                self.quote = ch
+            elif ch in "([{":
+                self.depth += 1
+            elif ch in ")]}":
+                if ch == ")" and self.depth == 0:
+                    return i
+                self.depth -= 1
