@@ -9,7 +9,7 @@ of looking at every character in Python.
 
 from __future__ import annotations
 
-from .jsonscan import JsonScan
+from .arguments.scanning import JsonScan
 
 
 class JsonArgs:
