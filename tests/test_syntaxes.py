@@ -48,7 +48,8 @@ def test_schema_syntaxes_are_the_registry() -> None:
 
 def test_schema_file_is_written_from_the_registry() -> None:
     out = schema_output(project_root())
-    assert out is not None and out.path.read_text(encoding="utf-8") == out.text, "run 'parsergen build'"
+    assert out is not None
+    assert out.path.read_text(encoding="utf-8") == out.text, "run 'parsergen build'"
 
 
 def test_every_registered_syntax_is_used_by_a_format() -> None:

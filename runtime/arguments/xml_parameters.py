@@ -205,7 +205,8 @@ class TaggedSyntax(ArgumentSyntax):
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
-        self.open, self.name_end, self.close = options["open"], options["name_end"], options["close"]
+        self.open, self.name_end = options["open"], options["name_end"]
+        self.close = options["close"]
         self.value_open = options.get("value_open")
         self.trim = options.get("trim") == "one_newline"
         self.attributes = options.get("header") == "attributes"
