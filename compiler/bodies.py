@@ -1,20 +1,11 @@
-"""Which tool bodies each argument syntax allows, and a spec's tool body."""
+"""A spec's argument syntax and tool body, with the defaults the syntax registry gives."""
 
 from __future__ import annotations
 
 from typing import Any
 
-# The tool bodies (runtime/bodies, BODIES) each `arguments.syntax` allows, its default
-# first.  This table moves onto the argument syntax classes (their `bodies`) when the
-# syntax registry lands; until then it is the one place that says it.
-SYNTAX_BODIES: dict[str, tuple[str, ...]] = {
-    "json": ("json", "text", "json_object"),
-    "json_envelope": ("json", "json_object", "json_array", "text"),
-    "python_kwargs": ("python_list", "text"),
-    "xml_parameters": ("text",),
-    "notation": ("text",),
-    "nested_elements": ("text",),
-}
+from parsergen.runtime.arguments import SYNTAXES
+
 DEFAULT_SYNTAX = "json"  # without an `arguments` section
 
 
@@ -25,9 +16,16 @@ def syntax(spec: dict[str, Any]) -> str:
     return value if isinstance(value, str) else DEFAULT_SYNTAX
 
 
+def allowed_bodies(name: str) -> tuple[str, ...] | None:
+    """The tool bodies argument syntax ``name`` can be read from, its default first
+    (its class's ``bodies``); None for a syntax the registry does not know."""
+    cls = SYNTAXES.get(name)
+    return cls.bodies if cls is not None else None
+
+
 def tool_body(spec: dict[str, Any]) -> str:
     """The spec's tool body: ``tool_body``, or the default of its argument syntax."""
     body = spec.get("tool_body")
     if isinstance(body, str):
         return body
-    return SYNTAX_BODIES.get(syntax(spec), ("text",))[0]
+    return (allowed_bodies(syntax(spec)) or ("text",))[0]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from parsergen.runtime.arguments import arguments_schema
 
 from .diagnostics import Diagnostic, Position, SpecError
 from .generator import generate_index, generate_module
@@ -74,6 +77,25 @@ def repo_specs(root: Path) -> list[tuple[Path, str]]:
     return [(p, f"grammars/{p.name}") for p in sorted((root / "grammars").glob("*.yaml"))]
 
 
+def schema_output(root: Path) -> Output | None:
+    """grammars/schema.json with its ``$defs.arguments`` written from the syntax registry
+    (None for a tree without its own schema: its specs are checked against the bundled one).
+
+    Only that member's text is replaced (indent 2, as json.dumps writes it); the rest
+    of the file keeps its hand-written layout.
+    """
+    path = root / "grammars" / "schema.json"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    defs = text.index('\n  "$defs": {')
+    key = '\n    "arguments": '
+    start = text.index(key, defs) + len(key)
+    _, end = json.JSONDecoder().raw_decode(text, start)
+    member = json.dumps(arguments_schema(), indent=2).replace("\n", "\n    ")
+    return Output(path, text[:start] + member + text[end:])
+
+
 def stale(outputs: list[Output], out_dir: Path) -> tuple[list[Path], list[Path]]:
     """Files that differ from what the compiler would write, and generated files it would not."""
     wanted = {o.path for o in outputs}
@@ -96,3 +118,12 @@ def write(outputs: list[Output], out_dir: Path, *, remove_orphans: bool) -> list
             path.unlink()
         return differing + orphans
     return differing
+
+
+def write_changed(outputs: list[Output]) -> list[Path]:
+    """Write the outputs whose file differs (in existing folders); return their paths."""
+    changed = [o for o in outputs
+               if not o.path.is_file() or o.path.read_text(encoding="utf-8") != o.text]
+    for o in changed:
+        o.path.write_text(o.text, encoding="utf-8")
+    return [o.path for o in changed]

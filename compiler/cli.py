@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .build import plan, project_root, repo_specs, stale, write
+from .build import plan, project_root, repo_specs, schema_output, stale, write, write_changed
 from .diagnostics import SpecError
 
 
@@ -21,8 +21,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
         specs = repo_specs(root)
         out_dir = Path(args.output) if args.output else root / "generated"
         index = True
+    # The spec schema's argument syntaxes come from the registry; the specs are checked
+    # against it, so it is written before they are compiled.
+    found = None if args.specs else schema_output(project_root())
+    schema = [found] if found is not None else []
+    written = [] if args.check else write_changed(schema)
     try:
-        outputs = plan(specs, out_dir, index=index)
+        outputs = plan(specs, out_dir, index=index) + schema
     except SpecError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -37,7 +42,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             return 1
         print(f"{len(outputs)} generated files are up to date")
         return 0
-    changed = write(outputs, out_dir, remove_orphans=index)
+    changed = written + write(outputs, out_dir, remove_orphans=index)
     for path in changed:
         print(f"wrote {path}" if path.exists() else f"removed {path}")
     if not changed:

@@ -13,7 +13,7 @@ from jsonschema.exceptions import ValidationError
 
 from parsergen.runtime.bodies import BODIES
 
-from .bodies import SYNTAX_BODIES, syntax, tool_body
+from .bodies import allowed_bodies, syntax, tool_body
 from .diagnostics import Diagnostic, Path, Position, json_path
 from .loader import Positions, bundled_grammars
 
@@ -157,7 +157,7 @@ class SpecValidator:
 
     def _check_tool_body(self) -> None:
         body = self.spec.get("tool_body")
-        allowed = SYNTAX_BODIES.get(syntax(self.spec))
+        allowed = allowed_bodies(syntax(self.spec))
         if body not in BODIES or allowed is None or body in allowed:
             return  # absent (the syntax's default), or the schema's error already
         name = syntax(self.spec)

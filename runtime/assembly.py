@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .arguments import ArgumentsWriter, EnvelopeArguments, argument_reader
+from .arguments import ArgumentSyntax, ArgumentsWriter, syntax
 from .events import REASONING, TOOL_ARGS, TOOL_STATES, EventType, RawText
 from .messages import (
     DeltaMessage,
@@ -66,8 +66,15 @@ class ChatParser:
     # Supplied by the generated module.
     StreamingParser: ClassVar[type[StreamingParserBase]]
     ARGUMENTS: ClassVar[Mapping[str, Any]] = {"syntax": "json"}
+    # ARGUMENTS' syntax, made once per class (from the registry: never by name here).
+    SYNTAX: ClassVar[ArgumentSyntax] = syntax(ARGUMENTS)
     ASSEMBLY: ClassVar[Mapping[str, bool]] = {}
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "ARGUMENTS" in cls.__dict__:
+            cls.SYNTAX = syntax(cls.ARGUMENTS)
 
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
@@ -413,12 +420,8 @@ class ChatParser:
             call.raw.append(self._pending_raw.text)
             call.text.append(self._pending_raw.text)
             self._pending_raw = None
-        syntax = self.ARGUMENTS
-        if syntax["syntax"] == "json_envelope":
-            call.reader = EnvelopeArguments(
-                lambda name: ArgumentsWriter(tool_properties(self.tools, name)),
-                name_key=syntax.get("name_key", "name"),
-                argument_keys=tuple(syntax.get("argument_keys", ("arguments", "parameters"))))
+        if self.SYNTAX.names_call:  # the reader reads the name from the arguments' text
+            call.reader = self.SYNTAX.reader(self._new_writer, None)
         self._calls[index] = call
         self._open = call
 
@@ -448,10 +451,14 @@ class ChatParser:
         call.raw = None
         call.name_parts = []
         calls[call.index] = DeltaToolCall(call.index, id=call.id, type="function", name=name)
-        if call.reader is not None:  # an envelope already reads the arguments
+        if call.reader is not None:  # a call-naming reader already reads the arguments
             return
-        call.writer = writer = ArgumentsWriter(tool_properties(self.tools, name))
-        call.reader = argument_reader(self.ARGUMENTS, writer)
+        call.reader = reader = self.SYNTAX.reader(self._new_writer, name)
+        call.writer = reader.writer
+
+    def _new_writer(self, name: str) -> ArgumentsWriter:
+        """The writer of a call to tool ``name`` (typed by the tool's schema)."""
+        return ArgumentsWriter(tool_properties(self.tools, name))
 
     def _args(self, call: _Call, text: str, calls: dict[int, DeltaToolCall],
               content: list[str]) -> None:

@@ -8,13 +8,11 @@ turn into their own tokens, everything else is text the model typed.
 from __future__ import annotations
 
 import json
-import keyword
 from collections.abc import Mapping
 from typing import Any
 
-from .arguments import json_type
+from .arguments import Piece, syntax
 
-Piece = tuple[str, bool]
 Parts = tuple[tuple[str, str], ...]
 
 
@@ -34,6 +32,7 @@ class Renderer:
         self.calls_open, self.separator, self.calls_close = calls_open, separator, calls_close
         self.calls_first = calls_first
         self.arguments = arguments
+        self.syntax = syntax(arguments)  # writes each call's arguments
         self.thinking_default = thinking_default
 
     def can_render_reasoning(self, thinking: bool | None = None) -> bool:
@@ -72,7 +71,7 @@ class Renderer:
                     _fill(self.separator, {}, out)
                 fields = {"name": [(name, False)],
                           "name_json": [(json.dumps(name, ensure_ascii=False), False)],
-                          "arguments": render_arguments(self.arguments, args),
+                          "arguments": self.syntax.render(args),
                           "index": [(str(i), False)], "index1": [(str(i + 1), False)]}
                 _fill(self.call, fields, out)
             _fill(self.calls_close, {}, out)
@@ -107,93 +106,3 @@ def _fill(parts: Parts, fields: Mapping[str, list[Piece]], out: list[Piece]) -> 
             out.extend(fields[value])
         else:
             out.append((value, kind == "marker"))
-
-
-def render_arguments(syntax: Mapping[str, Any], args: Mapping[str, Any]) -> list[Piece]:
-    """``args`` written in an arguments syntax (the spec's ``arguments``)."""
-    kind = syntax["syntax"]
-    if kind in ("json", "json_envelope"):
-        return [(json.dumps(args, ensure_ascii=False), False)]
-    if kind == "python_kwargs":
-        for key in args:
-            if not key.isidentifier() or keyword.iskeyword(key):
-                raise ValueError(f"{key!r} cannot be a Python keyword argument")
-        return [(", ".join(f"{k}={_python(v)}" for k, v in args.items()), False)]
-    if kind == "notation":
-        delim = syntax["string_delimiter"]
-        return _notation_pieces(args, delim, top=True)
-    if kind == "nested_elements":
-        out: list[Piece] = []
-        for key, value in args.items():
-            _element(key, value, syntax["prefix"], out)
-        return out
-    return _tagged(syntax, args)
-
-
-def _tagged(syntax: Mapping[str, Any], args: Mapping[str, Any]) -> list[Piece]:
-    out: list[Piece] = []
-    attributes = syntax.get("header") == "attributes"
-    string_attr = syntax.get("string_attribute")
-    trim = syntax.get("trim") == "one_newline"
-    for key, value in args.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        if attributes:
-            header = f' {syntax.get("name_attribute", "name")}="{key}"'
-            if isinstance(string_attr, Mapping):  # type="string", else the JSON type
-                header += f' {string_attr["name"]}="{string_attr["value"] if isinstance(value, str) else json_type(value)}"'
-            elif string_attr:
-                header += f' {string_attr}="{"true" if isinstance(value, str) else "false"}"'
-        else:
-            header = key
-        out.append((syntax["open"], True))
-        out.append((header, False))
-        out.append((syntax["name_end"], True))
-        if syntax.get("value_open"):
-            out.append((syntax["value_open"], True))
-        out.append((f"\n{text}\n" if trim else text, False))
-        out.append((syntax["close"], True))
-    return out
-
-
-def _python(value: Any) -> str:
-    """A JSON value as a Python literal."""
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_python(k)}: {_python(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_python(v) for v in value) + "]"
-    return repr(value)
-
-
-def _notation_pieces(value: Any, delim: str, top: bool = False) -> list[Piece]:
-    if isinstance(value, Mapping):
-        out: list[Piece] = [] if top else [("{", False)]
-        for i, (k, v) in enumerate(value.items()):
-            if i:
-                out.append((",", False))
-            out.append((f"{k}:", False))
-            out += _notation_pieces(v, delim)
-        return out if top else out + [("}", False)]
-    if isinstance(value, list):
-        out = [("[", False)]
-        for i, v in enumerate(value):
-            if i:
-                out.append((",", False))
-            out += _notation_pieces(v, delim)
-        return out + [("]", False)]
-    if isinstance(value, str):
-        return [(delim, True), (value, False), (delim, True)]
-    return [(json.dumps(value), False)]
-
-
-def _element(key: str, value: Any, prefix: str, out: list[Piece]) -> None:
-    out.append((f"{prefix}<{key}>", True))
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _element(k, v, prefix, out)
-    elif isinstance(value, list):
-        for v in value:
-            _element("item", v, prefix, out)
-    else:
-        out.append((value if isinstance(value, str) else json.dumps(value), False))
-    out.append((f"{prefix}</{key}>", True))
-

@@ -8,14 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsergen.runtime.arguments import (
-    ArgumentsWriter,
-    JsonArguments,
-    NotationArguments,
-    ElementArguments,
-    PythonArguments,
-    TaggedArguments,
-)
+from parsergen.runtime.arguments.json import JsonArguments
+from parsergen.runtime.arguments.nested_elements import ElementArguments
+from parsergen.runtime.arguments.notation import NotationArguments
+from parsergen.runtime.arguments.python_kwargs import PythonArguments
+from parsergen.runtime.arguments.writer import ArgumentsWriter
+from parsergen.runtime.arguments.xml_parameters import TaggedArguments
 from parsergen.runtime.schema_types import coerce, schema_types
 
 PROPS = {

@@ -3,7 +3,7 @@
 A body registered in ``BODIES`` is picked up here: each bundled format naming it
 (``StreamingParser.BODY``) and able to write a call (``render.call``) parses a complete
 call, a call cut inside its arguments (reported, nothing completed) and a call followed
-by more text.  The schema's enum and the compiler's syntax table must name the same
+by more text.  The schema's enum and the syntaxes' ``bodies`` must name the same
 bodies as the registry.
 """
 
@@ -16,9 +16,11 @@ from types import ModuleType
 
 import pytest
 
-from parsergen.compiler.bodies import SYNTAX_BODIES
 from parsergen.generated import FORMATS
 from parsergen.runtime import BODIES, ToolBody, accumulate
+from parsergen.runtime.arguments import SYNTAXES
+
+SYNTAX_BODIES = {name: cls.bodies for name, cls in SYNTAXES.items()}
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "grammars" / "schema.json")
                     .read_text(encoding="utf-8"))

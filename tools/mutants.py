@@ -57,8 +57,14 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_chat.py", "tests/test_reasoning.py", "tests/test_scanner.py",
         "tests/test_arguments.py", "tests/test_goldens.py", "tests/test_messages.py",
         "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
-        "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py"]
+        "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
+        "tests/test_bodies.py", "tests/test_syntaxes.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
+
+
+# What the compiler reads: a mutant there changes generated/, which is rebuilt (the
+# registries of argument syntaxes and tool bodies decide defaults and the schema).
+COMPILER_INPUTS = ("compiler/", "runtime/arguments/", "runtime/bodies/")
 
 
 @dataclass(frozen=True)
@@ -160,7 +166,7 @@ MUTANTS: list[Mutant] = [
       "        self.deferred = []",
       "markers still waiting at the end are dropped"),
     # --- JSON tracking and readers -------------------------------------------------------
-    M("jsonscan-escape-lost", "runtime/jsonscan.py",
+    M("jsonscan-escape-lost", "runtime/arguments/scanning.py",
       "                if text[i] == \"\\\\\":\n                    self.escape = True",
       "                if text[i] == \"\\\\\":\n                    self.escape = False",
       "an escaped quote in a string ends the string (escape lost)"),
@@ -171,65 +177,65 @@ MUTANTS: list[Mutant] = [
       "                if depth > 0:\n                    depth -= 1",
       "                if depth > 1:\n                    depth -= 1",
       "a nested closer does not lower the depth"),
-    M("json-args-as-text", "runtime/arguments.py",
+    M("json-args-as-text", "runtime/arguments/json.py",
       "                        out.append(self.writer.begin(self._key(), \"json:\" + ch))",
       "                        out.append(self.writer.begin(self._key()))",
       "JSON argument values are typed as plain text"),
-    M("json-escape-across-deltas", "runtime/arguments.py",
-      "            if i + 1 >= n:\n                self.buf = buf[i:]\n                return \"\".join(parts), n, False\n            esc = buf[i + 1]",
-      "            if i + 1 >= n:\n                return \"\".join(parts), n, False\n            esc = buf[i + 1]",
+    M("json-escape-across-deltas", "runtime/arguments/scanning.py",
+      "        if i + 1 >= n:\n            return \"\".join(parts), i, False\n        esc = buf[i + 1]",
+      "        if i + 1 >= n:\n            return \"\".join(parts), n, False\n        esc = buf[i + 1]",
       "a JSON string escape cut by a delta is lost"),
-    M("json-unicode-escape", "runtime/arguments.py",
-      "            code = int(buf[i + 2 : i + 6], 16) if _is_hex(buf[i + 2 : i + 6]) else 0xFFFD",
-      "            code = 0xFFFD",
+    M("json-unicode-escape", "runtime/arguments/scanning.py",
+      "        code = int(buf[i + 2 : i + 6], 16) if _is_hex(buf[i + 2 : i + 6]) else 0xFFFD",
+      "        code = 0xFFFD",
       "\\uXXXX escapes decode to U+FFFD"),
-    M("json-no-warning", "runtime/arguments.py",
+    M("json-no-warning", "runtime/arguments/writer.py",
       "                if mode == \"hold_json!\":\n                    self.warnings.append",
       "                if False:\n                    self.warnings.append",
       "a non-JSON value gives no warning"),
-    M("json-bad-value-raw", "runtime/arguments.py",
+    M("json-bad-value-raw", "runtime/arguments/writer.py",
       "                return to_json(held if schemaless else coerce(held, self.types))",
       "                return held",
       "a non-JSON value is written as is: the arguments are not JSON"),
-    M("json-raw-trailing-ws", "runtime/arguments.py",
+    M("json-raw-trailing-ws", "runtime/arguments/json.py",
       "                self.ws = piece[len(body):] if end < 0 else \"\"",
       "                self.ws = \"\"",
       "whitespace inside a raw value split by a delta is lost"),
-    M("json-cut-not-closed", "runtime/arguments.py",
+    M("json-cut-not-closed", "runtime/arguments/json.py",
       "                out += self.writer.text(tail + self.stack[::-1])",
       "                out += self.writer.text(tail)",
       "a value cut inside a nested array/object is not closed"),
     # --- XML / tagged readers ------------------------------------------------------------
-    M("tagged-trim-off", "runtime/arguments.py",
+    M("tagged-trim-off", "runtime/arguments/xml_parameters.py",
       "                if text[0] == \"\\n\":\n                    text = text[1:]",
       "                if False:\n                    text = text[1:]",
       "a tagged value keeps its leading template newline"),
-    M("tagged-trailing-nl-kept", "runtime/arguments.py",
+    M("tagged-trailing-nl-kept", "runtime/arguments/xml_parameters.py",
       "                if final:\n                    text = text[:-1]",
       "                if final:\n                    pass",
       "a tagged value keeps its trailing template newline"),
-    M("tagged-partial-close", "runtime/arguments.py",
-      "                    safe = len(buf) - _partial_len(buf, pos, (self.close, self.open))",
+    M("tagged-partial-close", "runtime/arguments/xml_parameters.py",
+      "                    safe = len(buf) - partial_len(buf, pos, (self.close, self.open))",
       "                    safe = len(buf)",
       "a close tag split by a delta becomes value text"),
-    M("tagged-string-attr", "runtime/arguments.py",
+    M("tagged-string-attr", "runtime/arguments/xml_parameters.py",
       "            self.kind = \"text\"\n        else:\n            self.kind = \"json_or_text\"",
       "            self.kind = \"text\"\n        else:\n            self.kind = \"text\"",
       "string=\"false\" values are typed as text"),
-    M("tagged-next-open", "runtime/arguments.py",
+    M("tagged-next-open", "runtime/arguments/xml_parameters.py",
       "                stops = [i for i in (end, nxt) if i >= 0]",
       "                stops = [i for i in (end,) if i >= 0]",
       "a value does not end where the next field opens"),
     # --- Python readers ------------------------------------------------------------------
-    M("python-escape", "runtime/arguments.py",
-      "                    piece.append(_py_unescape(text[end : end + size]))",
+    M("python-escape", "runtime/arguments/python_kwargs.py",
+      "                    piece.append(py_unescape(text[end : end + size]))",
       "                    piece.append(text[end : end + size])",
       "Python string escapes are kept as written"),
-    M("python-literal-depth", "runtime/arguments.py",
-      "                    elif ch == \",\" and self.depth <= 0:",
-      "                    elif ch == \",\":",
+    M("python-literal-depth", "runtime/arguments/scanning.py",
+      "            elif ch == \",\" and self.depth <= 0:",
+      "            elif ch == \",\":",
       "a comma inside a list literal ends the value"),
-    M("python-bad-literal-raises", "runtime/arguments.py",
+    M("python-bad-literal-raises", "runtime/arguments/python_kwargs.py",
       "        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):\n            value = raw",
       "        except (MemoryError, RecursionError):\n            value = raw",
       "a value that is no literal raises instead of staying text"),
@@ -250,7 +256,7 @@ MUTANTS: list[Mutant] = [
       "    for key in (\"anyOf\", \"oneOf\", \"allOf\"):",
       "    for key in (\"allOf\",):",
       "anyOf/oneOf choices are ignored"),
-    M("writer-no-escape", "runtime/arguments.py",
+    M("writer-no-escape", "runtime/arguments/writer.py",
       "        if mode == \"stream\":\n            return _escape(chunk)",
       "        if mode == \"stream\":\n            return chunk",
       "streamed string values are not JSON-escaped"),
@@ -298,21 +304,21 @@ MUTANTS: list[Mutant] = [
     M("render-calls-after-content", "runtime/render.py",
       "        if content and not self.calls_first:", "        if content:",
       "content is written before calls even in calls-first formats"),
-    M("render-no-trim-newlines", "runtime/render.py",
+    M("render-no-trim-newlines", "runtime/arguments/xml_parameters.py",
       "        out.append((f\"\\n{text}\\n\" if trim else text, False))",
       "        out.append((text, False))",
       "tagged values are written without their newlines"),
-    M("render-string-attr", "runtime/render.py",
+    M("render-string-attr", "runtime/arguments/xml_parameters.py",
       "{\"true\" if isinstance(value, str) else \"false\"}", "{\"true\"}",
       "every DSML value is written as string=\"true\""),
     # --- compiler ------------------------------------------------------------------------
     M("compiler-emit-dropped", "compiler/generator.py",
       "        for event in emit:\n", "        for event in emit[:1]:\n",
       "a transition emits only its first event"),
-    M("compiler-json-args-raw", "compiler/bodies.py",
-      "    \"json\": (\"json\", \"text\", \"json_object\"),\n    \"json_envelope\": (\"json\",",
-      "    \"json\": (\"text\", \"json\", \"json_object\"),\n    \"json_envelope\": (\"text\",",
-      "JSON argument syntaxes default to the text body: raw text (no held closer)"),
+    M("compiler-json-args-raw", "runtime/arguments/json.py",
+      "    bodies = (\"json\", \"text\", \"json_object\")",
+      "    bodies = (\"text\", \"json\", \"json_object\")",
+      "the json syntax defaults to the text body: raw text (no held closer)"),
     M("compiler-no-plain-fast-path", "compiler/generator.py",
       "                                       (state.id, state.content_event)))",
       "                                       None))",
@@ -424,10 +430,11 @@ class Sandbox:
                               capture_output=True, text=True, timeout=timeout)
 
     def apply(self, mutant: Mutant) -> None:
-        """Write the mutated file into the copy (rebuilding generated/ for compiler/)."""
+        """Write the mutated file into the copy (rebuilding generated/ when the compiler
+        reads it)."""
         path = self.tree / mutant.file
         path.write_text(_mutated(mutant), encoding="utf-8")
-        if mutant.file.startswith("compiler/"):
+        if mutant.file.startswith(COMPILER_INPUTS):
             done = self.run(["-m", "parsergen.compiler.cli", "build"], 600)
             if done.returncode:
                 raise RuntimeError(f"build failed: {done.stderr[-500:]}")
@@ -435,7 +442,7 @@ class Sandbox:
     def restore(self, mutant: Mutant) -> None:
         """Put the copy back as the working tree has it."""
         shutil.copy(ROOT / mutant.file, self.tree / mutant.file)
-        if mutant.file.startswith("compiler/"):
+        if mutant.file.startswith(COMPILER_INPUTS):
             shutil.rmtree(self.tree / "generated")
             shutil.copytree(ROOT / "generated", self.tree / "generated", ignore=_ignore)
 

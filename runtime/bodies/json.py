@@ -11,7 +11,7 @@ and the base of the bodies whose JSON value ends a call by itself (``JsonEnd``).
 from __future__ import annotations
 
 from ..events import SemanticEvent
-from ..jsonscan import JsonScan
+from ..arguments.scanning import JsonScan
 from .base import ARG_VALUE_CHUNK, TOOL_CALL_END, BodyHost, ToolBody
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..arguments.scanning import PyScan
 from ..events import CONTENT, SemanticEvent
 from .base import (
     ARG_VALUE_CHUNK,
@@ -19,8 +20,6 @@ _HELD_LIMIT = 4096  # list syntax held before a call's name( : bounded memory
 _SEPARATORS = re.compile(r"[\s,]*")
 _NAME_START = re.compile(r"[^\W\d]")
 _NAME = re.compile(r"[\w.]*")
-# Where a Python call's argument text can change quoting or nesting depth.
-_ARGS_SPECIAL = re.compile(r"[\\'\"()\[\]{}]")
 
 
 class PythonListBody(ToolBody):
@@ -30,7 +29,7 @@ class PythonListBody(ToolBody):
 
     name = "python_list"
 
-    __slots__ = ("where", "held", "calls", "depth", "quote", "escape")
+    __slots__ = ("where", "held", "calls", "scan")
 
     def __init__(self, parser: BodyHost) -> None:
         super().__init__(parser)
@@ -43,9 +42,7 @@ class PythonListBody(ToolBody):
         # List syntax not yet known to be a call's: it is content if no call follows.
         self.held = marker if self.where == "between" else ""
         self.calls = 0
-        self.depth = 0
-        self.quote = ""
-        self.escape = False
+        self.scan = PyScan(commas=False)  # strings and brackets inside a call's ()
 
     def feed(self, text: str, out: list[SemanticEvent], may_hold: bool) -> int | None:
         pos, n = 0, len(text)
@@ -102,7 +99,7 @@ class PythonListBody(ToolBody):
                     out.append(SemanticEvent(TOOL_CALL_START, "", parser.tool_index))
                     out.append(SemanticEvent(TOOL_NAME, name, parser.tool_index))
                     self.where, self.held = "args", ""
-                    self.depth, self.quote, self.escape = 0, "", False
+                    self.scan.reset()
                     pos += 1
         return None
 
@@ -129,30 +126,10 @@ class PythonListBody(ToolBody):
 
     def _args_end(self, text: str, pos: int) -> int:
         """Index of the parenthesis that closes the call, or -1."""
-        if self.escape and pos < len(text):
-            self.escape = False
-            pos += 1  # the character a backslash at the end of the last delta escaped
-        find = _ARGS_SPECIAL.search
+        scan = self.scan
         while True:
-            m = find(text, pos)
-            if m is None:
-                return -1
-            i = m.start()
-            ch = text[i]
+            i = scan.next(text, pos)
+            if i < 0 or (text[i] == ")" and scan.depth == 0):
+                return i
+            scan.depth -= 1  # an unbalanced closer inside the arguments: passed
             pos = i + 1
-            if self.quote:
-                if ch == "\\":
-                    if pos == len(text):
-                        self.escape = True
-                        return -1
-                    pos += 1
-                elif ch == self.quote:
-                    self.quote = ""
-            elif ch in "'\"":
-                self.quote = ch
-            elif ch in "([{":
-                self.depth += 1
-            elif ch in ")]}":
-                if ch == ")" and self.depth == 0:
-                    return i
-                self.depth -= 1

@@ -1,0 +1,75 @@
+"""The protocol every argument syntax implements (one subclass per syntax, registered
+in ``runtime/arguments/__init__.py``).
+
+A syntax is made once per format from the spec's ``arguments`` mapping; it makes a
+reader per tool call and writes arguments back as completion text (rendering).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Protocol
+
+from .writer import ArgumentsWriter
+
+Piece = tuple[str, bool]  # (text, is_marker): see runtime/render.py
+WriterFactory = Callable[[str], ArgumentsWriter]  # a tool's name -> its arguments' writer
+
+
+class ArgumentReader(Protocol):
+    """Reads one call's raw argument text as it streams, into an ArgumentsWriter."""
+
+    writer: ArgumentsWriter | None  # None until a call-naming reader has read the name
+
+    def feed(self, text: str) -> str:
+        """Consume more raw text; return arguments JSON text that is now final."""
+        ...
+
+    def finish(self) -> str:
+        """End of the call: the rest of the JSON, the object closed."""
+        ...
+
+    def complete(self) -> bool:
+        """Whether the text read so far is whole (a call cut here was not cut off)."""
+        ...
+
+
+class CallReader(ArgumentReader, Protocol):
+    """The reader of a syntax whose text names the call (``names_call``)."""
+
+    name: str | None  # the call's name, once read
+    args_seen: bool  # the arguments member has begun
+    warnings: list[str]
+
+
+class ArgumentSyntax:
+    """How a tool call's argument text is written: one subclass per spec syntax."""
+
+    name: ClassVar[str]  # the spec's arguments.syntax value
+    schema: ClassVar[dict[str, Any]]  # JSON Schema of its other options (see options_schema)
+    bodies: ClassVar[tuple[str, ...]]  # tool bodies its text can come in; the first is the default
+    names_call: ClassVar[bool] = False  # the call's name is inside its text: the reader reads it
+
+    __slots__ = ("options",)
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.options = options
+
+    def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
+        """A reader for one call named ``name`` (None for ``names_call``: the reader
+        makes its writer once it has read the name)."""
+        raise NotImplementedError
+
+    def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
+        """``arguments`` written in this syntax, as (text, is_marker) pieces."""
+        raise NotImplementedError
+
+
+def options_schema(properties: Mapping[str, Any] | None = None, required: tuple[str, ...] = (),
+                   description: str | None = None) -> dict[str, Any]:
+    """The JSON Schema of a syntax's options (``syntax`` itself is added by the registry)."""
+    out: dict[str, Any] = {"type": "object", "additionalProperties": False,
+                           "required": list(required), "properties": dict(properties or {})}
+    if description is not None:
+        out["description"] = description
+    return out

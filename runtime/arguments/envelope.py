@@ -1,0 +1,220 @@
+"""The ``json_envelope`` argument syntax: the whole call is one JSON object naming the tool."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
+from .json import JsonArguments
+from .scanning import NOT_SPACE, JsonScan, json_string_end
+from .writer import ArgumentsWriter
+
+class EnvelopeArguments:
+    """A call written as one JSON object: ``{"name": NAME, "arguments": {...}}``.
+
+    The name is read from ``name_key``; the arguments object (under the first of
+    ``argument_keys`` present, possibly as a JSON string) streams through a
+    JsonArguments reader once the name, and so the tool's schema, is known.  Other
+    members are skipped.
+    """
+
+    __slots__ = ("name_key", "argument_keys", "make_writer", "name", "inner", "writer",
+                 "state", "buf", "key", "scan", "depth", "held", "args_seen", "text_value",
+                 "warnings")
+
+    def __init__(self, make_writer: WriterFactory, *, name_key: str = "name",
+                 argument_keys: tuple[str, ...] = ("arguments", "parameters")) -> None:
+        self.name_key = name_key
+        self.argument_keys = argument_keys
+        self.make_writer = make_writer  # name -> ArgumentsWriter
+        self.name: str | None = None
+        self.inner: JsonArguments | None = None
+        self.writer: ArgumentsWriter | None = None
+        self.state = "start"  # start, key?, key, colon, value?, name, args, args_text, skip, comma?, done
+        self.buf = ""
+        self.key: list[str] = []
+        self.scan = JsonScan()
+        self.depth = 0
+        self.held: list[str] = []  # arguments text that arrived before the name
+        self.args_seen = False
+        self.text_value: list[str] = []
+        self.warnings: list[str] = []
+
+    def complete(self) -> bool:
+        """Whether the envelope object has closed."""
+        return self.state == "done"
+
+    def feed(self, text: str) -> str:
+        buf = self.buf + text
+        self.buf = ""
+        out: list[str] = []
+        pos, n = 0, len(buf)
+        while pos < n:
+            state = self.state
+            if state in ("start", "key?", "colon", "value?", "comma?"):
+                m = NOT_SPACE(buf, pos)
+                if m is None:
+                    break
+                pos = m.start()
+                ch = buf[pos]
+                if state == "start":
+                    if ch != "{":
+                        self._invalid("a tool call is not a JSON object")
+                        break
+                    self.state = "key?"
+                elif state == "key?":
+                    if ch == "}":
+                        self.state = "done"
+                    elif ch == '"':
+                        self.state, self.key = "key", []
+                    else:
+                        self._invalid("bad JSON in a tool call")
+                        break
+                elif state == "colon":
+                    if ch != ":":
+                        self._invalid("bad JSON in a tool call")
+                        break
+                    self.state = "value?"
+                elif state == "value?":
+                    key = "".join(self.key)
+                    if key == self.name_key and ch == '"' and self.name is None:
+                        self.state, self.text_value = "name", []
+                    elif key in self.argument_keys and not self.args_seen and ch in '{"':
+                        self.args_seen = True
+                        self.scan.reset()
+                        self.depth, self.text_value = 0, []
+                        if ch == "{":
+                            self.state = "args"
+                            continue  # the object starts at this character
+                        self.state = "args_text"  # arguments written as a JSON string
+                    else:
+                        self.state, self.depth = "skip", 0
+                        self.scan.reset()
+                        continue
+                else:  # comma?
+                    if ch == ",":
+                        self.state = "key?"
+                    elif ch == "}":
+                        self.state = "done"
+                    else:
+                        self._invalid("bad JSON in a tool call")
+                        break
+                pos += 1
+            elif state in ("key", "name", "args_text"):
+                parts = self.key if state == "key" else self.text_value
+                end = json_string_end(buf, pos)
+                if end < 0:
+                    tail = buf[pos:]
+                    odd = (len(tail) - len(tail.rstrip("\\"))) % 2
+                    parts.append(tail[: len(tail) - odd])
+                    self.buf = tail[len(tail) - odd :]  # an escape split across deltas
+                    break
+                parts.append(buf[pos:end])
+                pos = end + 1
+                if state == "key":
+                    self.state = "colon"
+                    self.key = [json.loads('"' + "".join(parts) + '"')] if "\\" in "".join(parts) else parts
+                    continue
+                raw = "".join(parts)
+                try:
+                    value = json.loads('"' + raw + '"')
+                except ValueError:
+                    value = raw
+                self.state = "comma?"
+                if state == "name":
+                    self.name = value
+                    out.append(self._start_arguments())
+                else:  # arguments given as a JSON string: its text is the object
+                    out.append(self._feed_arguments(value))
+            elif state == "done":
+                break
+            else:  # args or skip: a raw JSON value
+                end = self._value_end(buf, pos)
+                piece = buf[pos : n if end < 0 else end]
+                if state == "args":
+                    out.append(self._feed_arguments(piece))
+                if end < 0:
+                    break
+                pos = end
+                self.state = "comma?"
+        return "".join(out)
+
+    def _value_end(self, buf: str, pos: int) -> int:
+        """Just past the raw value that started at the state change, or -1."""
+        while True:
+            i = self.scan.next(buf, pos)
+            if i < 0:
+                return -1
+            ch = buf[i]
+            if ch in "{[":
+                self.depth += 1
+            elif ch in "}]":
+                if self.depth == 0:
+                    return i  # the envelope's own closing brace
+                self.depth -= 1
+                if self.depth == 0:
+                    return i + 1
+            elif ch == "," and self.depth == 0:
+                return i
+            pos = i + 1
+
+    def _start_arguments(self) -> str:
+        """The name is known: arguments that came earlier can go now."""
+        self.writer = self.make_writer(self.name)
+        self.inner = JsonArguments(self.writer)
+        held, self.held = "".join(self.held), []
+        return self.inner.feed(held) if held else ""
+
+    def _feed_arguments(self, text: str) -> str:
+        if self.inner is None:
+            self.held.append(text)
+            return ""
+        return self.inner.feed(text)
+
+    def _invalid(self, why: str) -> str:
+        self.state = "done"
+        self.warnings.append(why)
+        return ""
+
+    def finish(self) -> str:
+        """End of the call: close the arguments (``{}`` if there were none)."""
+        if self.inner is None:
+            if self.name is None:
+                self.name = ""
+            out = self._start_arguments()
+        else:
+            out = ""
+        return out + self.inner.finish()
+
+
+class EnvelopeSyntax(ArgumentSyntax):
+    """``{"name": NAME, "arguments": {...}}``: the reader reads the call's name too."""
+
+    name = "json_envelope"
+    schema = options_schema({
+        "name_key": {"type": "string", "minLength": 1,
+                     "description": "The member holding the tool's name (default: name)."},
+        "argument_keys": {"type": "array", "items": {"type": "string", "minLength": 1},
+                          "minItems": 1, "description": (
+                              "Members that may hold the arguments, object or JSON string "
+                              "(default: arguments, parameters).")},
+    }, description=('The whole call is one JSON object naming the tool: '
+                    '{"name": NAME, "arguments": {...}}.'))
+    bodies = ("json", "json_object", "json_array", "text")
+    names_call = True
+    __slots__ = ("name_key", "argument_keys")
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        self.name_key = options.get("name_key", "name")
+        self.argument_keys = tuple(options.get("argument_keys", ("arguments", "parameters")))
+
+    def reader(self, make_writer: WriterFactory, name: str | None) -> CallReader:
+        return EnvelopeArguments(make_writer, name_key=self.name_key,
+                                 argument_keys=self.argument_keys)
+
+    def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
+        """The arguments object (the spec's call template writes the envelope around it)."""
+        return [(json.dumps(arguments, ensure_ascii=False), False)]

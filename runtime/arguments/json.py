@@ -1,0 +1,163 @@
+"""The ``json`` argument syntax: a JSON object of arguments, re-written typed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
+from .scanning import NOT_SPACE, JsonScan, decode_json_string
+from .writer import ArgumentsWriter
+
+
+class JsonArguments:
+    """A JSON object of arguments, read incrementally and re-written typed.
+
+    Keys and string values are decoded and re-encoded; other values pass through as
+    written unless the schema wants another type.  Text after the object is ignored.
+    """
+
+    __slots__ = ("writer", "state", "buf", "stack", "scan", "key_parts", "invalid", "ws")
+
+    def __init__(self, writer: ArgumentsWriter) -> None:
+        self.writer = writer
+        self.state = "start"  # start, key?, key, colon, value?, string, raw, comma?, done
+        self.buf = ""
+        self.stack = ""  # closers owed by the raw value being read, innermost last
+        self.scan = JsonScan()
+        self.ws = ""  # trailing whitespace of a raw value: it may be the value's end
+        self.key_parts: list[str] = []
+        self.invalid = False
+
+    def complete(self) -> bool:
+        """Whether the object has closed (text after it is ignored)."""
+        return self.state == "done" or self.invalid
+
+    def feed(self, text: str) -> str:
+        buf = self.buf + text
+        self.buf = ""
+        out: list[str] = []
+        pos, n = 0, len(buf)
+        while pos < n and not self.invalid:
+            state = self.state
+            if state in ("start", "key?", "colon", "value?", "comma?", "done"):
+                m = NOT_SPACE(buf, pos)
+                if m is None:
+                    break
+                pos = m.start()
+                ch = buf[pos]
+                if state == "done":
+                    break
+                if state == "start":
+                    self._expect(ch == "{")
+                    self.state = "key?"
+                elif state == "key?":
+                    if ch == "}" and not self.writer.started:
+                        self.state = "done"
+                    else:
+                        self._expect(ch == '"')
+                        self.state = "key"
+                        self.key_parts = []
+                elif state == "colon":
+                    self._expect(ch == ":")
+                    self.state = "value?"
+                elif state == "value?":
+                    if ch == '"':
+                        out.append(self.writer.begin(self._key()))
+                        self.state = "string"
+                    else:
+                        out.append(self.writer.begin(self._key(), "json:" + ch))
+                        self.state = "raw"
+                        self.stack = ""
+                        self.ws = ""
+                        self.scan.reset()
+                        continue  # the raw value starts at this character
+                else:  # comma?
+                    if ch == ",":
+                        self.state = "key?"
+                    else:
+                        self._expect(ch == "}")
+                        self.state = "done"
+                pos += 1
+            elif state in ("key", "string"):
+                text_end, pos, closed = decode_json_string(buf, pos)
+                if not closed and pos < n:  # an escape cut by the delta's end
+                    self.buf, pos = buf[pos:], n
+                if state == "key":
+                    self.key_parts.append(text_end)
+                    if closed:
+                        self.state = "colon"
+                else:
+                    if text_end:
+                        out.append(self.writer.text(text_end))
+                    if closed:
+                        out.append(self.writer.end())
+                        self.state = "comma?"
+            else:  # raw JSON value: ends at a top-level ',' or '}'
+                start = pos
+                end = self._raw_end(buf, pos)
+                piece = self.ws + buf[start : n if end < 0 else end]
+                body = piece.rstrip()
+                self.ws = piece[len(body):] if end < 0 else ""
+                if body:
+                    out.append(self.writer.text(body))
+                if end < 0:
+                    pos = n
+                    break
+                out.append(self.writer.end())
+                pos = end
+                self.state = "comma?"
+        return "".join(out)
+
+    def _expect(self, ok: bool) -> None:
+        if not ok:
+            self.invalid = True
+            self.writer.warnings.append("arguments are not a JSON object")
+
+    def _key(self) -> str:
+        return "".join(self.key_parts)
+
+    def _raw_end(self, buf: str, pos: int) -> int:
+        """Index of the ',' or '}' that ends the raw value, or -1 if not in buf."""
+        while True:
+            i = self.scan.next(buf, pos)
+            if i < 0:
+                return -1
+            ch = buf[i]
+            if ch in "{[":
+                self.stack += "}" if ch == "{" else "]"
+            elif not self.stack and ch in ",}]":
+                return i
+            elif ch != ",":
+                self.stack = self.stack[:-1]
+            pos = i + 1
+
+    def finish(self) -> str:
+        """End of the call: close what is open; the object is always complete JSON."""
+        out = ""
+        if self.state == "string":
+            out += self.writer.end()
+        elif self.state == "raw":
+            if self.stack or self.scan.in_string:
+                # Cut inside a nested value: close it so the object stays JSON.
+                self.writer.warnings.append("arguments ended inside a JSON value")
+                tail = self.ws + '"' if self.scan.in_string else ""
+                out += self.writer.text(tail + self.stack[::-1])
+            out += self.writer.end()
+        return out + self.writer.close()
+
+
+class JsonSyntax(ArgumentSyntax):
+    """Arguments as one JSON object (the OpenAI shape)."""
+
+    name = "json"
+    schema = options_schema()
+    bodies = ("json", "text", "json_object")
+    __slots__ = ()
+
+    def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
+        return JsonArguments(make_writer(name or ""))
+
+    def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
+        return [(json.dumps(arguments, ensure_ascii=False), False)]

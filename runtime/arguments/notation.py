@@ -1,0 +1,260 @@
+"""The ``notation`` argument syntax: Gemma 4's ``key:value`` call notation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
+from .scanning import partial_len
+from .writer import ArgumentsWriter
+
+class NotationArguments:
+    """Gemma 4's call notation: ``key:value`` pairs, strings between ``DELIM``s.
+
+    Values are ``DELIM``-quoted strings (streamed), ``{...}`` objects and ``[...]``
+    lists of the same notation (typed when complete), or bare words, which stay text
+    until the schema types them.  The object's own opening brace was read by the
+    grammar; its closing ``}`` (or ``)``) ends the arguments.
+    """
+
+    __slots__ = ("writer", "delim", "state", "buf", "key", "nested", "depth", "in_string")
+
+    def __init__(self, writer: ArgumentsWriter, *, delimiter: str) -> None:
+        self.writer = writer
+        self.delim = delimiter
+        self.state = "key?"  # key?, key, value?, string, bare, nested, done
+        self.buf = ""
+        self.key = ""
+        self.nested: list[str] = []
+        self.depth = 0
+        self.in_string = False
+
+    def complete(self) -> bool:
+        """Whether no value is open (between pairs, or after the closing brace)."""
+        return self.state in ("done", "key?")
+
+    def feed(self, text: str) -> str:
+        buf = self.buf + text
+        self.buf = ""
+        out: list[str] = []
+        pos, n = 0, len(buf)
+        delim = self.delim
+        while pos < n:
+            state = self.state
+            if state == "done":
+                break
+            if state == "key?":
+                while pos < n and buf[pos] in " ,\n\t":
+                    pos += 1
+                if pos == n:
+                    break
+                if buf[pos] in "})":
+                    self.state = "done"
+                    break
+                self.state, self.key = "key", ""
+            elif state == "key":
+                i = buf.find(":", pos)
+                if i < 0:
+                    self.key += buf[pos:]
+                    break
+                key = (self.key + buf[pos:i]).strip()
+                if len(key) >= 2 * len(delim) and key.startswith(delim) and key.endswith(delim):
+                    key = key[len(delim) : -len(delim)]
+                self.key = key
+                pos = i + 1
+                self.state = "value?"
+            elif state == "value?":
+                while pos < n and buf[pos] in " \n\t":
+                    pos += 1
+                if pos == n:
+                    break
+                if buf.startswith(delim, pos):
+                    out.append(self.writer.begin(self.key))
+                    pos += len(delim)
+                    self.state = "string"
+                elif delim.startswith(buf[pos:]):
+                    self.buf = buf[pos:]  # maybe the start of a string
+                    break
+                elif buf[pos] in "{[":
+                    self.state, self.nested, self.depth, self.in_string = "nested", [], 0, False
+                else:
+                    out.append(self.writer.begin(self.key))
+                    self.state = "bare"
+            elif state == "string":
+                i = buf.find(delim, pos)
+                if i < 0:
+                    keep = partial_len(buf, pos, (delim,))
+                    if n - keep > pos:
+                        out.append(self.writer.text(buf[pos : n - keep]))
+                    self.buf = buf[n - keep :]
+                    break
+                if i > pos:
+                    out.append(self.writer.text(buf[pos:i]))
+                out.append(self.writer.end())
+                pos = i + len(delim)
+                self.state = "key?"
+            elif state == "bare":
+                end = _find_any(buf, pos, ",}])")
+                if end < 0:
+                    out.append(self.writer.text(buf[pos:]))
+                    break
+                out.append(self.writer.text(buf[pos:end]))
+                out.append(self._end_bare())
+                pos = end
+                self.state = "key?"
+            else:  # nested
+                limit = n - partial_len(buf, pos, (delim,))  # a split DELIM waits
+                end = self._nested_end(buf, pos, limit)
+                if end < 0:
+                    self.nested.append(buf[pos:limit])
+                    self.buf = buf[limit:]
+                    break
+                self.nested.append(buf[pos:end])
+                out.append(self.writer.field(self.key, parse_notation("".join(self.nested), delim)))
+                pos = end
+                self.state = "key?"
+        return "".join(out)
+
+    def _end_bare(self) -> str:
+        # A bare word is stripped text; the writer holds typed fields until now.
+        writer = self.writer
+        if writer.mode == "stream":
+            return writer.end()  # already streamed as a string (surrounding spaces kept)
+        held = "".join(writer.held).strip()
+        writer.held = [held]
+        return writer.end()
+
+    def _nested_end(self, buf: str, pos: int, n: int) -> int:
+        """Index just after the nested value's closing bracket (before n), or -1."""
+        delim = self.delim
+        while pos < n:
+            if self.in_string:
+                i = buf.find(delim, pos, n)
+                if i < 0:
+                    return -1
+                pos = i + len(delim)
+                self.in_string = False
+                continue
+            if buf.startswith(delim, pos):
+                self.in_string = True
+                pos += len(delim)
+                continue
+            ch = buf[pos]
+            pos += 1
+            if ch in "{[":
+                self.depth += 1
+            elif ch in "}]":
+                self.depth -= 1
+                if self.depth == 0:
+                    return pos
+        return -1
+
+    def finish(self) -> str:
+        out = ""
+        if self.state == "string":
+            out += self.writer.text(self.buf) + self.writer.end() if self.buf else self.writer.end()
+        elif self.state == "bare":
+            out += self._end_bare()
+        elif self.state == "nested":
+            self.writer.warnings.append("arguments ended inside a nested value")
+            out += self.writer.field(self.key, parse_notation("".join(self.nested), self.delim))
+        elif self.state == "value?":
+            out += self.writer.field(self.key, "")
+        self.state = "done"
+        return out + self.writer.close()
+
+
+def _find_any(text: str, pos: int, chars: str) -> int:
+    best = -1
+    for ch in chars:
+        i = text.find(ch, pos)
+        if i >= 0 and (best < 0 or i < best):
+            best = i
+    return best
+
+
+def parse_notation(text: str, delim: str) -> Any:
+    """A complete ``{...}`` or ``[...]`` value of the notation, bare words as text."""
+    value, _ = _notation_value(text, 0, delim)
+    return value
+
+
+def _notation_value(text: str, pos: int, delim: str) -> tuple[Any, int]:
+    n = len(text)
+    while pos < n and text[pos] in " \n\t":
+        pos += 1
+    if text.startswith(delim, pos):
+        end = text.find(delim, pos + len(delim))
+        if end < 0:
+            return text[pos + len(delim) :], n
+        return text[pos + len(delim) : end], end + len(delim)
+    if pos < n and text[pos] in "{[":
+        closing = "}" if text[pos] == "{" else "]"
+        items: Any = {} if closing == "}" else []
+        pos += 1
+        while True:
+            while pos < n and text[pos] in " ,\n\t":
+                pos += 1
+            if pos >= n:
+                return items, n
+            if text[pos] == closing:
+                return items, pos + 1
+            if closing == "]":
+                item, pos = _notation_value(text, pos, delim)
+                items.append(item)
+                continue
+            colon = text.find(":", pos)
+            if colon < 0:
+                return items, n
+            key = text[pos:colon].strip()
+            if len(key) >= 2 * len(delim) and key.startswith(delim) and key.endswith(delim):
+                key = key[len(delim) : -len(delim)]
+            items[key], pos = _notation_value(text, colon + 1, delim)
+    end = _find_any(text, pos, ",}]")
+    end = n if end < 0 else end
+    return text[pos:end].strip(), end
+
+
+class NotationSyntax(ArgumentSyntax):
+    """``key:value`` pairs, strings between delimiters, nested ``{...}`` and ``[...]``."""
+
+    name = "notation"
+    schema = options_schema({
+        "string_delimiter": {"$ref": "#/$defs/literal",
+                             "description": "Opens and closes a string value (Gemma 4: <|\"|>)."},
+    }, required=("string_delimiter",))
+    bodies = ("text",)
+    __slots__ = ("delimiter",)
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        self.delimiter = options["string_delimiter"]
+
+    def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
+        return NotationArguments(make_writer(name or ""), delimiter=self.delimiter)
+
+    def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
+        return _pieces(arguments, self.delimiter, top=True)
+
+
+def _pieces(value: Any, delim: str, top: bool = False) -> list[Piece]:
+    if isinstance(value, Mapping):
+        out: list[Piece] = [] if top else [("{", False)]
+        for i, (k, v) in enumerate(value.items()):
+            if i:
+                out.append((",", False))
+            out.append((f"{k}:", False))
+            out += _pieces(v, delim)
+        return out if top else out + [("}", False)]
+    if isinstance(value, list):
+        out = [("[", False)]
+        for i, v in enumerate(value):
+            if i:
+                out.append((",", False))
+            out += _pieces(v, delim)
+        return out + [("]", False)]
+    if isinstance(value, str):
+        return [(delim, True), (value, False), (delim, True)]
+    return [(json.dumps(value), False)]

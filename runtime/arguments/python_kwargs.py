@@ -1,0 +1,153 @@
+"""The ``python_kwargs`` argument syntax: Python keyword arguments, typed by the schema."""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Mapping
+from typing import Any
+
+from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
+from .scanning import PY_STRING_STOP, PyScan, jsonable, py_escape_size, py_literal, py_unescape
+from .writer import ArgumentsWriter
+
+class PythonArguments:
+    """Python keyword arguments, ``a=1, b="x", c=[1, {'k': True}]``, as a JSON object.
+
+    String values stream as they arrive; other values are Python literals, typed by
+    the schema once complete.  The text is what a tool_call_body_python body puts
+    between a call's parentheses.
+    """
+
+    __slots__ = ("writer", "state", "held", "key", "quote", "value", "scan")
+
+    def __init__(self, writer: ArgumentsWriter) -> None:
+        self.writer = writer
+        self.state = "key?"  # key?, key, value?, string, literal
+        self.held = ""
+        self.key: list[str] = []
+        self.quote = ""
+        self.value: list[str] = []
+        self.scan = PyScan()  # strings and brackets inside a literal
+
+    def complete(self) -> bool:
+        """Whether no value is open (a literal ends only at a comma or the end)."""
+        return self.state == "key?" and not self.held
+
+    def feed(self, text: str) -> str:
+        out: list[str] = []
+        if self.held:  # an escape sequence cut by the last delta
+            text, self.held = self.held + text, ""
+        pos, n = 0, len(text)
+        while pos < n:
+            state = self.state
+            ch = text[pos]
+            if state == "key?":
+                if ch in " \t\r\n,":
+                    pos += 1
+                    continue
+                self.state, self.key = "key", []
+            elif state == "key":
+                i = text.find("=", pos)
+                if i < 0:
+                    self.key.append(text[pos:])
+                    break
+                self.key.append(text[pos:i])
+                pos = i + 1
+                self.state = "value?"
+            elif state == "value?":
+                if ch in " \t\r\n":
+                    pos += 1
+                    continue
+                key = "".join(self.key).strip()
+                if ch in "'\"":
+                    out.append(self.writer.begin(key))
+                    self.state, self.quote = "string", ch
+                    pos += 1
+                else:
+                    self.state, self.value = "literal", []
+                    self.scan.reset()
+            elif state == "string":
+                stop = PY_STRING_STOP[self.quote]
+                piece: list[str] = []
+                while pos < n:
+                    m = stop.search(text, pos)
+                    end = n if m is None else m.start()
+                    piece.append(text[pos:end])
+                    pos = end
+                    if m is None or text[end] != "\\":
+                        break
+                    size = py_escape_size(text, end)
+                    if size == 0:  # the escape goes on in the next delta
+                        self.held, pos = text[end:], n
+                        break
+                    piece.append(py_unescape(text[end : end + size]))
+                    pos = end + size
+                if piece:
+                    out.append(self.writer.text("".join(piece)))
+                if pos < n:  # the closing quote
+                    out.append(self.writer.end())
+                    pos += 1
+                    self.state = "key?"
+            else:  # literal: up to a comma outside brackets and strings
+                scan = self.scan
+                end = scan.next(text, pos)
+                while end >= 0 and text[end] != ",":  # a closer of nothing: passed
+                    scan.depth -= 1
+                    end = scan.next(text, end + 1)
+                if end < 0:
+                    self.value.append(text[pos:])
+                    break
+                self.value.append(text[pos:end])
+                pos = end
+                out.append(self._literal())
+                self.state = "key?"
+        return "".join(out)
+
+    def _literal(self) -> str:
+        raw = "".join(self.value).strip()
+        key = "".join(self.key).strip()
+        try:
+            value = py_literal(raw)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = raw
+        value = jsonable(value)
+        return self.writer.field(key, value)
+
+    def finish(self) -> str:
+        out = ""
+        if self.state == "string":
+            if self.held:  # a cut escape stays as written
+                out = self.writer.text(self.held)
+            out += self.writer.end()
+        elif self.state == "literal":
+            out = self._literal()
+        return out + self.writer.close()
+
+
+class PythonSyntax(ArgumentSyntax):
+    """``name(a=1, b="x")``'s arguments: strings stream, other values are literals."""
+
+    name = "python_kwargs"
+    schema = options_schema(description=(
+        "Python keyword arguments, a=1, b=\"x\", c=[1, {'k': True}]: strings stream, "
+        "other values are Python literals typed by the schema."))
+    bodies = ("python_list", "text")
+    __slots__ = ()
+
+    def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
+        return PythonArguments(make_writer(name or ""))
+
+    def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
+        for key in arguments:
+            if not key.isidentifier() or keyword.iskeyword(key):
+                raise ValueError(f"{key!r} cannot be a Python keyword argument")
+        return [(", ".join(f"{k}={_python(v)}" for k, v in arguments.items()), False)]
+
+
+def _python(value: Any) -> str:
+    """A JSON value as a Python literal."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_python(k)}: {_python(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_python(v) for v in value) + "]"
+    return repr(value)

@@ -1,0 +1,295 @@
+"""Scanning shared by the argument syntaxes (and the call bodies): JSON strings and
+structure, Python strings, escapes and literals, and partial literals at a delta's end.
+
+Every scanner jumps between the characters that matter with a compiled regex instead
+of looking at each character in Python, and keeps what it needs across deltas.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+# -- JSON ---------------------------------------------------------------------------
+
+JSON_STRING_STOP = re.compile(r'["\\]').search  # where a JSON string may end or escape
+NOT_SPACE = re.compile(r"\S").search
+_STRUCTURAL = re.compile(r'["{}\[\],]').search
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
+                   "r": "\r", "t": "\t"}
+
+
+class JsonScan:
+    """Remembers, across deltas, whether the text is inside a string or an escape."""
+
+    __slots__ = ("in_string", "escape")
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self.escape = False
+
+    def reset(self) -> None:
+        self.in_string = False
+        self.escape = False
+
+    def next(self, text: str, pos: int) -> int:
+        """Index of the next ``{ } [ ] ,`` outside strings at or after ``pos``, or -1."""
+        n = len(text)
+        while pos < n:
+            if self.escape:
+                self.escape = False
+                pos += 1
+                continue
+            if self.in_string:
+                m = JSON_STRING_STOP(text, pos)
+                if m is None:
+                    return -1
+                i = m.start()
+                if text[i] == "\\":
+                    self.escape = True
+                else:
+                    self.in_string = False
+                pos = i + 1
+                continue
+            m = _STRUCTURAL(text, pos)
+            if m is None:
+                return -1
+            i = m.start()
+            if text[i] != '"':
+                return i
+            self.in_string = True
+            pos = i + 1
+        return -1
+
+
+def json_string_end(buf: str, pos: int) -> int:
+    """Index of the quote that closes a JSON string whose text starts at pos, or -1."""
+    while True:
+        m = JSON_STRING_STOP(buf, pos)
+        if m is None:
+            return -1
+        i = m.start()
+        if buf[i] == '"':
+            return i
+        pos = i + 2
+        if pos > len(buf):
+            return -1
+
+
+def decode_json_string(buf: str, pos: int) -> tuple[str, int, bool]:
+    """Decode JSON string text from pos: (text, end, closed).
+
+    Closed, ``end`` is just past the closing quote; open, ``buf[end:]`` is an escape
+    cut by the end of ``buf``, to be read again with the next delta (``end`` is
+    ``len(buf)`` when there is none).
+    """
+    parts = []
+    n = len(buf)
+    while pos < n:
+        m = JSON_STRING_STOP(buf, pos)
+        if m is None:
+            parts.append(buf[pos:])
+            return "".join(parts), n, False
+        i = m.start()
+        parts.append(buf[pos:i])
+        if buf[i] == '"':
+            return "".join(parts), i + 1, True
+        # An escape: complete it now, or keep it for the next delta.
+        if i + 1 >= n:
+            return "".join(parts), i, False
+        esc = buf[i + 1]
+        if esc != "u":
+            parts.append(_SIMPLE_ESCAPES.get(esc, esc))
+            pos = i + 2
+            continue
+        if i + 6 > n:
+            return "".join(parts), i, False
+        code = int(buf[i + 2 : i + 6], 16) if _is_hex(buf[i + 2 : i + 6]) else 0xFFFD
+        pos = i + 6
+        if 0xD800 <= code < 0xDC00:
+            if pos + 6 > n and buf.startswith("\\u"[: n - pos], pos):
+                return "".join(parts), i, False
+            low = buf[pos + 2 : pos + 6]
+            if buf.startswith("\\u", pos) and _is_hex(low) and 0xDC00 <= int(low, 16) < 0xE000:
+                code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                pos += 6
+            else:
+                code = 0xFFFD
+        elif 0xDC00 <= code < 0xE000:
+            code = 0xFFFD
+        parts.append(chr(code))
+    return "".join(parts), n, False
+
+
+def _is_hex(s: str) -> bool:
+    return len(s) == 4 and all(c in "0123456789abcdefABCDEF" for c in s)
+
+
+# -- literals cut by a delta ----------------------------------------------------------
+
+
+def partial_len(buf: str, start: int, literals: tuple[str, ...]) -> int:
+    """Length of the longest suffix of buf[start:] that is a proper prefix of a literal."""
+    best = 0
+    for lit in literals:
+        for n in range(min(len(lit) - 1, len(buf) - start), best, -1):
+            if buf.endswith(lit[:n]):
+                best = n
+                break
+    return best
+
+
+def tail_prefix(buf: str, start: int, literals: tuple[str, ...]) -> str:
+    """The end of buf (from ``start`` on) that may be the start of a literal."""
+    n = partial_len(buf, max(start, 0), literals)
+    return buf[len(buf) - n:] if n else ""
+
+
+# -- Python -----------------------------------------------------------------------------
+
+# Where a quoted Python string may end or escape.
+PY_STRING_STOP = {q: re.compile(r"[\\%s]" % q) for q in ("'", '"')}
+_PY_SPECIAL = re.compile(r"""[\\'"()\[\]{},]""")
+_PY_BRACKETS = re.compile(r"""[\\'"()\[\]{}]""")
+
+
+class PyScan:
+    """Python text across deltas: inside which string, after an escape, how deep in brackets.
+
+    ``next`` stops at what ends a value: a comma (``commas``) or a closing bracket
+    outside strings and outside brackets opened since ``reset`` (depth 0 or below);
+    the caller decides whether it ends the value, and lowers ``depth`` for a closer
+    it passes.
+    """
+
+    __slots__ = ("quote", "escape", "depth", "_find")
+
+    def __init__(self, *, commas: bool = True) -> None:
+        self.quote = ""  # the quote of the string the text is in
+        self.escape = False  # a backslash ended the last delta
+        self.depth = 0
+        self._find = (_PY_SPECIAL if commas else _PY_BRACKETS).search
+
+    def reset(self) -> None:
+        self.quote, self.escape, self.depth = "", False, 0
+
+    def next(self, text: str, pos: int) -> int:
+        """Index of the next comma or closer at depth 0 or below, outside strings, or -1."""
+        n = len(text)
+        if self.escape and pos < n:
+            self.escape = False
+            pos += 1  # the character a backslash at the end of the last delta escaped
+        find = self._find
+        while True:
+            m = find(text, pos)
+            if m is None:
+                return -1
+            i = m.start()
+            ch = text[i]
+            pos = i + 1
+            if self.quote:
+                if ch == "\\":
+                    if pos == n:
+                        self.escape = True
+                        return -1
+                    pos += 1
+                elif ch == self.quote:
+                    self.quote = ""
+            elif ch in "'\"":
+                self.quote = ch
+            elif ch in "([{":
+                self.depth += 1
+            elif ch in ")]}":
+                if self.depth <= 0:
+                    return i
+                self.depth -= 1
+            elif ch == "," and self.depth <= 0:
+                return i
+
+
+_PY_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": "",
+               "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_PY_HEX_ESCAPES = {"x": 4, "u": 6, "U": 10}  # their length, backslash included
+_OCTAL = "01234567"
+_PY_NAME_LIMIT = 90
+_PY_NAMED_ESCAPE = re.compile(r"\\N\{[A-Za-z0-9 \-]{1,%d}\}" % _PY_NAME_LIMIT)
+_PY_NOT_A_NAME = re.compile(r"[^A-Za-z0-9 \-]")
+
+
+def py_escape_size(text: str, i: int) -> int:
+    """Length of the escape sequence at ``text[i]`` (a backslash), 0 if it is cut."""
+    n = len(text)
+    if i + 1 >= n:
+        return 0
+    kind = text[i + 1]
+    if kind in _PY_HEX_ESCAPES:
+        size = _PY_HEX_ESCAPES[kind]
+        return size if i + size <= n else 0
+    if kind == "N":  # \N{NAME}: names are short and quote-free
+        if i + 2 >= n:
+            return 0
+        if text[i + 2] != "{":
+            return 2
+        m = _PY_NAMED_ESCAPE.match(text, i)
+        if m is not None:
+            return m.end() - i
+        return 0 if n - i < _PY_NAME_LIMIT and not _PY_NOT_A_NAME.search(text, i + 3) else 2
+    if kind in _OCTAL:
+        j = i + 1
+        while j < n and j < i + 4 and text[j] in _OCTAL:
+            j += 1
+        return j - i if j == i + 4 or j < n else 0
+    return 2
+
+
+def py_unescape(seq: str) -> str:
+    """The character a Python escape sequence stands for; unknown ones stay as written."""
+    simple = _PY_ESCAPES.get(seq[1])
+    if simple is not None and len(seq) == 2:
+        return simple
+    if seq[1] in _OCTAL:
+        return chr(int(seq[1:], 8))
+    if seq[1] in _PY_HEX_ESCAPES or seq[1] == "N":
+        try:
+            return seq.encode("ascii").decode("unicode_escape")
+        except UnicodeError:
+            return seq
+    return seq
+
+
+def py_literal(raw: str) -> Any:
+    """The value of a Python literal, as ast.literal_eval gives it.
+
+    literal_eval defines recursive closures on every call: reference cycles that stay
+    allocated until the collector runs, so a stream of calls would grow memory.
+    """
+    return _py_node(ast.parse(raw.lstrip(" \t"), mode="eval").body)
+
+
+def _py_node(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.List):
+        return [_py_node(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_py_node(e) for e in node.elts)
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return {_py_node(k): _py_node(v) for k, v in zip(node.keys, node.values)}
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub))
+            and isinstance(node.operand, ast.Constant)
+            and type(node.operand.value) in (int, float, complex)):  # fmt: skip
+        value = node.operand.value
+        return -value if isinstance(node.op, ast.USub) else +value
+    return ast.literal_eval(node)  # sets, complex sums, and the errors: as literal_eval
+
+
+def jsonable(value: Any) -> Any:
+    """Python literal values as JSON values (tuples and sets become lists)."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

@@ -1,0 +1,149 @@
+"""The one typed JSON writer every argument reader writes into.
+
+A reader consumes a call's raw argument text as it streams and tells the writer
+about fields (``begin(key)``, ``text(chunk)``, ``end()``).  The writer builds the
+arguments JSON object and returns, at every step, only text that can never change:
+a string field streams as it arrives; a field whose type the schema may still change
+(``"3"`` for an integer) is held until its value is complete.  Every step costs time
+in proportion to the new text only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..schema_types import STRING, coerce, coerce_value, schema_types, to_json
+
+_NULLABLE_STRING = frozenset(("string", "null"))
+
+
+def _escape(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+class ArgumentsWriter:
+    """Streams one JSON object, typing each field by its schema."""
+
+    __slots__ = ("properties", "started", "closed", "key", "mode", "held", "types", "warnings")
+
+    def __init__(self, properties: Mapping[str, Any] | None) -> None:
+        self.properties = properties
+        self.started = False
+        self.closed = False
+        self.key: str | None = None
+        self.mode = ""  # "stream", "maybe_null", "hold", "hold_json" (or "hold_json!": must be JSON), "raw"
+        self.held: list[str] = []
+        self.types = STRING
+        self.warnings: list[str] = []
+
+    def begin(self, key: str, kind: str = "text") -> str:
+        """Open field ``key``. ``kind`` says what the value's text is: "text" (typed by
+        the schema, a string without one), "json:C" (a JSON value starting with C,
+        kept as written if the schema admits it), or "json_or_text" (JSON if it
+        parses once complete, else text)."""
+        out = self.end() if self.key is not None else ""
+        out += ", " if self.started else "{"
+        self.started = True
+        self.key = key
+        self.held = []
+        schema = self.properties.get(key) if self.properties else None
+        types = schema_types(schema) if schema is not None else None
+        self.types = types or STRING
+        out += to_json(key) + ": "
+        if kind.startswith("json:") or kind == "json_or_text":
+            # Held until complete: only then can it be checked (a model may write
+            # 'tru' or '{"a": 1 "b": 2}'), and the arguments must stay JSON.
+            self.mode = "hold_json" if kind == "json_or_text" else "hold_json!"
+            return out
+        if self.types == STRING:
+            self.mode = "stream"
+            return out + '"'
+        self.mode = "maybe_null" if types == _NULLABLE_STRING else "hold"
+        return out
+
+    def text(self, chunk: str) -> str:
+        """More of the current field's value (decoded text, or JSON text for raw kinds)."""
+        mode = self.mode
+        if mode == "stream":
+            return _escape(chunk)
+        if mode == "raw":
+            return chunk
+        self.held.append(chunk)
+        if mode == "maybe_null":
+            held = "".join(self.held)
+            if not "null".startswith(held.lower()):
+                self.mode = "stream"
+                self.held = []
+                return '"' + _escape(held)
+        return ""
+
+    def end(self) -> str:
+        """Close the current field."""
+        mode, held, key = self.mode, "".join(self.held), self.key
+        self.key, self.mode, self.held = None, "", []
+        if mode == "stream":
+            return '"'
+        if mode == "raw":
+            return ""
+        schemaless = not self.properties or key not in self.properties
+        if mode.startswith("hold_json"):
+            text = held.strip()
+            try:
+                value = _STRICT_JSON(text)
+            except ValueError:
+                if mode == "hold_json!":
+                    self.warnings.append(f"the value of {key!r} is not JSON: kept as text")
+                return to_json(held if schemaless else coerce(held, self.types))
+            if schemaless or self.types & _KINDS_OK[json_type(value)]:
+                return text  # valid and admitted: as the model wrote it
+            # As vLLM types a parsed value: a string as text, anything else as its JSON.
+            raw = value if isinstance(value, str) else to_json(value)
+            return to_json(coerce(raw, self.types))
+        return to_json(coerce(held, self.types))
+
+    def field(self, key: str, value: Any) -> str:
+        """A whole field at once, from a parsed value (typed by the schema)."""
+        out = self.begin(key, "json:{")  # the key, then the value as JSON
+        self.key, self.mode = None, ""
+        schema = self.properties.get(key) if self.properties else None
+        return out + to_json(coerce_value(value, schema))
+
+    def close(self) -> str:
+        """Close the object; afterwards nothing more is written."""
+        if self.closed:
+            return ""
+        out = self.end() if self.key is not None else ""
+        self.closed = True
+        return out + ("}" if self.started else "{}")
+
+
+_KINDS_OK = {"object": frozenset(("object",)), "array": frozenset(("array",)),
+             "boolean": frozenset(("boolean",)), "null": frozenset(("null",)),
+             "integer": frozenset(("number", "integer")), "number": frozenset(("number",)),
+             "string": frozenset(("string",))}
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a parsed JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# One decoder for every held value (json.loads with an argument builds a new one,
+# and its scanner, per call).
+_STRICT_JSON = json.JSONDecoder(parse_constant=_no_constant).decode

@@ -1,0 +1,245 @@
+"""The ``xml_parameters`` argument syntax: tagged fields, ``OPEN name NAME_END value CLOSE``."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
+from .scanning import partial_len, tail_prefix
+from .writer import ArgumentsWriter, json_type
+
+_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+
+
+class TaggedArguments:
+    """``OPEN header NAME_END [VALUE_OPEN] value CLOSE`` fields (qwen3, GLM, MiniMax, DSML).
+
+    The header is the field's name, or (``header="attributes"``) XML attributes whose
+    ``name`` is the field's name; with ``string_attribute`` an attribute that is not
+    ``"true"`` marks a JSON value (DeepSeek's ``string="false"``).  A value also ends
+    where the next field opens.  With ``trim`` one leading and one trailing newline of
+    a value are dropped (templates put the value on its own line).  Text outside
+    fields is ignored.
+    """
+
+    __slots__ = ("writer", "open", "name_end", "value_open", "close", "trim", "buf",
+                 "where", "name", "started", "nl", "searched", "attributes", "name_attr",
+                 "string_attr", "string_value", "string_default", "kind")
+
+    def __init__(self, writer: ArgumentsWriter, *, open: str, name_end: str,
+                 close: str, value_open: str | None = None, trim: bool = False,
+                 header: str = "name", name_attribute: str = "name",
+                 string_attribute: str | Mapping[str, str] | None = None) -> None:
+        self.writer = writer
+        self.open, self.name_end, self.close = open, name_end, close
+        self.value_open = value_open
+        self.trim = trim
+        self.attributes = header == "attributes"
+        self.name_attr = name_attribute
+        # The attribute whose value says "this value is text" (else JSON, or text if
+        # it does not parse): DeepSeek's string="true", Kimi K3's type="string".
+        if isinstance(string_attribute, Mapping):
+            self.string_attr = string_attribute["name"]
+            self.string_value = string_attribute.get("value", "true")
+            self.string_default = string_attribute.get("default")
+        else:
+            self.string_attr, self.string_value, self.string_default = (
+                string_attribute, "true", None)
+        self.kind = "text"
+        self.buf = ""  # unconsumed text: at most a possible tag prefix, or a name
+        self.where = "outside"  # outside | name | before_value | value
+        self.name = ""
+        self.started = False  # the value has begun (its leading newline is settled)
+        self.nl = False  # a trailing newline is held back
+        self.searched = 0  # how much of buf is known not to hold name_end
+
+    def complete(self) -> bool:
+        """Whether no field is open: every value the model began has its close tag."""
+        return self.where == "outside"
+
+    def feed(self, text: str) -> str:
+        """Consume raw argument text; return JSON text that is now final."""
+        buf = self.buf + text
+        out = []
+        pos = 0
+        while True:
+            where = self.where
+            if where == "outside":
+                i = buf.find(self.open, pos)
+                if i < 0:
+                    self.buf = tail_prefix(buf, max(pos, len(buf) - len(self.open) + 1), (self.open,))
+                    break
+                pos = i + len(self.open)
+                self.where = "name"
+            elif where == "name":
+                i = buf.find(self.name_end, max(pos, self.searched))
+                if i < 0:
+                    self.buf = buf[pos:]
+                    self.searched = max(0, len(self.buf) - len(self.name_end) + 1)
+                    break
+                self.searched = 0
+                self._header(buf[pos:i])
+                pos = i + len(self.name_end)
+                self.where = "before_value" if self.value_open else "value"
+                self.started = self.nl = False
+                if self.where == "value":
+                    out.append(self.writer.begin(self.name, self.kind))
+            elif where == "before_value":
+                i = buf.find(self.value_open, pos)
+                if i < 0:
+                    self.buf = tail_prefix(buf, max(pos, len(buf) - len(self.value_open) + 1),
+                                            (self.value_open,))
+                    break
+                pos = i + len(self.value_open)
+                self.where = "value"
+                out.append(self.writer.begin(self.name, self.kind))
+            else:
+                end, nxt = buf.find(self.close, pos), buf.find(self.open, pos)
+                stops = [i for i in (end, nxt) if i >= 0]
+                if not stops:
+                    safe = len(buf) - partial_len(buf, pos, (self.close, self.open))
+                    out.append(self._value(buf[pos:safe], final=False))
+                    self.buf = buf[safe:]
+                    break
+                i = min(stops)
+                out.append(self._value(buf[pos:i], final=True))
+                out.append(self.writer.end())
+                if i == end:
+                    pos = i + len(self.close)
+                    self.where = "outside"
+                else:
+                    pos = i + len(self.open)
+                    self.where = "name"
+        return "".join(out)
+
+    def _header(self, header: str) -> None:
+        """Read the field's name (and value kind) from the text before NAME_END."""
+        if not self.attributes:
+            self.name, self.kind = header.strip(), "text"
+            return
+        attrs = {k: dq or sq or bare for k, dq, sq, bare in _ATTRIBUTE.findall(header)}
+        self.name = attrs.get(self.name_attr, "").strip()
+        if (self.string_attr is None
+                or attrs.get(self.string_attr, self.string_default) == self.string_value):
+            self.kind = "text"
+        else:
+            self.kind = "json_or_text"
+
+    def _value(self, text: str, final: bool) -> str:
+        if self.trim:
+            if not self.started and text:
+                self.started = True
+                if text[0] == "\n":
+                    text = text[1:]
+            if self.nl:
+                text = "\n" + text
+                self.nl = False
+            if text.endswith("\n"):
+                if final:
+                    text = text[:-1]
+                else:
+                    self.nl = True
+                    text = text[:-1]
+        return self.writer.text(text) if text else ""
+
+    def finish(self) -> str:
+        """End of the call: a value left open keeps what it has; the object closes."""
+        out = ""
+        if self.where == "value":
+            out += self._value(self.buf, final=True) + self.writer.end()
+        elif self.where == "before_value":
+            out += self.writer.begin(self.name, self.kind) + self.writer.end()
+        self.buf = ""
+        self.where = "outside"
+        return out + self.writer.close()
+
+
+_LITERAL = {"$ref": "#/$defs/literal"}
+
+
+class TaggedSyntax(ArgumentSyntax):
+    """Each argument between tags, its name in the opening one (qwen3, GLM, MiniMax, DSML)."""
+
+    name = "xml_parameters"
+    schema = options_schema({
+        "open": {**_LITERAL, "description": "Starts a parameter, before its name."},
+        "name_end": {**_LITERAL, "description": "Ends the name."},
+        "value_open": {**_LITERAL, "description": (
+            "Starts the value, after the name (GLM's <arg_value>); default: the value "
+            "follows name_end.")},
+        "close": {**_LITERAL, "description": (
+            "Ends the value (so does the next parameter's open).")},
+        "trim": {"enum": ["none", "one_newline"],
+                 "description": "Drop one leading and one trailing newline of a value."},
+        "header": {"enum": ["name", "attributes"], "description": (
+            "The text between open and name_end: the name itself (default), or XML "
+            "attributes, one of which (name_attribute) is the name (name=\"K\", name='K' "
+            "or name=K).")},
+        "name_attribute": {"type": "string", "minLength": 1, "description": (
+            "With header: attributes, the attribute holding the name (default: name; "
+            "Kimi K3: key).")},
+        "string_attribute": {
+            "oneOf": [
+                {"type": "string", "minLength": 1, "description": (
+                    "The attribute that marks a value as text when it is \"true\"; a value "
+                    "without it is JSON (DeepSeek's string=\"false\").")},
+                {"type": "object", "additionalProperties": False,
+                 "required": ["name", "value"],
+                 "properties": {
+                     "name": {"type": "string", "minLength": 1},
+                     "value": {"type": "string", "description": (
+                         "The attribute value that marks text (Kimi K3: type=\"string\").")},
+                     "default": {"type": "string", "description": (
+                         "The value assumed when the attribute is missing.")}}},
+            ],
+            "description": ("With header: attributes, which values are text; any other "
+                            "value is JSON (text if it does not parse)."),
+        },
+    }, required=("open", "name_end", "close"))
+    bodies = ("text",)
+    __slots__ = ("open", "name_end", "close", "value_open", "trim", "attributes",
+                 "name_attribute", "string_attribute", "_kwargs")
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        self.open, self.name_end = options["open"], options["name_end"]
+        self.close = options["close"]
+        self.value_open = options.get("value_open")
+        self.trim = options.get("trim") == "one_newline"
+        self.attributes = options.get("header") == "attributes"
+        self.name_attribute = options.get("name_attribute", "name")
+        self.string_attribute = options.get("string_attribute")
+        self._kwargs = {"open": self.open, "name_end": self.name_end, "close": self.close,
+                        "value_open": self.value_open, "trim": self.trim,
+                        "header": options.get("header", "name"),
+                        "name_attribute": self.name_attribute,
+                        "string_attribute": self.string_attribute}
+
+    def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
+        return TaggedArguments(make_writer(name or ""), **self._kwargs)
+
+    def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
+        out: list[Piece] = []
+        string_attr = self.string_attribute
+        trim = self.trim
+        for key, value in arguments.items():
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            if self.attributes:
+                header = f' {self.name_attribute}="{key}"'
+                if isinstance(string_attr, Mapping):  # type="string", else the JSON type
+                    header += f' {string_attr["name"]}="{string_attr["value"] if isinstance(value, str) else json_type(value)}"'
+                elif string_attr:
+                    header += f' {string_attr}="{"true" if isinstance(value, str) else "false"}"'
+            else:
+                header = key
+            out.append((self.open, True))
+            out.append((header, False))
+            out.append((self.name_end, True))
+            if self.value_open:
+                out.append((self.value_open, True))
+            out.append((f"\n{text}\n" if trim else text, False))
+            out.append((self.close, True))
+        return out
