@@ -458,9 +458,9 @@ print(sorted(m for m in sys.modules if m.startswith("parsergen.generated.")))
 """
 
 
-def test_detection_imports_no_format_module() -> None:
+def test_detection_imports_no_format_module(tmp_path: Path) -> None:
     # Routing reads the index in generated/__init__.py, never a format's module.
-    res = subprocess.run([sys.executable, "-c", DETECT_IN_A_FRESH_PROCESS],
+    res = subprocess.run([sys.executable, "-c", DETECT_IN_A_FRESH_PROCESS], cwd=tmp_path,
                          capture_output=True, text=True, check=True)
     assert res.stdout.splitlines() == [
         "['qwen3', None, 'kimi_k2', False, 'qwen3', 'openai']", "[]"]
