@@ -66,9 +66,7 @@ def plan(specs: list[tuple[Path, str]], out_dir: Path, *, index: bool) -> list[O
     if errors:
         raise SpecError(errors)
     if index:
-        aliases = {a: f.name for f in formats for a in f.aliases}
-        outputs.append(Output(out_dir / "__init__.py",
-                              generate_index(sorted(f.name for f in formats), aliases)))
+        outputs.append(Output(out_dir / "__init__.py", generate_index(formats)))
     return sorted(outputs, key=lambda o: o.path.name)
 
 

@@ -69,8 +69,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     import parsergen
 
     for name in parsergen.formats():
-        module = parsergen.load(name)
-        print(f"{name:<20} {module.SPEC['description']}")
+        print(f"{name:<20} {parsergen.entry(name).description}")
     return 0
 
 

@@ -1,15 +1,19 @@
 """parsergen: model-output parsers generated from YAML format specs.
 
 ``parsergen.formats()`` lists the bundled formats and ``parsergen.load(name)``
-returns a format's generated module (``StreamingParser``, ``FORMAT``, ``SPEC``).
+returns a format's generated module (``StreamingParser``, ``FORMAT``, ``SPEC``);
+``parsergen.entry(name)`` its index entry (names, model routes, thinking switch,
+markers), read without importing the module.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import Any
+
+from .index import FormatEntry
 
 __version__ = "0.1.0"
 
@@ -36,6 +40,17 @@ def load(name: str) -> ModuleType:
     return importlib.import_module(f"parsergen.generated.{name}")
 
 
+def entry(name: str) -> FormatEntry:
+    """The index entry of format ``name`` (or an alias); imports no format module."""
+    from parsergen.generated import INDEX
+
+    name = aliases().get(name, name)
+    for found in INDEX:
+        if found.name == name:
+            return found
+    raise KeyError(name)
+
+
 def thinking(name: str, chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
     """Whether a request's ``chat_template_kwargs`` turn thinking on for format ``name``.
 
@@ -43,15 +58,14 @@ def thinking(name: str, chat_template_kwargs: Mapping[str, Any] | None) -> bool 
     sets wins); None when the request sets none of them, or the format has no switch,
     so the parser keeps its default.
     """
-    return switch_thinking(load(name).SPEC, chat_template_kwargs)
+    return switch_thinking(entry(name).thinking_switch, chat_template_kwargs)
 
 
-def switch_thinking(spec: Mapping[str, Any],
+def switch_thinking(switch: Iterable[tuple[str, Any]],
                     chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
-    """``thinking`` for any spec (a user's own too): its switch read from the kwargs."""
+    """``thinking`` for any switch (``FormatEntry.thinking_switch``): read from the kwargs."""
     kwargs = chat_template_kwargs or {}
-    for entry in spec.get("thinking_switch", ()):
-        key, on = (entry, None) if isinstance(entry, str) else (entry["key"], entry["on"])
+    for key, on in switch:
         value = kwargs.get(key)
         if value is not None:
             return bool(value) if on is None else value == on
@@ -63,17 +77,18 @@ def detect(model_name: str | None = None, *, tokenizer: object = None) -> str | 
 
     By name first (the most specific ``models`` pattern of any spec wins; a name two
     formats claim equally is not guessed), else by the tokenizer's marker tokens and
-    chat template.
+    chat template.  Reads the format index only: no format module is imported.
     """
+    from parsergen.generated import INDEX
+
     from .routing import Router, detect_by_tokenizer
 
-    specs = {name: load(name).SPEC for name in formats()}
     if model_name:
-        found = Router({n: s.get("models", ()) for n, s in specs.items()}).detect(model_name)
+        found = Router({e.name: e.models for e in INDEX}).detect(model_name)
         if found is not None:
             return found
     if tokenizer is not None:
-        full = {n: s for n, s in specs.items() if s.get("models")}  # not reasoning-only parts
+        full = [e for e in INDEX if e.models]  # not reasoning-only parts
         return detect_by_tokenizer(full, tokenizer)
     return None
 
@@ -91,5 +106,6 @@ def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[
     return build(module.RENDERER, module.ChatParser.ARGUMENTS, tools, tool_choice=tool_choice)
 
 
-__all__ = ["aliases", "detect", "formats", "load", "structural_tag", "switch_thinking",
+__all__ = ["FormatEntry", "aliases", "detect", "entry", "formats", "load", "structural_tag",
+           "switch_thinking",
            "thinking"]

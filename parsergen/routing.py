@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from .index import FormatEntry
+
 
 def model_key(name: str) -> str:
     """What patterns are matched against: a repo id, or a local path's last part."""
@@ -87,30 +89,27 @@ def tokenizer_markers(tokenizer: object) -> tuple[set[str], str]:
     return vocab, template if isinstance(template, str) else ""
 
 
-def detect_by_tokenizer(specs: Mapping[str, Mapping], tokenizer: object) -> str | None:
+def detect_by_tokenizer(entries: Iterable[FormatEntry], tokenizer: object) -> str | None:
     """The format whose markers the tokenizer knows best; None on a tie or no match.
 
     A format qualifies when every terminal it matches by token id is a token of the
-    vocabulary (one without such terminals, when two of its markers are known); it scores one per such token and one per other marker that the chat
-    template writes or the vocabulary holds as one token (GLM's <arg_key>).
+    vocabulary (one without such terminals, when two of its markers are known); it scores
+    one per such token and one per other marker that the chat template writes or the
+    vocabulary holds as one token (GLM's <arg_key>).
     """
     vocab, template = tokenizer_markers(tokenizer)
     best: list[str] = []
     best_score = 0
-    for name, spec in sorted(specs.items()):
-        tokens, texts = [], []
-        for value in spec.get("terminals", {}).values():
-            spellings = value if isinstance(value, str) else value["text"]
-            first = spellings if isinstance(spellings, str) else spellings[0]
-            (tokens if isinstance(value, dict) and value.get("token_id") else texts).append(first)
+    for entry in sorted(entries, key=lambda e: e.name):
+        tokens = entry.token_markers
         if not all(t in vocab for t in tokens):
             continue
-        texts += spec.get("preserve_tokens", ())  # control tokens that spell its markers
+        texts = entry.text_markers + entry.preserve_tokens  # control tokens that spell markers
         score = len(tokens) + sum(1 for t in texts if len(t) > 2 and (t in template or t in vocab))
         if not tokens and score < 2:
             continue  # markers matched as text qualify only when several are known
         if score > best_score:
-            best, best_score = [name], score
+            best, best_score = [entry.name], score
         elif score == best_score:
-            best.append(name)
+            best.append(entry.name)
     return best[0] if len(best) == 1 else None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import textwrap
 from importlib.resources import files
 from pathlib import Path
@@ -174,13 +176,13 @@ PATHS = [
 
 def bundled_router(order: list[str] | None = None) -> Router:
     names = order if order is not None else parsergen.formats()
-    return Router({n: parsergen.load(n).SPEC.get("models", ()) for n in names})
+    return Router({n: parsergen.entry(n).models for n in names})
 
 
 def test_the_table_is_large_and_covers_every_routed_format() -> None:
     assert len(MODELS) >= 60
     assert len({m for m, _ in MODELS}) == len(MODELS)
-    routed = {n for n in parsergen.formats() if parsergen.load(n).SPEC.get("models")}
+    routed = {n for n in parsergen.formats() if parsergen.entry(n).models}
     # Kimi K3 and MiniMax M3 are being written; inkling has no public checkpoint.
     assert routed - {f for _, f in MODELS} <= {"inkling", "kimi_k3", "minimax_m3"}
 
@@ -438,6 +440,30 @@ def test_a_name_comes_before_the_tokenizer(get_tokenizer) -> None:
     assert parsergen.detect("/merges/gpt-oss-qwen3-8b") is None
     assert parsergen.detect("/merges/gpt-oss-qwen3-8b",
                             tokenizer=get_tokenizer("harmony")) == "openai"
+
+
+DETECT_IN_A_FRESH_PROCESS = """
+import sys
+from types import SimpleNamespace
+import parsergen
+vocab = {"<|tool_calls_section_begin|>": 1, "<|tool_calls_section_end|>": 2,
+         "<|tool_call_begin|>": 3, "<|tool_call_argument_begin|>": 4, "<|tool_call_end|>": 5,
+         "<think>": 6, "</think>": 7}  # Kimi K2's markers
+found = [parsergen.detect("Qwen/Qwen3-Coder-30B-A3B-Instruct"), parsergen.detect("gpt2"),
+         parsergen.detect("/models/x", tokenizer=SimpleNamespace(get_vocab=lambda: vocab)),
+         parsergen.thinking("qwen3", {"enable_thinking": False}),
+         parsergen.entry("qwen3_coder").name, parsergen.aliases()["harmony"]]
+print(found)
+print(sorted(m for m in sys.modules if m.startswith("parsergen.generated.")))
+"""
+
+
+def test_detection_imports_no_format_module(tmp_path: Path) -> None:
+    # Routing reads the index in generated/__init__.py, never a format's module.
+    res = subprocess.run([sys.executable, "-c", DETECT_IN_A_FRESH_PROCESS], cwd=tmp_path,
+                         capture_output=True, text=True, check=True)
+    assert res.stdout.splitlines() == [
+        "['qwen3', None, 'kimi_k2', False, 'qwen3', 'openai']", "[]"]
 
 
 def test_an_object_without_a_vocabulary() -> None:

@@ -17,14 +17,19 @@ from types import ModuleType
 from typing import Any
 
 import parsergen
+from parsergen.index import FormatEntry
 
 SPECS_VARIABLE = "PARSERGEN_SPECS"
+
+# Index entries of the user's compiled modules, by module name (a user's format may
+# share a bundled format's name, so FORMAT alone does not say which entry).
+_USER_ENTRIES: dict[str, FormatEntry] = {}
 
 
 def compile_module(path: str | os.PathLike[str]) -> ModuleType:
     """A user's spec compiled and imported as a module (``parsergen_user_<name>``)."""
     from parsergen.compiler.build import compile_spec
-    from parsergen.compiler.generator import generate_module
+    from parsergen.compiler.generator import format_entry, generate_module
 
     fmt = compile_spec(Path(path))
     source = generate_module(fmt)
@@ -33,7 +38,14 @@ def compile_module(path: str | os.PathLike[str]) -> ModuleType:
     module.__file__ = str(path)
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
     exec(compile(source, str(path), "exec"), module.__dict__)
+    _USER_ENTRIES[name] = format_entry(fmt)
     return module
+
+
+def entry(module: ModuleType) -> FormatEntry:
+    """The index entry of a module an integration serves, bundled or the user's own."""
+    found = _USER_ENTRIES.get(module.__name__)
+    return found if found is not None else parsergen.entry(module.FORMAT)
 
 
 @lru_cache(maxsize=None)
@@ -51,7 +63,7 @@ def user_modules(specs: str | None = None) -> dict[str, ModuleType]:
             warnings.warn(f"{SPECS_VARIABLE}: {path} was not registered: {exc}", stacklevel=2)
             continue
         out[module.FORMAT] = module
-        for alias in module.SPEC.get("aliases", ()):
+        for alias in entry(module).aliases:
             out[alias] = module
     return out
 
@@ -66,7 +78,7 @@ def formats() -> dict[str, ModuleType]:
 
 def thinking(module: ModuleType, chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
     """Thinking on or off for ``module``'s format from a request's chat_template_kwargs."""
-    return parsergen.switch_thinking(module.SPEC, chat_template_kwargs)
+    return parsergen.switch_thinking(entry(module).thinking_switch, chat_template_kwargs)
 
 
-__all__ = ["SPECS_VARIABLE", "compile_module", "formats", "thinking", "user_modules"]
+__all__ = ["SPECS_VARIABLE", "compile_module", "entry", "formats", "thinking", "user_modules"]

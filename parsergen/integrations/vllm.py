@@ -156,16 +156,11 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
 
     @property
     def reasoning_start_str(self) -> str | None:
-        return self._marker_text("start")
+        return integrations.entry(self.MODULE).reasoning_start
 
     @property
     def reasoning_end_str(self) -> str | None:
-        return self._marker_text("end")
-
-    def _marker_text(self, which: str) -> str | None:
-        names = self.MODULE.SPEC.get("reasoning", {}).get(which) or ()
-        terminal = self.MODULE.SPEC["terminals"].get(names[0]) if names else None
-        return terminal.get("text") if isinstance(terminal, dict) else terminal
+        return integrations.entry(self.MODULE).reasoning_end
 
     def adjust_request(self, request: Any) -> Any:
         return request

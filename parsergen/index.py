@@ -1,0 +1,36 @@
+"""The format index: what routing and integrations know of a format without importing it.
+
+``parsergen build`` writes one ``FormatEntry`` per grammar into ``generated/__init__.py``
+(``INDEX``), derived from the compiler's IR; importing that file imports no format module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FormatEntry:
+    """One format's names, model routes, thinking switch and the markers that identify it."""
+
+    name: str
+    description: str
+    aliases: tuple[str, ...]
+    # Case-insensitive substrings of the model names the format parses (routing.Router).
+    models: tuple[str, ...]
+    # (chat_template_kwargs key, the value that means on; None: any truthy value), in order.
+    thinking_switch: tuple[tuple[str, Any], ...]
+    thinking_default: bool
+    has_tool_calls: bool
+    has_reasoning: bool
+    # Canonical spellings of the terminals matched by token id, then of the others.
+    token_markers: tuple[str, ...]
+    text_markers: tuple[str, ...]
+    preserve_tokens: tuple[str, ...]
+    # Canonical spellings of the first reasoning start and end markers, if declared.
+    reasoning_start: str | None
+    reasoning_end: str | None
+
+
+__all__ = ["FormatEntry"]
