@@ -1,0 +1,220 @@
+"""parsergen's SGLang plugin through SGLang's own parsers (runs where SGLang imports).
+
+Golden completions, streamed in every text cadence captured (characters, random
+splits, tokens, whole), go through SGLang's ``ReasoningParser`` and then its
+``FunctionCallParser`` configured with ``parsergen_<format>``, as SGLang's chat serving
+chains them.  What a client would assemble must be what parsergen's own ``ChatParser``
+streams for the same deltas, and the non-streamed result must be ``parse()``'s.
+``tools/check_sglang.sh`` runs this in an SGLang venv.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("sglang.srt.function_call.function_call_parser")
+
+import parsergen  # noqa: E402
+from parsergen.integrations import sglang as plugin  # noqa: E402
+from parsergen.runtime import ParsedMessage, ToolCall, accumulate  # noqa: E402
+from sglang.srt.entrypoints.openai.protocol import Tool  # noqa: E402
+from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
+from sglang.srt.parser.reasoning_parser import ReasoningParser  # noqa: E402
+from support import messages as message_goldens  # noqa: E402
+from support import tokenizers as toks  # noqa: E402
+from support.goldens import Golden, load  # noqa: E402
+
+GOLDENS = Path(__file__).resolve().parents[2] / "goldens"
+FORMATS = ["hermes", "qwen3_json", "deepseek_v3", "llama3_json", "mistral", "kimi_k2", "qwen3",
+           "deepseek_r1", "glm47_moe", "gemma4", "minimax_m2"]
+plugin.register()
+
+
+def _cases(cadence: str | None = None) -> list:
+    return [pytest.param(fmt, g, id=f"{fmt}: {g.case} | {g.cadence}")
+            for fmt in FORMATS for g in load(GOLDENS / f"{fmt}.golden")
+            if g.mode == "text" and cadence in (None, g.cadence)]
+
+
+def _tools(fmt: str) -> list[dict]:
+    return message_goldens.load(GOLDENS / f"{fmt}.messages").tools
+
+
+def _parsers(fmt: str, g: Golden, tokenizer: Any,
+             stream_reasoning: bool = True) -> tuple[ReasoningParser, FunctionCallParser]:
+    """SGLang's two parsers as its chat serving makes them for one request."""
+    tools = [Tool.model_validate(t) for t in _tools(fmt)]
+    reasoning = ReasoningParser(plugin.PREFIX + fmt, stream_reasoning, g.thinking,
+                                tokenizer=tokenizer, tool_call_parser_active=True)
+    calls = FunctionCallParser(tools, plugin.PREFIX + fmt, tokenizer=tokenizer)
+    return reasoning, calls
+
+
+def _stream(fmt: str, g: Golden, tokenizer: Any, stream_reasoning: bool = True) -> ParsedMessage:
+    """The message a client assembles from SGLang's streamed deltas."""
+    reasoning_parser, call_parser = _parsers(fmt, g, tokenizer, stream_reasoning)
+    reasoning: list[str] = []
+    content: list[str] = []
+    calls: dict[int, list[str]] = {}
+
+    def tools(text: str) -> None:
+        normal, items = call_parser.parse_stream_chunk(text)
+        content.append(normal or "")
+        for item in items:
+            call = calls.setdefault(item.tool_index, ["", ""])
+            call[0] += item.name or ""
+            call[1] += item.parameters or ""
+
+    for _, text in g.deltas:
+        r, normal = reasoning_parser.parse_stream_chunk(text)
+        reasoning.append(r or "")
+        tools(normal or "")
+    r, normal = reasoning_parser.parse_stream_end()
+    reasoning.append(r or "")
+    tools(normal or "")
+    normal, items = call_parser.parse_stream_end()
+    content.append(normal or "")
+    for item in items:
+        call = calls.setdefault(item.tool_index, ["", ""])
+        call[0] += item.name or ""
+        call[1] += item.parameters or ""
+    return ParsedMessage("".join(reasoning) or None, "".join(content) or None,
+                         tuple(ToolCall("", *calls[i]) for i in sorted(calls)))
+
+
+def _non_stream(fmt: str, g: Golden, tokenizer: Any) -> ParsedMessage:
+    """The message SGLang's non-streaming chat serving returns."""
+    reasoning_parser, call_parser = _parsers(fmt, g, tokenizer)
+    reasoning, text = reasoning_parser.parse_non_stream(g.text)
+    items: list = []
+    if call_parser.has_tool_call(text or ""):
+        text, items = call_parser.parse_non_stream(text or "")
+    return ParsedMessage(reasoning or None, text or None,
+                         tuple(ToolCall("", i.name or "", i.parameters) for i in items))
+
+
+def _expected_stream(fmt: str, g: Golden, tokenizer: Any) -> tuple[ParsedMessage, bool]:
+    """What parsergen's ChatParser streams for these very deltas, and whether the
+    completion cut a call off."""
+    chat = parsergen.load(fmt).ChatParser(tokenizer, tools=_tools(fmt), thinking=g.thinking)
+    chat.initialize()
+    message = accumulate([*(chat.feed(text) for _, text in g.deltas), chat.finish()])
+    return message, bool(chat.cut_calls)
+
+
+def _without_ids(message: ParsedMessage) -> tuple:
+    return (message.reasoning, message.content,
+            [(tc.name, tc.arguments) for tc in message.tool_calls])
+
+
+def _tokenizer(g: Golden, with_tokenizer: bool) -> Any:
+    return toks.TOKENIZERS[g.tokenizer]() if with_tokenizer else None
+
+
+# -- tests ----------------------------------------------------------------------
+
+
+def test_every_format_and_alias_is_registered() -> None:
+    names = {plugin.PREFIX + n for n in [*parsergen.formats(), *parsergen.aliases()]}
+    assert names <= set(FunctionCallParser.ToolCallParserEnum)
+    assert names <= set(ReasoningParser.DetectorMap)
+
+
+@pytest.mark.parametrize("with_tokenizer", [False, True], ids=["text", "tokenizer"])
+@pytest.mark.parametrize("fmt, g", _cases())
+def test_streaming_through_sglangs_parsers(fmt: str, g: Golden, with_tokenizer: bool) -> None:
+    tokenizer = _tokenizer(g, with_tokenizer)
+    expected, cut = _expected_stream(fmt, g, tokenizer)
+    assert _without_ids(_stream(fmt, g, tokenizer)) == _without_ids(expected)
+    if not cut:  # a stream cannot take back a cut-off call; parse() makes it content
+        whole = parsergen.load(fmt).parse(g.text, tools=_tools(fmt), tokenizer=tokenizer,
+                                          thinking=g.thinking)
+        assert _without_ids(expected) == _without_ids(whole)
+
+
+@pytest.mark.parametrize("fmt, g", _cases("chars"))
+def test_reasoning_held_until_it_ends_when_not_streamed(fmt: str, g: Golden) -> None:
+    got = _stream(fmt, g, None, stream_reasoning=False)
+    assert _without_ids(got) == _without_ids(_expected_stream(fmt, g, None)[0])
+
+
+@pytest.mark.parametrize("with_tokenizer", [False, True], ids=["text", "tokenizer"])
+@pytest.mark.parametrize("fmt, g", _cases("whole"))
+def test_non_streaming_through_sglangs_parsers(fmt: str, g: Golden, with_tokenizer: bool) -> None:
+    tokenizer = _tokenizer(g, with_tokenizer)
+    expected = parsergen.load(fmt).parse(g.text, tools=_tools(fmt), tokenizer=tokenizer,
+                                         thinking=g.thinking)
+    assert _without_ids(_non_stream(fmt, g, tokenizer)) == _without_ids(expected)
+
+
+def test_legacy_structural_tag_from_the_render_template() -> None:
+    parser = FunctionCallParser([Tool.model_validate(t) for t in _tools("hermes")],
+                                "parsergen_hermes")
+    tag = parser.get_legacy_structural_tag(at_least_one=True)
+    assert tag.triggers == ["<tool_call>"]
+    structure = tag.structures[0]
+    assert structure.begin == '<tool_call>\n{"name": "' + _tools("hermes")[0]["function"][
+        "name"] + '", "arguments": '
+    assert structure.end == "}\n</tool_call>"
+    # A call rendered by parsergen is exactly begin + JSON arguments + end.
+    text = parsergen.load("hermes").render(
+        {"tool_calls": [{"name": _tools("hermes")[0]["function"]["name"], "arguments": {}}]})
+    assert text == structure.begin + "{}" + structure.end
+    # No legacy tag where the arguments are not one JSON object between fixed texts.
+    assert not FunctionCallParser([], "parsergen_qwen3").detector.supports_structural_tag()
+
+
+def test_think_end_token_ids() -> None:
+    tokenizer = toks.TOKENIZERS["qwen3.6"]()
+    parser = ReasoningParser("parsergen_qwen3", tokenizer=tokenizer)
+    ids = parser.detector.get_think_end_token_ids(tokenizer)
+    assert ids == tokenizer.encode("</think>", add_special_tokens=False)
+    assert parser.detector.think_end_token == "</think>"
+
+
+REGISTERED = """
+import sys
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+assert not any(n.startswith("parsergen_") for n in FunctionCallParser.ToolCallParserEnum)
+from sglang.srt.plugins import load_plugins
+from sglang.srt.server_args import prepare_server_args
+load_plugins()
+for name in sys.argv[1:]:
+    args = prepare_server_args(["--model-path", "m", "--tool-call-parser", name,
+                                "--reasoning-parser", name])
+    assert (args.tool_call_parser, args.reasoning_parser) == (name, name)
+print("ok")
+"""
+
+
+def test_entry_point_registers_in_a_fresh_sglang_process(tmp_path) -> None:
+    """SGLang's own plugin loader (run before it parses its arguments) finds the entry
+    point, and a user's spec listed in PARSERGEN_SPECS is registered with the bundled
+    ones; the server's argument parser then accepts the names."""
+    from test_integration_api import MY_FORMAT  # README's example spec
+
+    spec = tmp_path / "my_format.yaml"
+    spec.write_text(MY_FORMAT)
+    env = {**os.environ, "PARSERGEN_SPECS": str(spec)}
+    done = subprocess.run([sys.executable, "-c", REGISTERED, "parsergen_qwen3",
+                           "parsergen_granite4", "parsergen_my_format"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def test_tool_choice_none_leaves_tool_markup_as_content() -> None:
+    g = next(g for g in load(GOLDENS / "hermes.golden") if g.mode == "text" and g.cadence ==
+             "whole" and "<tool_call>" in g.text)
+    tools = [Tool.model_validate(t) for t in _tools("hermes")]
+    parser = FunctionCallParser(tools, "parsergen_hermes", tool_choice="none")
+    normal, calls = parser.parse_stream_chunk(g.text)
+    end, more = parser.parse_stream_end()
+    expected = parsergen.load("hermes").parse(g.text, tools=_tools("hermes"), tool_choice="none")
+    assert calls == more == [] and "<tool_call>" in normal + end
+    assert normal + end == expected.content
