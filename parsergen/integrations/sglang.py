@@ -71,11 +71,9 @@ def to_result(delta: DeltaMessage | ParsedMessage | None) -> StreamingParseResul
 
 
 def _marker_text(module: ModuleType, which: str) -> str:
-    """The text of the spec's first reasoning ``start`` or ``end`` terminal, or ""."""
-    names = (module.SPEC.get("reasoning") or {}).get(which) or ()
-    terminal = module.SPEC["terminals"].get(names[0]) if names else None
-    text = terminal.get("text") if isinstance(terminal, dict) else terminal
-    return text if isinstance(text, str) else ""
+    """The text of the format's first reasoning ``start`` or ``end`` marker, or ""."""
+    found = getattr(integrations.entry(module), f"reasoning_{which}")
+    return found or ""
 
 
 def structure(module: ModuleType) -> tuple[str, Any, str] | None:
@@ -193,9 +191,7 @@ class ParsergenReasoningDetector(BaseReasoningFormatDetector):
     def _reasoning_default(self) -> str | None:
         """How SGLang decides ``force_reasoning`` from a request when the chat template
         does not say: by the spec's thinking switch, else by where the spec starts."""
-        spec = self.MODULE.SPEC
-        for entry in spec.get("thinking_switch", ()):
-            key = entry if isinstance(entry, str) else entry.get("key")
+        for key, _ in integrations.entry(self.MODULE).thinking_switch:
             if key in ("thinking", "enable_thinking"):
                 on = self.MODULE.StreamingParser(None).thinking
                 return key if on else f"explicit_{key}"
