@@ -155,9 +155,11 @@ def bench_format(fmt: str, reps: int, sides: dict[str, list[Peer]], workdir: Pat
             "tools": completion.tools, "text": completion.text(), "ids": list(completion.ids()),
             "cadences": cadences}  # fmt: skip
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    loaded = {}
-    for side, peers in sides.items():  # every process loads (and warms up); answers agree
-        loaded[side] = [peer.ask({"cmd": "load", "file": str(path)}) for peer in peers][0]
+    everyone = [peer for peers in sides.values() for peer in peers]
+    for peer in everyone:  # every process loads and warms up, all at once (not timed)
+        peer.send({"cmd": "load", "file": str(path)})
+    answers = [peer.answer() for peer in everyone]
+    loaded = {side: answers[i * PROCESSES] for i, side in enumerate(sides)}  # they agree
     result: dict[str, Any] = {"deltas": {k: len(v) for k, v in cadences.items()},
                               "notes": notes, "old": {}, "new": {}}  # fmt: skip
     for side, answer in loaded.items():

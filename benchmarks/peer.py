@@ -21,9 +21,18 @@ class Peer:
 
     def ask(self, command: dict[str, Any]) -> dict[str, Any]:
         """Send one command, return the driver's answer (raise with its log if it failed)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.send(command)
+        return self.answer()
+
+    def send(self, command: dict[str, Any]) -> None:
+        """Send one command without waiting (several drivers can work at once)."""
+        assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(command) + "\n")
         self.proc.stdin.flush()
+
+    def answer(self) -> dict[str, Any]:
+        """The answer to the command sent last (raise with the driver's log if it failed)."""
+        assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         answer = json.loads(line) if line else {"error": "driver exited"}
         if "error" in answer:
