@@ -146,7 +146,7 @@ def bench_format(fmt: str, reps: int, sides: dict[str, list[Peer]], workdir: Pat
     tokenizer = C.get_tokenizer(fmt)
     completion = C.realistic(fmt, tokenizer, tokens)
     cadences = C.cadences(completion, tokenizer)
-    notes = []
+    notes: list[str] = []
     problem = C.round_trip_problem(completion, tokenizer)
     if problem:
         notes.append(f"parse(render(message)) != message in the working tree: {problem}")
