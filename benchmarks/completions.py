@@ -220,6 +220,18 @@ class Completion:
             yield text, [next(ids2)]
 
 
+CADENCE_LABEL = {"tokens": "per token", "groups": "1-8 token groups"}
+
+
+def cadences(c: Completion, tokenizer: Any) -> dict[str, Deltas]:
+    """The completion's deltas per cadence: one per token, and random groups of 1-8
+    consecutive tokens (seeded per format; texts and ids joined)."""
+    tokens = list(c.token_deltas(tokenizer))
+    if "".join(t for t, _ in tokens) != c.text():
+        raise RuntimeError(f"{c.fmt}: detokenized deltas do not spell the completion")
+    return {"tokens": tokens, "groups": token_groups(tokens, random.Random(f"groups/{c.fmt}"))}
+
+
 def _message(reasoning: str | None, content: str | None, calls: list) -> dict[str, Any]:
     return {"reasoning": reasoning, "content": content,
             "tool_calls": [{"name": n, "arguments": a} for n, a in calls]}  # fmt: skip

@@ -4,6 +4,7 @@
     /work/venv/bin/python benchmarks/run.py --linearity [--formats ...]   (see linearity.py)
     /work/venv/bin/python benchmarks/run.py --memory [--formats ...]      (see memory.py)
     /work/venv/bin/python benchmarks/run.py --profile qwen3,hermes [--profile-level L]  (cProfile)
+    /work/venv/bin/python benchmarks/run.py --against REV [--formats ...]  (see against.py)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -11,13 +12,10 @@ See benchmarks/README.md for what is measured and how.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
-import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +26,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import completions as C  # noqa: E402
+from parsergen_driver import Input, message_list, time_variant  # noqa: E402
+from peer import Peer  # noqa: E402
 
 import parsergen  # noqa: E402
 from parsergen.runtime.messages import accumulate  # noqa: E402
@@ -42,18 +42,11 @@ TARGET_OPENAI = 10.0  # x faster than vLLM's assembly (parse_delta), per-token c
 TARGET_PARSE_MBS = 20.0  # whole-text parse()
 
 CADENCES = ("tokens", "groups")
-CADENCE_LABEL = {"tokens": "per token", "groups": "1-8 token groups"}
+CADENCE_LABEL = C.CADENCE_LABEL
 # Our variant -> the peer's variant timed against it.
 VARIANTS = {"events/tokens": "engine/tokens", "events/groups": "engine/groups",
             "openai/tokens": "assembly/tokens", "openai/groups": "assembly/groups",
             "parse": "parse"}  # fmt: skip
-
-Deltas = C.Deltas
-
-
-def groups_of(deltas: Deltas, seed: str) -> Deltas:
-    """Random groups of 1-8 consecutive token deltas (seeded), texts and ids joined."""
-    return C.token_groups(deltas, random.Random(seed))
 
 
 # -- parsergen's side ---------------------------------------------------------------------
@@ -69,41 +62,13 @@ class Ours:
         self.c = completion
         self.text = completion.text()
         self.ids = list(completion.ids())
-        tokens = list(completion.token_deltas(tokenizer))
-        if "".join(t for t, _ in tokens) != self.text:
-            raise RuntimeError(f"{fmt}: detokenized deltas do not spell the completion")
-        groups = groups_of(tokens, f"groups/{fmt}")
-        self.cadences: dict[str, Deltas] = {"tokens": tokens, "groups": groups}
+        self.cadences = C.cadences(completion, tokenizer)
+        self.input = Input(completion.thinking, completion.tools, self.text, self.ids,
+                           self.cadences)  # fmt: skip
 
     def run(self, variant: str) -> dict[str, float]:
         """One repetition: construct, feed every delta, finish (or one parse())."""
-        kind, _, cadence = variant.partition("/")
-        m, c = self.module, self.c
-        # Every rep (ours and the peer's) starts on a clean heap; freezing what survives
-        # (tokenizers, modules, the deltas) keeps collections from rescanning it.
-        gc.collect()
-        gc.freeze()
-        t0 = time.perf_counter()
-        if kind == "events":
-            parser = m.StreamingParser(self.tok, thinking=c.thinking)
-            t1 = time.perf_counter()
-            feed = parser.feed
-            for text, ids in self.cadences[cadence]:
-                feed(text, ids)
-            parser.finish()
-        elif kind == "openai":
-            chat = m.ChatParser(self.tok, tools=c.tools, thinking=c.thinking)
-            t1 = time.perf_counter()
-            feed = chat.feed
-            for text, ids in self.cadences[cadence]:
-                feed(text, ids)
-            chat.finish()
-        else:  # parse() constructs its parser inside: that is timed too
-            t1 = time.perf_counter()
-            m.parse(self.text, tools=c.tools, tokenizer=self.tok, token_ids=self.ids,
-                    thinking=c.thinking)  # fmt: skip
-        t2 = time.perf_counter()
-        return {"construct": t1 - t0, "parse": t2 - t1}
+        return time_variant(self.module, self.tok, self.input, variant)
 
     def events(self, cadence: str) -> list[list[Any]]:
         """Merged events, JSON-friendly [type, tool_index, value]."""
@@ -128,10 +93,6 @@ class Ours:
                 thinking=self.c.thinking,
             )
         )
-
-
-def message_list(m: Any) -> list[Any]:
-    return [m.reasoning, m.content, [[c.name, c.arguments] for c in m.tool_calls]]
 
 
 def same_message(a: list[Any], b: list[Any]) -> str | None:
@@ -162,42 +123,6 @@ def _message_diff(a: list[Any], b: list[Any]) -> str | None:
         if n1 != n2 or j1 != j2:
             return f"call {i}: ours {n1}{a1[:200]}, vLLM {n2}{a2[:200]}"
     return None
-
-
-# -- vLLM's side ----------------------------------------------------------------------------
-
-
-class Peer:
-    """vLLM in the peer venv, driven over JSON lines (benchmarks/vllm_driver.py)."""
-
-    def __init__(self, peer_dir: Path) -> None:
-        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # vLLM's chatter
-        self.proc = subprocess.Popen(
-            [str(peer_dir / "bin" / "python"), str(DRIVER)], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self.log, text=True, encoding="utf-8", bufsize=1,
-        )  # fmt: skip
-        self.version = self.ask({"cmd": "hello"})["vllm"]
-
-    def ask(self, command: dict[str, Any]) -> dict[str, Any]:
-        """Send one command, return the driver's answer (raise with its log if it failed)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(command) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        answer = json.loads(line) if line else {"error": "driver exited"}
-        if "error" in answer:
-            self.log.seek(0)
-            tail = self.log.read()[-3000:]
-            raise RuntimeError(f"vLLM driver: {answer['error']}\n{tail}")
-        return answer
-
-    def close(self) -> None:
-        """Ask the driver to quit and wait for it."""
-        if self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()  # EOF ends the driver's loop
-            self.proc.wait(timeout=60)
-        self.log.close()
 
 
 # -- one format -------------------------------------------------------------------------------
@@ -482,6 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         help="tracemalloc peak on completions growing 100x (memory.py)",
     )
     mode.add_argument(
+        "--against",
+        metavar="REV",
+        help="time this working tree against git revision REV, paired rep by rep, "
+        "and print a markdown table of the ratios (against.py; no vLLM)",
+    )
+    mode.add_argument(
         "--profile",
         metavar="FORMATS",
         help="cProfile parsergen on these formats (see --profile-level)",
@@ -507,14 +438,19 @@ def main(argv: list[str] | None = None) -> int:
         import memory
 
         return memory.main(names, args.json)
+    if args.against:
+        import against
+
+        return against.main(args.against, names or bundled, args.reps or DEFAULT_REPS,
+                            args.tokens, args.json)  # fmt: skip
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled
     reps = args.reps or DEFAULT_REPS
     peer_dir = peer_dir_of(args, ap)
     started = time.perf_counter()
-    peer = Peer(peer_dir) if peer_dir else None
-    meta = meta_of(reps, peer.version if peer else None)
+    peer = Peer([str(peer_dir / "bin" / "python"), str(DRIVER)]) if peer_dir else None
+    meta = meta_of(reps, peer.hello["vllm"] if peer else None)
     print("  ".join(f"{k} {v}" for k, v in meta.items()) + "\n", flush=True)
     results: dict[str, Any] = {}
     try:

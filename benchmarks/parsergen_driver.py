@@ -1,0 +1,199 @@
+"""Time parsergen's parsers, in-process for run.py and as a subprocess for ``--against``.
+
+``time_variant`` is the one timed repetition every parsergen timing of run.py goes
+through.  Run as a script, this module is a driver like vllm_driver.py: ``against.py``
+starts one per source tree, with the tree's import root first on PYTHONPATH, so the
+same timing code runs on whichever parsergen that root holds.  It imports parsergen
+only in ``main``, and nothing of it by name but ``load`` and what a generated module
+offers.  One JSON command per line on stdin, one JSON answer per line on stdout:
+
+    {"cmd": "hello"}                -> {"parsergen": FILE, "runtime": FILE, "runtime_version": N}
+    {"cmd": "load", "file": F}      -> {"events": {...}, "messages": {...}, "errors": {...}}
+                                       or {"unavailable": WHY} (the tree has no such format)
+    {"cmd": "run", "variant": V}    -> {"construct": s, "parse": s, "parse_cpu": s}
+
+F is the file run.py writes for vllm_driver.py.  "load" runs every variant once (the
+warm-up; a variant that raises is listed in "errors" and not timed) and answers the
+merged events per cadence and the message per variant, to compare the two trees by.
+EOF on stdin ends the driver.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+Deltas = list[tuple[str, list[int]]]
+
+# Levels and cadences: StreamingParser and ChatParser fed per token or per 1-8 token
+# group, and parse() on the whole text.
+VARIANTS = ("events/tokens", "events/groups", "openai/tokens", "openai/groups", "parse")
+
+
+@dataclass
+class Input:
+    """One format's input, the same for every side that times it."""
+
+    thinking: bool
+    tools: list[dict[str, Any]]
+    text: str
+    ids: list[int]
+    cadences: dict[str, Deltas]
+
+
+def time_variant(module: ModuleType, tokenizer: Any, inp: Input, variant: str) -> dict[str, float]:
+    """One repetition: construct, feed every delta, finish (or one parse()).
+
+    ``construct`` and ``parse`` are wall-clock seconds; ``parse_cpu`` is the process's CPU
+    seconds over the same span, which other processes on a loaded machine do not add to.
+    """
+    kind, _, cadence = variant.partition("/")
+    # Every rep (ours and the peer's) starts on a clean heap; freezing what survives
+    # (tokenizers, modules, the deltas) keeps collections from rescanning it.
+    gc.collect()
+    gc.freeze()
+    t0 = time.perf_counter()
+    if kind == "events":
+        parser = module.StreamingParser(tokenizer, thinking=inp.thinking)
+        t1 = time.perf_counter()
+        c1 = time.process_time()
+        feed = parser.feed
+        for text, ids in inp.cadences[cadence]:
+            feed(text, ids)
+        parser.finish()
+    elif kind == "openai":
+        chat = module.ChatParser(tokenizer, tools=inp.tools, thinking=inp.thinking)
+        t1 = time.perf_counter()
+        c1 = time.process_time()
+        feed = chat.feed
+        for text, ids in inp.cadences[cadence]:
+            feed(text, ids)
+        chat.finish()
+    elif kind == "parse":  # parse() constructs its parser inside: that is timed too
+        t1 = time.perf_counter()
+        c1 = time.process_time()
+        module.parse(inp.text, tools=inp.tools, tokenizer=tokenizer, token_ids=inp.ids,
+                     thinking=inp.thinking)  # fmt: skip
+    else:
+        raise ValueError(f"unknown variant {variant!r}")
+    c2 = time.process_time()
+    t2 = time.perf_counter()
+    return {"construct": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1}
+
+
+def message_list(m: Any) -> list[Any]:
+    """A parsed message as JSON-friendly [reasoning, content, [[name, arguments]]]."""
+    return [m.reasoning, m.content, [[c.name, c.arguments] for c in m.tool_calls]]
+
+
+class Driver:
+    """Holds one format's input and times the importable parsergen on it."""
+
+    def __init__(self) -> None:
+        from capture import load_capture_tool  # this checkout's tokenizers, never parsergen
+
+        self.cg = load_capture_tool()
+        self.module: ModuleType | None = None
+        self.tok: Any = None
+        self.input: Input | None = None
+
+    def hello(self) -> dict[str, Any]:
+        """Where parsergen was imported from: the caller checks it is its import root."""
+        import parsergen
+        import parsergen.runtime
+
+        return {"parsergen": parsergen.__file__, "runtime": parsergen.runtime.__file__,
+                "runtime_version": getattr(parsergen.runtime, "RUNTIME_VERSION", None)}  # fmt: skip
+
+    def load(self, file: str) -> dict[str, Any]:
+        """Take a format's input; run every variant once; answer what parsergen produced."""
+        import parsergen
+
+        data = json.loads(Path(file).read_text(encoding="utf-8"))
+        try:
+            self.module = parsergen.load(data["format"])
+        except (KeyError, ImportError) as exc:
+            return {"unavailable": f"{type(exc).__name__}: {exc}"}
+        self.tok = self.cg.toks.TOKENIZERS[data["tokenizer"]]()
+        cadences = {name: [(text, ids) for text, ids in deltas]
+                    for name, deltas in data["cadences"].items()}  # fmt: skip
+        self.input = Input(data["thinking"], data["tools"], data["text"], data["ids"], cadences)
+        errors: dict[str, str] = {}
+        for variant in VARIANTS:
+            try:
+                time_variant(self.module, self.tok, self.input, variant)
+            except Exception as exc:  # an older tree may lack a level: not timed, reported
+                errors[variant] = f"{type(exc).__name__}: {exc}"
+        return {"events": self.events(errors), "messages": self.messages(errors),
+                "errors": errors}  # fmt: skip
+
+    def events(self, errors: dict[str, str]) -> dict[str, list[list[Any]]]:
+        """Merged events per cadence, JSON-friendly [type, tool_index, value]."""
+        assert self.module is not None and self.input is not None
+        out = {}
+        for cadence, deltas in self.input.cadences.items():
+            if f"events/{cadence}" in errors:
+                continue
+            parser = self.module.StreamingParser(self.tok, thinking=self.input.thinking)
+            evs = [ev for text, ids in deltas for ev in parser.feed(text, ids)] + parser.finish()
+            out[cadence] = [list(e) for e in self.cg.merged(evs)]
+        return out
+
+    def messages(self, errors: dict[str, str]) -> dict[str, list[Any]]:
+        """The message a client assembles, per streamed cadence and from parse()."""
+        assert self.module is not None and self.input is not None
+        m, inp, out = self.module, self.input, {}
+        try:
+            from parsergen.runtime.messages import accumulate
+        except ImportError:  # an older tree: streamed messages are not compared
+            accumulate = None
+        for cadence, deltas in inp.cadences.items():
+            if accumulate is None or f"openai/{cadence}" in errors:
+                continue
+            chat = m.ChatParser(self.tok, tools=inp.tools, thinking=inp.thinking)
+            stream = [chat.feed(text, ids) for text, ids in deltas] + [chat.finish()]
+            out[f"openai/{cadence}"] = message_list(accumulate(stream))
+        if "parse" not in errors:
+            out["parse"] = message_list(m.parse(inp.text, tools=inp.tools, tokenizer=self.tok,
+                                                token_ids=inp.ids, thinking=inp.thinking))  # fmt: skip
+        return out
+
+    def run(self, variant: str) -> dict[str, float]:
+        """One timed repetition of one variant."""
+        assert self.module is not None and self.input is not None
+        return time_variant(self.module, self.tok, self.input, variant)
+
+
+def main() -> int:
+    """Answer commands until stdin closes."""
+    protocol = sys.stdout
+    sys.stdout = sys.stderr  # whatever a parser prints must not corrupt the protocol channel
+    driver = Driver()
+    for line in sys.stdin:
+        command = json.loads(line)
+        try:
+            if command["cmd"] == "hello":
+                answer = driver.hello()
+            elif command["cmd"] == "load":
+                answer = driver.load(command["file"])
+            elif command["cmd"] == "run":
+                answer = driver.run(command["variant"])
+            else:
+                answer = {"error": f"unknown command {command['cmd']!r}"}
+        except Exception as exc:  # report to the caller rather than die silently
+            traceback.print_exc()  # to stderr, which the caller shows on error
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        protocol.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        protocol.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

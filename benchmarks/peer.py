@@ -1,0 +1,50 @@
+"""A driver subprocess spoken to in JSON lines (vllm_driver.py, parsergen_driver.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from typing import Any
+
+
+class Peer:
+    """One long-lived driver: a command per line on its stdin, an answer per line back."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # the driver's chatter
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+            encoding="utf-8", bufsize=1, env=env,
+        )  # fmt: skip
+        self.hello = self.ask({"cmd": "hello"})
+
+    def ask(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Send one command, return the driver's answer (raise with its log if it failed)."""
+        self.send(command)
+        return self.answer()
+
+    def send(self, command: dict[str, Any]) -> None:
+        """Send one command without waiting (several drivers can work at once)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(command) + "\n")
+        self.proc.stdin.flush()
+
+    def answer(self) -> dict[str, Any]:
+        """The answer to the command sent last (raise with the driver's log if it failed)."""
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        answer = json.loads(line) if line else {"error": "driver exited"}
+        if "error" in answer:
+            self.log.seek(0)
+            tail = self.log.read()[-3000:]
+            raise RuntimeError(f"driver {self.proc.args[-1]}: {answer['error']}\n{tail}")
+        return answer
+
+    def close(self) -> None:
+        """Ask the driver to quit and wait for it."""
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()  # EOF ends the driver's loop
+            self.proc.wait(timeout=60)
+        self.log.close()
