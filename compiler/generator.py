@@ -46,7 +46,7 @@ class Branch:
     condition: str
     comment: str
     body: tuple[str, ...]
-    # In _emit: (state id, event) when the body is that chunk event of the text as it is.
+    # In on_text: (state id, event) when the body is that chunk event of the text as it is.
     plain: tuple[int, str] | None = None
 
 
@@ -148,7 +148,7 @@ class ModuleGenerator:
                     branches.append(Branch(cond, note, body))
             elif name == "MESSAGE_HEADER":
                 branches.append(Branch(cond, "MESSAGE_HEADER: kept until a transition reads it",
-                                       ("self._header += text",)))
+                                       ("self.header += text",)))
             elif state.content_event is not None:
                 where = f" (line {state.content_line})" if state.content_line else " (default)"
                 body = (f"out.append(SemanticEvent(_{state.content_event}, text, self.tool_index))",)
@@ -196,8 +196,8 @@ class ModuleGenerator:
         if tr.source == "MESSAGE_HEADER":
             # The header text is read by header rules and given out as TEXT_CHUNK.
             if tr.rules or "TEXT_CHUNK" in tr.emit:
-                body.append("header = self._header")
-            body.append('self._header = ""')
+                body.append("header = self.header")
+            body.append('self.header = ""')
         if not tr.rules:
             body += self._enter(tr.source, tr.target, tr.emit, None)
             emits = f" [{', '.join(tr.emit)}]" if tr.emit else ""
@@ -222,7 +222,7 @@ class ModuleGenerator:
         """Lines that move to ``target`` emitting ``emit``, ending in return."""
         body = []
         if target != source:
-            body.append(f"self._state = {STATE_IDS[target]}  # {target}")
+            body.append(f"self.state_id = {STATE_IDS[target]}  # {target}")
         for event in emit:
             if event == "TOOL_CALL_START":
                 body.append("self.tool_index += 1")

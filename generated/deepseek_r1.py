@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "deepseek_r1"
 
@@ -140,15 +140,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of deepseek_r1 output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: REASONING, off: REASONING
-    _INITIAL_STATES = {True: 1, False: 1}
-    _THINKING_DEFAULT = False
+    INITIAL_STATES = {True: 1, False: 1}
+    THINKING_DEFAULT = False
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 31).
     BODY = JsonBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("CALLS_BEGIN",),
@@ -159,17 +159,17 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -183,14 +183,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 16)
         if state == 0:
             # CONTENT --CALLS_BEGIN--> TOOL_PREAMBLE (line 17)
             if name == "CALLS_BEGIN":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
         # REASONING (line 14)
         elif state == 1:
@@ -199,12 +199,12 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 16)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --CALLS_BEGIN--> TOOL_PREAMBLE [REASONING_END] (line 14)
             if name == "CALLS_BEGIN":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # TOOL_PREAMBLE (line 18)
@@ -216,22 +216,22 @@ class StreamingParser(StreamingParserBase):
                 return
             # TOOL_PREAMBLE --SEP--> TOOL_NAME (line 20)
             if name == "SEP":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 return
             # TOOL_PREAMBLE --CALLS_END--> CONTENT (line 21)
             if name == "CALLS_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         # TOOL_NAME (line 22)
         elif state == 4:
             # TOOL_NAME --FENCE_OPEN--> TOOL_ARGS (line 23)
             if name == "FENCE_OPEN":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
                 return
             # TOOL_NAME --CALL_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 24)
             if name == "CALL_END":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         # TOOL_ARGS (line 25)
@@ -239,24 +239,24 @@ class StreamingParser(StreamingParserBase):
             # TOOL_ARGS --FENCE_CLOSE--> TOOL_BETWEEN (line 26)
             if name == "FENCE_CLOSE":
                 self.body.leave(out)
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 return
             # TOOL_ARGS --CALL_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 27)
             if name == "CALL_END":
                 self.body.leave(out)
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         # TOOL_BETWEEN (line 28)
         elif state == 6:
             # TOOL_BETWEEN --CALL_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 29)
             if name == "CALL_END":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -299,7 +299,7 @@ RENDERER = Renderer(
     calls_close=(("marker", "<｜tool▁calls▁end｜>"),),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

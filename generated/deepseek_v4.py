@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "deepseek_v4"
 
@@ -149,15 +149,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of deepseek_v4 output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: REASONING, off: CONTENT
-    _INITIAL_STATES = {True: 1, False: 0}
-    _THINKING_DEFAULT = True
+    INITIAL_STATES = {True: 1, False: 0}
+    THINKING_DEFAULT = True
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 36).
     BODY = TextBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("TOOL_START",),
@@ -168,18 +168,18 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
         5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (line 30)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -193,24 +193,24 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 21)
         if state == 0:
             # CONTENT --TOOL_START--> TOOL_PREAMBLE (line 15)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
             # CONTENT --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 16)
             if name == "INVOKE_PREFIX":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # CONTENT --THINK_START--> REASONING [REASONING_START] (line 22)
             if name == "THINK_START":
-                self._state = 1  # REASONING
+                self.state_id = 1  # REASONING
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
             # CONTENT --THINK_END--> CONTENT (line 23)
@@ -223,19 +223,19 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 26)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END] (line 27)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # TOOL_PREAMBLE (line 17)
         elif state == 3:
             # TOOL_PREAMBLE --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 18)
             if name == "INVOKE_PREFIX":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
@@ -243,25 +243,25 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             # TOOL_NAME --INVOKE_NAME_END--> TOOL_ARGS (line 20)
             if name == "INVOKE_NAME_END":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 return
         # TOOL_ARGS (line 21)
         elif state == 5:
             # TOOL_ARGS --INVOKE_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 22)
             if name == "INVOKE_END":
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_ARGS --TOOL_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 23)
             if name == "TOOL_END":
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         # TOOL_BETWEEN (line 24)
         elif state == 6:
             # TOOL_BETWEEN --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 25)
             if name == "INVOKE_PREFIX":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
@@ -270,11 +270,11 @@ class StreamingParser(StreamingParserBase):
                 return
             # TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE (line 27)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -322,7 +322,7 @@ RENDERER = Renderer(
     calls_close=(("text", "\n"), ("marker", "</｜DSML｜tool_calls>")),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "glm47_moe"
 
@@ -182,15 +182,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of glm47_moe output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
     # thinking on: REASONING, off: CONTENT
-    _INITIAL_STATES = {True: 1, False: 0}
-    _THINKING_DEFAULT = True
+    INITIAL_STATES = {True: 1, False: 0}
+    THINKING_DEFAULT = True
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 44).
     BODY = TextBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("TOOL_START",),
@@ -201,18 +201,18 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
         5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -226,14 +226,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 24)
         if state == 0:
             # CONTENT --THINK_START--> REASONING [REASONING_START] (line 25)
             if name == "THINK_START":
-                self._state = 1  # REASONING
+                self.state_id = 1  # REASONING
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
             # CONTENT --THINK_END--> CONTENT (line 26)
@@ -241,7 +241,7 @@ class StreamingParser(StreamingParserBase):
                 return
             # CONTENT --TOOL_START--> TOOL_NAME [TOOL_CALL_START] (line 27)
             if name == "TOOL_START":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
@@ -252,12 +252,12 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 30)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOL_START--> TOOL_NAME [REASONING_END, TOOL_CALL_START] (line 31)
             if name == "TOOL_START":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -266,19 +266,19 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             # TOOL_NAME --ARG_KEY_START--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 33)
             if name == "ARG_KEY_START":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_ARG_VALUE_CHUNK, value, self.tool_index))
                 return
             # TOOL_NAME --TOOL_END--> CONTENT [TOOL_CALL_END] (line 34)
             if name == "TOOL_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         # TOOL_ARGS (line 35)
         elif state == 5:
             # TOOL_ARGS --TOOL_END--> CONTENT [TOOL_CALL_END] (line 36)
             if name == "TOOL_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_ARGS --ARG_KEY_START--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 38)
@@ -299,7 +299,7 @@ class StreamingParser(StreamingParserBase):
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -345,7 +345,7 @@ RENDERER = Renderer(
     calls_close=(),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

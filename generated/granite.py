@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "granite"
 
@@ -68,25 +68,25 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of granite output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: CONTENT, off: CONTENT
-    _INITIAL_STATES = {True: 0, False: 0}
-    _THINKING_DEFAULT = False
+    INITIAL_STATES = {True: 0, False: 0}
+    THINKING_DEFAULT = False
     # How TOOL_ARGS text becomes calls: the json_array body
     # (tool_body, line 15).
     BODY = JsonArrayBody
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # CONTENT -> TEXT_CHUNK (default)
         if state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
@@ -94,24 +94,24 @@ class StreamingParser(StreamingParserBase):
         elif state == 5:
             return self.body.feed(text, out, may_hold)
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 11)
         if state == 0:
             # CONTENT --TOOL_TOKEN--> TOOL_ARGS (line 12)
             if name == "TOOL_TOKEN":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
                 return
             # CONTENT --TOOL_STRING--> TOOL_ARGS (line 13)
             if name == "TOOL_STRING":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -155,7 +155,7 @@ RENDERER = Renderer(
     calls_close=(("text", "]"),),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

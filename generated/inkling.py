@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "inkling"
 
@@ -163,15 +163,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of inkling output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: MESSAGE_HEADER, off: MESSAGE_HEADER
-    _INITIAL_STATES = {True: 2, False: 2}
-    _THINKING_DEFAULT = False
+    INITIAL_STATES = {True: 2, False: 2}
+    THINKING_DEFAULT = False
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json_envelope, line 49).
     BODY = JsonBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("TEXT_START", "END_SAMPLING"),
         implicit_end=("TOOL_START",),
@@ -182,16 +182,16 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -203,16 +203,16 @@ class StreamingParser(StreamingParserBase):
             return self.body.feed(text, out, may_hold)
         # MESSAGE_HEADER: kept until a transition reads it
         elif state == 2:
-            self._header += text
+            self.header += text
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 22)
         if state == 0:
             # CONTENT --MSG_MODEL--> MESSAGE_HEADER (line 23)
             if name == "MSG_MODEL":
-                self._state = 2  # MESSAGE_HEADER
+                self.state_id = 2  # MESSAGE_HEADER
                 return
             # CONTENT --TEXT_START--> CONTENT [REASONING_END] (line 24)
             if name == "TEXT_START":
@@ -220,12 +220,12 @@ class StreamingParser(StreamingParserBase):
                 return
             # CONTENT --THINK_START--> REASONING [REASONING_START] (line 25)
             if name == "THINK_START":
-                self._state = 1  # REASONING
+                self.state_id = 1  # REASONING
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
             # CONTENT --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 26)
             if name == "TOOL_START":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -252,7 +252,7 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 42)
             if name == "TOOL_START":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -260,35 +260,35 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT (line 43)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
             # REASONING --END_SAMPLING--> CONTENT [REASONING_END] (line 44)
             if name == "END_SAMPLING":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # MESSAGE_HEADER (line 31)
         elif state == 2:
             # MESSAGE_HEADER --MSG_MODEL--> MESSAGE_HEADER (line 32)
             if name == "MSG_MODEL":
-                self._header = ""
+                self.header = ""
                 return
             # MESSAGE_HEADER --TEXT_START--> CONTENT [REASONING_END] (line 33)
             if name == "TEXT_START":
-                self._header = ""
-                self._state = 0  # CONTENT
+                self.header = ""
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # MESSAGE_HEADER --THINK_START--> REASONING [REASONING_START] (line 34)
             if name == "THINK_START":
-                self._header = ""
-                self._state = 1  # REASONING
+                self.header = ""
+                self.state_id = 1  # REASONING
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
             # MESSAGE_HEADER --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 35)
             if name == "TOOL_START":
-                self._header = ""
-                self._state = 5  # TOOL_ARGS
+                self.header = ""
+                self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -296,29 +296,29 @@ class StreamingParser(StreamingParserBase):
                 return
             # MESSAGE_HEADER --TOOL_TEXT--> CONTENT [REASONING_END] (line 36)
             if name == "TOOL_TEXT":
-                self._header = ""
-                self._state = 0  # CONTENT
+                self.header = ""
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # MESSAGE_HEADER --TOOL_ERROR--> CONTENT [REASONING_END] (line 37)
             if name == "TOOL_ERROR":
-                self._header = ""
-                self._state = 0  # CONTENT
+                self.header = ""
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # MESSAGE_HEADER --THINK_END--> CONTENT [TEXT_CHUNK] (line 38)
             if name == "THINK_END":
-                header = self._header
-                self._header = ""
-                self._state = 0  # CONTENT
+                header = self.header
+                self.header = ""
+                self.state_id = 0  # CONTENT
                 if header:
                     out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 return
             # MESSAGE_HEADER --END_SAMPLING--> CONTENT [TEXT_CHUNK] (line 39)
             if name == "END_SAMPLING":
-                header = self._header
-                self._header = ""
-                self._state = 0  # CONTENT
+                header = self.header
+                self.header = ""
+                self.state_id = 0  # CONTENT
                 if header:
                     out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 return
@@ -327,18 +327,18 @@ class StreamingParser(StreamingParserBase):
             # TOOL_ARGS --THINK_END--> CONTENT [TOOL_CALL_END] (line 46)
             if name == "THINK_END":
                 self.body.leave(out)
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_ARGS --END_SAMPLING--> CONTENT [TOOL_CALL_END] (line 47)
             if name == "END_SAMPLING":
                 self.body.leave(out)
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -398,7 +398,7 @@ RENDERER = Renderer(
     calls_close=(),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

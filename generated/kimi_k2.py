@@ -18,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "kimi_k2"
 
@@ -182,15 +182,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of kimi_k2 output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
     # thinking on: REASONING, off: CONTENT
-    _INITIAL_STATES = {True: 1, False: 0}
-    _THINKING_DEFAULT = True
+    INITIAL_STATES = {True: 1, False: 0}
+    THINKING_DEFAULT = True
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 48).
     BODY = JsonBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("TOOL_SECTION_START",),
@@ -201,17 +201,17 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (line 45)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -225,9 +225,9 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 26)
         if state == 0:
             # CONTENT --THINK_END--> CONTENT (line 27)
@@ -235,7 +235,7 @@ class StreamingParser(StreamingParserBase):
                 return
             # CONTENT --TOOL_SECTION_START--> TOOL_PREAMBLE (line 28)
             if name == "TOOL_SECTION_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
         # REASONING (line 22)
         elif state == 1:
@@ -244,19 +244,19 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 24)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOL_SECTION_START--> TOOL_PREAMBLE [REASONING_END] (line 25)
             if name == "TOOL_SECTION_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # TOOL_PREAMBLE (line 29)
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_START--> TOOL_NAME [TOOL_CALL_START] (line 30)
             if name == "TOOL_START":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
@@ -267,7 +267,7 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             # TOOL_NAME --ARG_START--> TOOL_ARGS (line 35)
             if name == "ARG_START":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
                 return
         # TOOL_ARGS (line 36)
@@ -275,30 +275,30 @@ class StreamingParser(StreamingParserBase):
             # TOOL_ARGS --TOOL_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 37)
             if name == "TOOL_END":
                 self.body.leave(out)
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_ARGS --TOOL_SECTION_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 38)
             if name == "TOOL_SECTION_END":
                 self.body.leave(out)
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         # TOOL_BETWEEN (line 39)
         elif state == 6:
             # TOOL_BETWEEN --TOOL_START--> TOOL_NAME [TOOL_CALL_START] (line 40)
             if name == "TOOL_START":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --TOOL_SECTION_END--> TOOL_PREAMBLE (line 41)
             if name == "TOOL_SECTION_END":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -342,7 +342,7 @@ RENDERER = Renderer(
     calls_close=(("marker", "<|tool_calls_section_end|>"),),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

@@ -18,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "kimi_k3"
 
@@ -168,15 +168,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of kimi_k3 output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: REASONING, off: CONTENT
-    _INITIAL_STATES = {True: 1, False: 0}
-    _THINKING_DEFAULT = True
+    INITIAL_STATES = {True: 1, False: 0}
+    THINKING_DEFAULT = True
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 63).
     BODY = TextBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_OPEN",),
         end=("THINK_CLOSE",),
         implicit_end=("RESPONSE_OPEN", "TOOLS_OPEN"),
@@ -187,18 +187,18 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
         5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (line 57)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -212,9 +212,9 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 33)
         if state == 0:
             # CONTENT --RESPONSE_OPEN--> CONTENT (line 35)
@@ -228,7 +228,7 @@ class StreamingParser(StreamingParserBase):
                 return
             # CONTENT --TOOLS_OPEN--> TOOL_PREAMBLE (line 38)
             if name == "TOOLS_OPEN":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
         # REASONING (line 29)
         elif state == 1:
@@ -237,36 +237,36 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_CLOSE--> CONTENT [REASONING_END] (line 31)
             if name == "THINK_CLOSE":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --RESPONSE_OPEN--> CONTENT [REASONING_END] (line 32)
             if name == "RESPONSE_OPEN":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOLS_OPEN--> TOOL_PREAMBLE [REASONING_END] (line 29)
             if name == "TOOLS_OPEN":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # TOOL_PREAMBLE (line 39)
         elif state == 3:
             # TOOL_PREAMBLE --CALL_OPEN--> TOOL_NAME [TOOL_CALL_START] (line 40)
             if name == "CALL_OPEN":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --TOOLS_CLOSE--> CONTENT (line 41)
             if name == "TOOLS_CLOSE":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         # TOOL_NAME (line 42)
         elif state == 4:
             # TOOL_NAME --SEP--> TOOL_ARGS (line 43)
             if name == "SEP":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 return
         # TOOL_ARGS (line 44)
         elif state == 5:
@@ -280,24 +280,24 @@ class StreamingParser(StreamingParserBase):
                 return
             # TOOL_ARGS --CALL_CLOSE--> TOOL_BETWEEN [TOOL_CALL_END] (line 47)
             if name == "CALL_CLOSE":
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         # TOOL_BETWEEN (line 48)
         elif state == 6:
             # TOOL_BETWEEN --CALL_OPEN--> TOOL_NAME [TOOL_CALL_START] (line 49)
             if name == "CALL_OPEN":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --TOOLS_CLOSE--> CONTENT (line 50)
             if name == "TOOLS_CLOSE":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -354,7 +354,7 @@ RENDERER = Renderer(
     calls_close=(("marker", "<|close|>tools<|sep|>"),),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "minimax_m2"
 
@@ -181,15 +181,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of minimax_m2 output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: REASONING, off: REASONING
-    _INITIAL_STATES = {True: 1, False: 1}
-    _THINKING_DEFAULT = False
+    INITIAL_STATES = {True: 1, False: 1}
+    THINKING_DEFAULT = False
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 56).
     BODY = TextBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("TOOL_START",),
@@ -200,18 +200,18 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
         5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -225,9 +225,9 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 29)
         if state == 0:
             # CONTENT --THINK_END--> CONTENT (line 30)
@@ -235,26 +235,26 @@ class StreamingParser(StreamingParserBase):
                 return
             # CONTENT --TOOL_START--> TOOL_PREAMBLE (line 31)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
             # CONTENT --TOOL_END--> CONTENT (line 32)
             if name == "TOOL_END":
                 return
             # CONTENT --INVOKE_PREFIX_DQ--> TOOL_NAME [TOOL_CALL_START] (line 33)
             if name == "INVOKE_PREFIX_DQ":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # CONTENT --INVOKE_PREFIX_SQ--> TOOL_NAME [TOOL_CALL_START] (line 34)
             if name == "INVOKE_PREFIX_SQ":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # CONTENT --INVOKE_PREFIX_UNQUOTED--> TOOL_NAME [TOOL_CALL_START] (line 35)
             if name == "INVOKE_PREFIX_UNQUOTED":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
@@ -265,35 +265,35 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 27)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END] (line 28)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # TOOL_PREAMBLE (line 36)
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_END--> CONTENT (line 37)
             if name == "TOOL_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_DQ--> TOOL_NAME [TOOL_CALL_START] (line 38)
             if name == "INVOKE_PREFIX_DQ":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_SQ--> TOOL_NAME [TOOL_CALL_START] (line 39)
             if name == "INVOKE_PREFIX_SQ":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_UNQUOTED--> TOOL_NAME [TOOL_CALL_START] (line 40)
             if name == "INVOKE_PREFIX_UNQUOTED":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
@@ -301,15 +301,15 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             # TOOL_NAME --NAME_END_DQ--> TOOL_ARGS (line 42)
             if name == "NAME_END_DQ":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 return
             # TOOL_NAME --NAME_END_SQ--> TOOL_ARGS (line 43)
             if name == "NAME_END_SQ":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 return
             # TOOL_NAME --NAME_END_UNQUOTED--> TOOL_ARGS (line 44)
             if name == "NAME_END_UNQUOTED":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 return
         # TOOL_ARGS (line 45)
         elif state == 5:
@@ -323,36 +323,36 @@ class StreamingParser(StreamingParserBase):
                 return
             # TOOL_ARGS --INVOKE_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 48)
             if name == "INVOKE_END":
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         # TOOL_BETWEEN (line 49)
         elif state == 6:
             # TOOL_BETWEEN --TOOL_END--> CONTENT (line 50)
             if name == "TOOL_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_DQ--> TOOL_NAME [TOOL_CALL_START] (line 51)
             if name == "INVOKE_PREFIX_DQ":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_SQ--> TOOL_NAME [TOOL_CALL_START] (line 52)
             if name == "INVOKE_PREFIX_SQ":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_UNQUOTED--> TOOL_NAME [TOOL_CALL_START] (line 53)
             if name == "INVOKE_PREFIX_UNQUOTED":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -399,7 +399,7 @@ RENDERER = Renderer(
     calls_close=(("text", "\n"), ("marker", "</minimax:tool_call>")),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "mistral"
 
@@ -123,15 +123,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of mistral output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: CONTENT, off: CONTENT
-    _INITIAL_STATES = {True: 0, False: 0}
-    _THINKING_DEFAULT = False
+    INITIAL_STATES = {True: 0, False: 0}
+    THINKING_DEFAULT = False
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 32).
     BODY = JsonBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("TOOL_CALLS",),
@@ -142,17 +142,17 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -166,21 +166,21 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 18)
         if state == 0:
             # CONTENT --THINK_START--> REASONING (line 19)
             if name == "THINK_START":
-                self._state = 1  # REASONING
+                self.state_id = 1  # REASONING
                 return
             # CONTENT --THINK_END--> CONTENT (line 20)
             if name == "THINK_END":
                 return
             # CONTENT --TOOL_CALLS--> TOOL_NAME [REASONING_END, TOOL_CALL_START] (line 21)
             if name == "TOOL_CALLS":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -192,12 +192,12 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 24)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOL_CALLS--> TOOL_NAME [REASONING_END, TOOL_CALL_START] (line 25)
             if name == "TOOL_CALLS":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -206,12 +206,12 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             # TOOL_NAME --ARGS--> TOOL_ARGS (line 27)
             if name == "ARGS":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
                 return
             # TOOL_NAME --OPEN_BRACE--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 28)
             if name == "OPEN_BRACE":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_ARG_VALUE_CHUNK, value, self.tool_index))
                 self.body.enter(value, True)
                 return
@@ -220,14 +220,14 @@ class StreamingParser(StreamingParserBase):
             # TOOL_ARGS --TOOL_CALLS--> TOOL_NAME [TOOL_CALL_END, TOOL_CALL_START] (line 30)
             if name == "TOOL_CALLS":
                 self.body.leave(out)
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -267,7 +267,7 @@ RENDERER = Renderer(
     calls_close=(),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

@@ -16,7 +16,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "mistral_reasoning"
 
@@ -68,12 +68,12 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of mistral_reasoning output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: CONTENT, off: CONTENT
-    _INITIAL_STATES = {True: 0, False: 0}
-    _THINKING_DEFAULT = False
+    INITIAL_STATES = {True: 0, False: 0}
+    THINKING_DEFAULT = False
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=(),
@@ -84,16 +84,16 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -101,14 +101,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 14)
         if state == 0:
             # CONTENT --THINK_START--> REASONING [REASONING_START] (line 15)
             if name == "THINK_START":
-                self._state = 1  # REASONING
+                self.state_id = 1  # REASONING
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
         # REASONING (line 16)
@@ -118,12 +118,12 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 18)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -157,7 +157,7 @@ RENDERER = Renderer(
     calls_close=(),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

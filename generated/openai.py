@@ -18,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "openai"
 
@@ -132,15 +132,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of openai output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: MESSAGE_HEADER, off: MESSAGE_HEADER
-    _INITIAL_STATES = {True: 2, False: 2}
-    _THINKING_DEFAULT = False
+    INITIAL_STATES = {True: 2, False: 2}
+    THINKING_DEFAULT = False
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 44).
     BODY = JsonBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=(),
         end=("END", "CALL", "RETURN"),
         implicit_end=(),
@@ -151,16 +151,16 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (line 42)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -172,16 +172,16 @@ class StreamingParser(StreamingParserBase):
             return self.body.feed(text, out, may_hold)
         # MESSAGE_HEADER: kept until a transition reads it
         elif state == 2:
-            self._header += text
+            self.header += text
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 30)
         if state == 0:
             # CONTENT --END--> MESSAGE_HEADER (line 31)
             if name == "END":
-                self._state = 2  # MESSAGE_HEADER
+                self.state_id = 2  # MESSAGE_HEADER
                 return
             # CONTENT --RETURN--> CONTENT (line 32)
             if name == "RETURN":
@@ -190,27 +190,27 @@ class StreamingParser(StreamingParserBase):
         elif state == 1:
             # REASONING --END--> MESSAGE_HEADER [REASONING_END] (line 28)
             if name == "END":
-                self._state = 2  # MESSAGE_HEADER
+                self.state_id = 2  # MESSAGE_HEADER
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --RETURN--> CONTENT [REASONING_END] (line 29)
             if name == "RETURN":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # MESSAGE_HEADER (line 19)
         elif state == 2:
             # MESSAGE_HEADER --START--> MESSAGE_HEADER (line 20)
             if name == "START":
-                self._header = ""
+                self.header = ""
                 return
             # MESSAGE_HEADER --MESSAGE--> TOOL_ARGS, TOOL_PREAMBLE, REASONING, CONTENT, by the header (line 22)
             if name == "MESSAGE":
-                header = self._header
-                self._header = ""
+                header = self.header
+                self.header = ""
                 match = _HEADER_RULE_0(header)
                 if match is not None:
-                    self._state = 5  # TOOL_ARGS
+                    self.state_id = 5  # TOOL_ARGS
                     self.tool_index += 1
                     out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                     out.append(
@@ -220,42 +220,42 @@ class StreamingParser(StreamingParserBase):
                     return
                 match = _HEADER_RULE_1(header)
                 if match is not None:
-                    self._state = 3  # TOOL_PREAMBLE
+                    self.state_id = 3  # TOOL_PREAMBLE
                     return
                 match = _HEADER_RULE_2(header)
                 if match is not None:
-                    self._state = 1  # REASONING
+                    self.state_id = 1  # REASONING
                     out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                     return
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         # TOOL_PREAMBLE (line 36)
         elif state == 3:
             # TOOL_PREAMBLE --CALL--> MESSAGE_HEADER (line 37)
             if name == "CALL":
-                self._state = 2  # MESSAGE_HEADER
+                self.state_id = 2  # MESSAGE_HEADER
                 return
             # TOOL_PREAMBLE --END--> MESSAGE_HEADER (line 38)
             if name == "END":
-                self._state = 2  # MESSAGE_HEADER
+                self.state_id = 2  # MESSAGE_HEADER
                 return
         # TOOL_ARGS (line 33)
         elif state == 5:
             # TOOL_ARGS --CALL--> MESSAGE_HEADER [TOOL_CALL_END] (line 34)
             if name == "CALL":
                 self.body.leave(out)
-                self._state = 2  # MESSAGE_HEADER
+                self.state_id = 2  # MESSAGE_HEADER
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_ARGS --END--> MESSAGE_HEADER [TOOL_CALL_END] (line 35)
             if name == "END":
                 self.body.leave(out)
-                self._state = 2  # MESSAGE_HEADER
+                self.state_id = 2  # MESSAGE_HEADER
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -309,7 +309,7 @@ RENDERER = Renderer(
     calls_close=(),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

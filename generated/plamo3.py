@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "plamo3"
 
@@ -208,15 +208,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of plamo3 output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
     # thinking on: REASONING, off: CONTENT
-    _INITIAL_STATES = {True: 1, False: 0}
-    _THINKING_DEFAULT = True
+    INITIAL_STATES = {True: 1, False: 0}
+    THINKING_DEFAULT = True
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 53).
     BODY = JsonBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("EOT", "TOOL_REQUESTS_START"),
@@ -227,17 +227,17 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -251,14 +251,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 32)
         if state == 0:
             # CONTENT --THINK_START--> REASONING [REASONING_START] (line 33)
             if name == "THINK_START":
-                self._state = 1  # REASONING
+                self.state_id = 1  # REASONING
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
             # CONTENT --THINK_END--> CONTENT (line 34)
@@ -266,7 +266,7 @@ class StreamingParser(StreamingParserBase):
                 return
             # CONTENT --TOOL_REQUESTS_START--> TOOL_PREAMBLE (line 35)
             if name == "TOOL_REQUESTS_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
             # CONTENT --EOT--> CONTENT (line 36)
             if name == "EOT":
@@ -278,17 +278,17 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 29)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOL_REQUESTS_START--> TOOL_PREAMBLE [REASONING_END] (line 30)
             if name == "TOOL_REQUESTS_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --EOT--> CONTENT [REASONING_END] (line 31)
             if name == "EOT":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
         # TOOL_PREAMBLE (line 37)
@@ -298,59 +298,59 @@ class StreamingParser(StreamingParserBase):
                 return
             # TOOL_PREAMBLE --TOOL_NAME_START--> TOOL_NAME [TOOL_CALL_START] (line 39)
             if name == "TOOL_NAME_START":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --TOOL_ARGS_START--> TOOL_ARGS (line 40)
             if name == "TOOL_ARGS_START":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
                 return
             # TOOL_PREAMBLE --TOOL_REQUESTS_END--> CONTENT (line 41)
             if name == "TOOL_REQUESTS_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
             # TOOL_PREAMBLE --EOT--> CONTENT (line 42)
             if name == "EOT":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         # TOOL_NAME (line 43)
         elif state == 4:
             # TOOL_NAME --TOOL_NAME_END--> TOOL_PREAMBLE (line 44)
             if name == "TOOL_NAME_END":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 return
             # TOOL_NAME --EOT--> CONTENT (line 45)
             if name == "EOT":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         # TOOL_ARGS (line 46)
         elif state == 5:
             # TOOL_ARGS --TOOL_ARGS_END--> TOOL_BETWEEN (line 47)
             if name == "TOOL_ARGS_END":
                 self.body.leave(out)
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 return
             # TOOL_ARGS --EOT--> CONTENT (line 48)
             if name == "EOT":
                 self.body.leave(out)
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         # TOOL_BETWEEN (line 49)
         elif state == 6:
             # TOOL_BETWEEN --TOOL_REQUEST_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 50)
             if name == "TOOL_REQUEST_END":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_BETWEEN --EOT--> CONTENT (line 51)
             if name == "EOT":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -396,7 +396,7 @@ RENDERER = Renderer(
     calls_close=(("marker", "<|plamo:end_tool_requests:plamo|>"),),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

@@ -17,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(3)
+require_runtime(4)
 
 FORMAT = "qwen3"
 
@@ -171,15 +171,15 @@ class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of qwen3 output into semantic events."""
 
     FORMAT = FORMAT
-    _LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
+    LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
     # thinking on: REASONING, off: CONTENT
-    _INITIAL_STATES = {True: 1, False: 0}
-    _THINKING_DEFAULT = True
+    INITIAL_STATES = {True: 1, False: 0}
+    THINKING_DEFAULT = True
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 57).
     BODY = TextBody
     # reasoning: (thinking on, thinking off) where a pair
-    _REASONING = Reasoning(
+    REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
         implicit_end=("TOOL_START",),
@@ -190,18 +190,18 @@ class StreamingParser(StreamingParserBase):
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
-    _PLAIN_TEXT = {
+    PLAIN_TEXT = {
         0: _TEXT_CHUNK,  # CONTENT
         1: _REASONING_CHUNK,  # REASONING
         4: _TOOL_NAME,  # TOOL_NAME
         5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
     }
 
-    def _emit(
+    def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
-        state = self._state
+        state = self.state_id
         # REASONING -> REASONING_CHUNK (line 54)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
@@ -215,9 +215,9 @@ class StreamingParser(StreamingParserBase):
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
-        state = self._state
+        state = self.state_id
         # CONTENT (line 29)
         if state == 0:
             # CONTENT --THINK_END--> CONTENT (line 30)
@@ -225,14 +225,14 @@ class StreamingParser(StreamingParserBase):
                 return
             # CONTENT --TOOL_START--> TOOL_PREAMBLE [REASONING_END, TOOL_CALL_START] (line 31)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # CONTENT --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 32)
             if name == "FUNC_PREFIX":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
@@ -243,12 +243,12 @@ class StreamingParser(StreamingParserBase):
                 return
             # REASONING --THINK_END--> CONTENT [REASONING_END] (line 27)
             if name == "THINK_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END, TOOL_CALL_START] (line 28)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -257,32 +257,32 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_END--> CONTENT [TOOL_CALL_END] (line 34)
             if name == "TOOL_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --FUNC_PREFIX--> TOOL_NAME (line 35)
             if name == "FUNC_PREFIX":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 return
         # TOOL_NAME (line 36)
         elif state == 4:
             # TOOL_NAME --CLOSE_ANGLE--> TOOL_ARGS (line 37)
             if name == "CLOSE_ANGLE":
-                self._state = 5  # TOOL_ARGS
+                self.state_id = 5  # TOOL_ARGS
                 return
             # TOOL_NAME --FUNC_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 38)
             if name == "FUNC_END":
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_NAME --TOOL_END--> CONTENT [TOOL_CALL_END] (line 39)
             if name == "TOOL_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_NAME --TOOL_START--> TOOL_PREAMBLE [TOOL_CALL_END, TOOL_CALL_START] (line 40)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -297,12 +297,12 @@ class StreamingParser(StreamingParserBase):
         elif state == 5:
             # TOOL_ARGS --FUNC_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 43)
             if name == "FUNC_END":
-                self._state = 6  # TOOL_BETWEEN
+                self.state_id = 6  # TOOL_BETWEEN
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_ARGS --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_END, TOOL_CALL_START] (line 44)
             if name == "FUNC_PREFIX":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -319,23 +319,23 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --TOOL_END--> CONTENT (line 48)
             if name == "TOOL_END":
-                self._state = 0  # CONTENT
+                self.state_id = 0  # CONTENT
                 return
             # TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE [TOOL_CALL_START] (line 49)
             if name == "TOOL_START":
-                self._state = 3  # TOOL_PREAMBLE
+                self.state_id = 3  # TOOL_PREAMBLE
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 50)
             if name == "FUNC_PREFIX":
-                self._state = 4  # TOOL_NAME
+                self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.
-            self._emit(value, out)
+            self.on_text(value, out)
 
 
 class ChatParser(ChatParserBase):
@@ -386,7 +386,7 @@ RENDERER = Renderer(
     calls_close=(),
     calls_first=False,
     arguments=ChatParser.ARGUMENTS,
-    thinking_default=StreamingParser._THINKING_DEFAULT,
+    thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.

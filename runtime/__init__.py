@@ -35,7 +35,9 @@ from .streaming import StreamingParserBase
 # 2: Lexicon without skip_in_token_id_mode.
 # 3: modules name their tool body class (BODY) and call it instead of the driver's
 #    _feed_array/_args/... helpers; _emit takes may_hold.
-RUNTIME_VERSION = 3
+# 4: the protocol with generated code has public names (state_id, header, on_marker,
+#    on_text, LEXICONS, INITIAL_STATES, THINKING_DEFAULT, REASONING_RULES, PLAIN_TEXT).
+RUNTIME_VERSION = 4
 
 
 def require_runtime(version: int) -> None:

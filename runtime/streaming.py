@@ -5,28 +5,27 @@ itself; this module only feeds it: token ids through the scanner (``tokens``), t
 through the per-state matchers (``lexicon``), and ``finish()``.  Where a completion
 starts and the reasoning-id queries are ``prompt``'s (a ``PromptReader`` per parser).
 
-The protocol between generated code and this driver (the names are underscored for
-now; a rename to public names comes with the generator's next change):
+The protocol between generated code and this driver, all public names:
 
 The generated subclass defines
-  - class attributes: ``FORMAT`` (its name); ``_LEXICONS`` (thinking -> ``Lexicon``);
-    ``_INITIAL_STATES`` (thinking -> state id); ``_THINKING_DEFAULT``; ``_REASONING``
-    (a ``Reasoning``, or None); ``_PLAIN_TEXT`` (state id -> the chunk event its
+  - class attributes: ``FORMAT`` (its name); ``LEXICONS`` (thinking -> ``Lexicon``);
+    ``INITIAL_STATES`` (thinking -> state id); ``THINKING_DEFAULT``; ``REASONING_RULES``
+    (a ``Reasoning``, or None); ``PLAIN_TEXT`` (state id -> the chunk event its
     plain text is, for the fast path of ``advance``); ``BODY`` (the ``ToolBody``
     class that turns TOOL_ARGS text into calls, from ``bodies``).
-  - ``_step(name, value, out)``: terminal ``name`` (its text ``value``) was read in the
+  - ``on_marker(name, value, out)``: terminal ``name`` (its text ``value``) was read in the
     current state; it appends events to ``out`` and may change the state.
-  - ``_emit(text, out, may_hold) -> int | None``: plain text of the current state.
+  - ``on_text(text, out, may_hold) -> int | None``: plain text of the current state.
     None: all of it was used.  ``n >= 0``: the first ``n`` characters were used and
     the state changed (a body ended); the driver lexes the rest anew.  ``~keep``
     (negative): ``text[:keep]`` was used and the rest is held back for the next delta.
 
-Generated code may read and assign ``self._state`` (the current state id, an int of
+Generated code may read and assign ``self.state_id`` (the current state id, an int of
 ``events``), ``self.tool_index`` (the open call's index; ``+= 1`` at a call's start)
-and ``self._header`` (MESSAGE_HEADER text, read and cleared by its transitions); it
-calls ``self._emit`` from ``_step`` and the tool body ``self.body`` (``feed`` from
-``_emit`` in TOOL_ARGS, ``enter``/``leave`` on transitions into and out of it).
-A body uses ``tool_index`` and ``set_state`` of its parser.  Nothing else.
+and ``self.header`` (MESSAGE_HEADER text, read and cleared by its transitions); it
+calls ``self.on_text`` from ``on_marker`` and the tool body ``self.body`` (``feed`` from
+``on_text`` in TOOL_ARGS, ``enter``/``leave`` on transitions into and out of it).
+A body reads ``tool_index`` and may set ``state_id`` (its text ended the body).  Nothing else.
 
 Other modules use the public side only: ``feed``/``advance``/``plain_events``/
 ``finish``, ``initialize``, ``state``/``state_id``, ``tool_index``, ``cut_off``,
@@ -62,21 +61,21 @@ class StreamingParserBase:
     """Feeds deltas through the token-id scanner and the per-state matchers."""
 
     FORMAT: ClassVar[str] = ""
-    _LEXICONS: ClassVar[Mapping[bool, Lexicon]]
-    _INITIAL_STATES: ClassVar[Mapping[bool, int]]
-    _THINKING_DEFAULT: ClassVar[bool] = False
-    _REASONING: ClassVar[Reasoning | None] = None
+    LEXICONS: ClassVar[Mapping[bool, Lexicon]]
+    INITIAL_STATES: ClassVar[Mapping[bool, int]]
+    THINKING_DEFAULT: ClassVar[bool] = False
+    REASONING_RULES: ClassVar[Reasoning | None] = None
     BODY: ClassVar[type[ToolBody]] = TextBody  # how TOOL_ARGS text becomes calls
-    _PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
+    PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
                  raw: bool = False) -> None:
-        self.thinking = self._THINKING_DEFAULT if thinking is None else bool(thinking)
+        self.thinking = self.THINKING_DEFAULT if thinking is None else bool(thinking)
         # The raw tap: every consumed piece of text also goes to the output as RawText,
         # just before the events it causes (ChatParser needs a call's exact text, the
         # accounting every byte).  Public: set it before the first feed.
         self.raw = raw
-        lexicon = self._LEXICONS[self.thinking]
+        lexicon = self.LEXICONS[self.thinking]
         self._lexicon = lexicon
         self._info: TokenizerInfo | None = None
         self._tokenizer = tokenizer
@@ -94,15 +93,15 @@ class StreamingParserBase:
         self._strict_matchers = lexicon.matchers(drops, resolved, True)
         self._matchers = self._text_matchers
         self._had_ids = False
-        self._state = self._INITIAL_STATES[self.thinking]
-        self._start_state = self._state  # where the completion starts (see initialize)
+        self.state_id = self.INITIAL_STATES[self.thinking]
+        self._start_state = self.state_id  # where the completion starts (see initialize)
         self._reasoning_closed = False  # the prompt (or initialize's caller) closed it
-        self._prompt = PromptReader(self._REASONING, lexicon, self._info, self.thinking)
+        self._prompt = PromptReader(self.REASONING_RULES, lexicon, self._info, self.thinking)
         self.tool_index = -1
         self._pending = ""  # text that may still become a marker
         self._fresh = bool(lexicon.at_start)  # nothing consumed yet: at_start markers live
-        self._header = ""  # MESSAGE_HEADER text
-        self.body = self.BODY(self)  # the generated _step and _emit call it in TOOL_ARGS
+        self.header = ""  # MESSAGE_HEADER text
+        self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
 
@@ -121,10 +120,10 @@ class StreamingParserBase:
         """
         found = self._prompt.start_marker(prompt_token_ids, prompt_text, start)
         if found == "start":
-            self._state = REASONING
+            self.state_id = REASONING
         elif found == "end":
-            self._state = CONTENT
-        self._start_state = self._state
+            self.state_id = CONTENT
+        self._start_state = self.state_id
         self._reasoning_closed = found == "end"
 
     @property
@@ -148,7 +147,7 @@ class StreamingParserBase:
         tokenizer ids cannot be read: every id counts if the completion starts in
         reasoning, none otherwise.
         """
-        if self._REASONING is None or not token_ids:
+        if self.REASONING_RULES is None or not token_ids:
             return 0
         if self._info is None:
             return len(token_ids) if self._start_state == REASONING else 0
@@ -181,17 +180,12 @@ class StreamingParserBase:
     @property
     def reasoning(self) -> Reasoning | None:
         """The format's reasoning markers, or None when it has no reasoning."""
-        return self._REASONING
+        return self.REASONING_RULES
 
     @property
     def state(self) -> str:
         """Name of the current state."""
-        return STATE_NAMES[self._state]
-
-    @property
-    def state_id(self) -> int:
-        """The current state as its small int (``events.CONTENT`` ...), read-only."""
-        return self._state
+        return STATE_NAMES[self.state_id]
 
     def _marked(self, delta_token_ids: Sequence[int]) -> bool:
         """Whether the delta has marker ids, or markers wait for their text."""
@@ -205,8 +199,8 @@ class StreamingParserBase:
     def _plain(self, delta_text: str) -> EventType | None:
         if not delta_text or self._pending or self._fresh:
             return None
-        state = self._state
-        kind = self._PLAIN_TEXT.get(state)
+        state = self.state_id
+        kind = self.PLAIN_TEXT.get(state)
         if kind is not None:
             stop = self._matchers[state].stop
             if stop is not None and stop(delta_text) is not None:
@@ -219,7 +213,7 @@ class StreamingParserBase:
         if type(got) is list:
             return got
         event = SemanticEvent(got, delta_text, self.tool_index)  # as plain_events, inline
-        return [RawText(delta_text, self._state), event] if self.raw else [event]
+        return [RawText(delta_text, self.state_id), event] if self.raw else [event]
 
     def advance(self, delta_text: str,
                 delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent] | EventType:
@@ -249,7 +243,7 @@ class StreamingParserBase:
     def plain_events(self, kind: EventType, delta_text: str) -> list[SemanticEvent]:
         """The events of a plain delta that ``advance`` gave as its event type."""
         event = SemanticEvent(kind, delta_text, self.tool_index)
-        return [RawText(delta_text, self._state), event] if self.raw else [event]
+        return [RawText(delta_text, self.state_id), event] if self.raw else [event]
 
     def finish(self) -> list[SemanticEvent]:
         """End of stream: flush what is held and close what is open."""
@@ -263,15 +257,15 @@ class StreamingParserBase:
         if self._pending:
             pending, self._pending = self._pending, ""
             self._lex(pending, True, out)
-        state = self._state
+        state = self.state_id
         if state in TOOL_STATES:
             self.cut_off = self.body.finish(out, state)  # flushes and closes the open call
         elif state == REASONING:
             out.append(SemanticEvent(_REASONING_END, "", self.tool_index))
-        elif state == MESSAGE_HEADER and self._header:
-            out.append(SemanticEvent(_TEXT_CHUNK, self._header, self.tool_index))
-            self._header = ""
-        self._state = CONTENT
+        elif state == MESSAGE_HEADER and self.header:
+            out.append(SemanticEvent(_TEXT_CHUNK, self.header, self.tool_index))
+            self.header = ""
+        self.state_id = CONTENT
         return out
 
     def _at_start(self, buf: str, final: bool, out: list[SemanticEvent]) -> int | None:
@@ -280,8 +274,8 @@ class StreamingParserBase:
             if buf.startswith(lit):
                 self._fresh = False
                 if self.raw:
-                    out.append(RawText(lit, self._state, name))
-                self._step(name, lit, out)
+                    out.append(RawText(lit, self.state_id, name))
+                self.on_marker(name, lit, out)
                 return len(lit)
             if lit.startswith(buf) and not final:
                 return None
@@ -295,8 +289,8 @@ class StreamingParserBase:
             self._lex(pending, True, out)
         self._fresh = False
         if self.raw:
-            out.append(RawText(marker.text, self._state, marker.name))
-        self._step(marker.name, marker.text, out)
+            out.append(RawText(marker.text, self.state_id, marker.name))
+        self.on_marker(marker.name, marker.text, out)
 
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
         """Lex ``buf`` from the current state on; return the tail held back."""
@@ -307,15 +301,15 @@ class StreamingParserBase:
             buf = buf[found:]
         pos = 0
         n = len(buf)
-        emit = self._emit
-        step = self._step
+        emit = self.on_text
+        step = self.on_marker
         tap = self.raw
         while pos < n:
-            start, end, name = self._matchers[self._state].scan(buf, pos, final)
+            start, end, name = self._matchers[self.state_id].scan(buf, pos, final)
             if start > pos or name is None and end >= 0:
                 stop = start if start > pos else end
                 piece = buf[pos:stop]
-                raw = RawText(piece, self._state) if tap else None
+                raw = RawText(piece, self.state_id) if tap else None
                 if raw is not None:
                     out.append(raw)
                 # A body may hold back the end of the buffer (a name not yet known to
@@ -339,20 +333,16 @@ class StreamingParserBase:
             if end < 0:
                 return buf[start:]
             if tap:
-                out.append(RawText(buf[start:end], self._state, name))
+                out.append(RawText(buf[start:end], self.state_id, name))
             step(name, buf[start:end], out)
             pos = end
         return ""
 
-    def set_state(self, state: int) -> None:
-        """Go on in ``state`` (a state id): a tool body ended inside its own text."""
-        self._state = state
-
     # Supplied by the generated module.
-    def _step(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         raise NotImplementedError
 
-    def _emit(self, text: str, out: list[SemanticEvent], may_hold: bool = False) -> int | None:
+    def on_text(self, text: str, out: list[SemanticEvent], may_hold: bool = False) -> int | None:
         """Plain text in the current state; returns how much it used, if not all
         (``ToolBody.feed``'s contract; ``may_hold``: more text may follow it)."""
         raise NotImplementedError

@@ -53,7 +53,7 @@ def test_hold_point_and_scan() -> None:
 def _global_parser(module, thinking: bool):
     """A parser whose every state looks for every literal: vLLM's global lexer."""
     parser = module.StreamingParser(thinking=thinking)
-    lexicon = module.StreamingParser._LEXICONS[parser.thinking]
+    lexicon = module.StreamingParser.LEXICONS[parser.thinking]
     everything = list(lexicon.literals)
     matchers = []
     for state in range(len(STATE_NAMES)):

@@ -132,7 +132,7 @@ def test_a_missing_comma_keeps_the_rest_as_the_value_text(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", WITH_TOOLS)
 def test_a_marker_inside_a_string_argument_with_token_ids(fmt: str, get_tokenizer) -> None:
     module = parsergen.load(fmt)
-    lexicon = module.StreamingParser._LEXICONS[True]
+    lexicon = module.StreamingParser.LEXICONS[True]
     tokenizer = get_tokenizer(TOKENIZER[fmt])
     vocab = tokenizer.get_vocab()
     tokens = sorted(t for t in lexicon.token_terminals.values() if t in vocab)

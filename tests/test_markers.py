@@ -25,7 +25,7 @@ FORMATS = sorted(parsergen.formats())
 def _read_texts(module: Any) -> set[str]:
     """Every literal the parser reads (both thinking modes) and every argument delimiter."""
     out: set[str] = set()
-    for lexicon in module.StreamingParser._LEXICONS.values():
+    for lexicon in module.StreamingParser.LEXICONS.values():
         out |= {*lexicon.literals, *lexicon.token_terminals.values(), *lexicon.at_start}
     args = module.ChatParser.ARGUMENTS
     out |= {v for k, v in args.items() if isinstance(v, str) and k != "syntax"}
@@ -82,8 +82,8 @@ def test_real_token_ids(fmt: str, marker: str, token_id: int, get_tokenizer) -> 
     assert tokenizer.convert_tokens_to_ids(marker) == token_id
     assert tokenizer.encode(marker, add_special_tokens=False) == [token_id]
     module = parsergen.load(fmt)
-    literals = set().union(*(lex.literals for lex in module.StreamingParser._LEXICONS.values()))
+    literals = set().union(*(lex.literals for lex in module.StreamingParser.LEXICONS.values()))
     by_id = set().union(*(lex.token_terminals.values()
-                          for lex in module.StreamingParser._LEXICONS.values()))
+                          for lex in module.StreamingParser.LEXICONS.values()))
     if marker in literals | by_id:  # a terminal: one token in the real tokenizer, read by id
         assert marker in by_id, f"{fmt} reads {marker!r} as text, the model writes token {token_id}"

@@ -28,7 +28,7 @@ MODULES = [parsergen.load(f) for f in FORMATS]
 
 def _marker_soup(module, data: bytes) -> str:
     """Bytes as text, each NUL byte replaced by one of the format's markers."""
-    lexicon = module.StreamingParser._LEXICONS[True]
+    lexicon = module.StreamingParser.LEXICONS[True]
     literals = sorted({*lexicon.literals, *lexicon.token_terminals.values()}) or [""]
     out = []
     for chunk in data.split(b"\x00"):

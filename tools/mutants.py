@@ -98,9 +98,9 @@ MUTANTS: list[Mutant] = [
     # --- the streaming driver ----------------------------------------------------------
     M("driver-final-pending-dropped", "runtime/streaming.py",
       "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
-      "            self._lex(pending, True, out)\n        state = self._state",
+      "            self._lex(pending, True, out)\n        state = self.state_id",
       "        if self._pending:\n            self._pending = \"\"\n"
-      "        state = self._state",
+      "        state = self.state_id",
       "finish() drops text held back as a possible marker prefix"),
     M("driver-finish-no-reasoning-end", "runtime/streaming.py",
       "        elif state == REASONING:\n            out.append(SemanticEvent(_REASONING_END, \"\", self.tool_index))",
@@ -126,8 +126,8 @@ MUTANTS: list[Mutant] = [
       "        self._fresh = False",
       "a marker token does not first flush the text held before it"),
     M("driver-header-lost", "runtime/streaming.py",
-      "        elif state == MESSAGE_HEADER and self._header:\n            out.append(SemanticEvent(_TEXT_CHUNK, self._header, self.tool_index))",
-      "        elif state == MESSAGE_HEADER and self._header:\n            pass",
+      "        elif state == MESSAGE_HEADER and self.header:\n            out.append(SemanticEvent(_TEXT_CHUNK, self.header, self.tool_index))",
+      "        elif state == MESSAGE_HEADER and self.header:\n            pass",
       "finish() drops a message header that never became a block"),
     M("held-limit-off", "runtime/bodies/python_list.py",
       "if len(self.held) > _HELD_LIMIT:", "if False:",

@@ -20,12 +20,11 @@ TEXT_CHUNK = EventType.TEXT_CHUNK
 
 
 class BodyHost(Protocol):
-    """What a body may use of its parser: the call index and a way to move on."""
+    """What a body may use of its parser: the call index, and the state to go on in
+    (set when the body ends inside its own text)."""
 
     tool_index: int
-
-    def set_state(self, state: int) -> None:
-        """Go on in ``state`` (a state id): the body ended inside its own text."""
+    state_id: int
 
 
 class ToolBody:

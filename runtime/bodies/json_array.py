@@ -59,7 +59,7 @@ class JsonArrayBody(JsonBody):
                 out.append(SemanticEvent(TOOL_CALL_START, "", parser.tool_index))
             else:
                 # "]" ends the body; anything else was no array of calls after all.
-                self.parser.set_state(CONTENT)
+                self.parser.state_id = CONTENT
                 self.reset()
                 return pos + 1 if ch == "]" else pos
         return None

@@ -30,7 +30,7 @@ class JsonObjectBody(JsonBody):
         self.arguments(text if end < 0 else text[:end], end >= 0, out)
         if end < 0:
             return None
-        self.parser.set_state(TOOL_BETWEEN)
+        self.parser.state_id = TOOL_BETWEEN
         return end
 
     def finish(self, out: list[SemanticEvent], state: int) -> bool | None:

@@ -75,7 +75,7 @@ class PythonListBody(ToolBody):
                 self.where, self.held = "between", self.held + ch
                 pos += 1
             elif ch == "]" and where == "between" and self.calls:
-                parser.set_state(CONTENT)
+                parser.state_id = CONTENT
                 self.enter("", False)
                 return pos + 1
             elif where == "between" and not _NAME_START.match(ch):
@@ -120,7 +120,7 @@ class PythonListBody(ToolBody):
         """Not a call after all: held list syntax and the rest are content."""
         if self.held:
             out.append(SemanticEvent(TEXT_CHUNK, self.held))
-        self.parser.set_state(CONTENT)
+        self.parser.state_id = CONTENT
         self.enter("", False)
         return pos
 

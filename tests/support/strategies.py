@@ -115,7 +115,7 @@ def argument_values(strings: st.SearchStrategy[str]) -> st.SearchStrategy[dict]:
 
 def marker_literals(module: Any) -> list[str]:
     """Every marker text the format knows: terminals, argument syntax, render templates."""
-    lexicon = module.StreamingParser._LEXICONS[True]
+    lexicon = module.StreamingParser.LEXICONS[True]
     out = {*lexicon.literals, *lexicon.token_terminals.values(), *lexicon.at_start,
            *lexicon.turn_boundary_tokens}
     args = module.ChatParser.ARGUMENTS
@@ -129,7 +129,7 @@ def marker_literals(module: Any) -> list[str]:
 
 def live_literals(module: Any, thinking: bool, state: str) -> set[str]:
     """Literals that do something in ``state`` (read there as markers in text mode)."""
-    lexicon = module.StreamingParser._LEXICONS[thinking]
+    lexicon = module.StreamingParser.LEXICONS[thinking]
     names = lexicon.live.get(STATE_NAMES.index(state), frozenset())
     out = {text for text, name in lexicon.literals.items() if name in names}
     out |= {lexicon.token_terminals[n] for n in names if n in lexicon.token_terminals}
@@ -144,7 +144,7 @@ def syntax_literals(arguments: dict) -> set[str]:
 
 def typed_marker_literals(module: Any, thinking: bool, tokenizer: Any) -> list[str]:
     """Token-id markers the tokenizer has as one token: typed as text, they stay text."""
-    lexicon = module.StreamingParser._LEXICONS[thinking]
+    lexicon = module.StreamingParser.LEXICONS[thinking]
     added = tokenizer.get_added_vocab()
     return sorted(t for t in lexicon.token_terminals.values() if t in added)
 
