@@ -9,28 +9,83 @@ from typing import Any
 from parsergen.runtime.events import STATE_NAMES
 from parsergen.runtime.lexing import relevant_closure
 
-from .bodies import tool_body
-from .diagnostics import Path
-from .loader import Positions
+from parsergen.runtime.bodies import BODIES, ToolBody
+
+from .lower import Lowered, reachable_states, with_implicit_reasoning_ends
 from .render import RenderIR, build_render
-from .validate import (
-    DEFAULT_CONTENT_EVENTS,
-    initial_states,
-    reachable_states,
-    spellings,
-    with_implicit_reasoning_ends,
-)
 
 STATE_IDS = {name: i for i, name in enumerate(STATE_NAMES)}
 
-# vLLM's defaults for the assembly flags.
-ASSEMBLY_DEFAULTS = {
-    "strip_trailing_reasoning_whitespace": True,
-    "drop_whitespace_only_content_before_tools": True,
-    "strip_content_whitespace_with_tools": True,
-    "validate_tool_names": False,
-    "stream_arg_deltas": True,
-}
+
+# -- actions: what a transition does, in order (the generator prints each one) ------
+
+
+@dataclass(frozen=True)
+class LeaveBody:
+    """A marker leaves TOOL_ARGS: the tool body flushes and closes (``ToolBody.leave``)."""
+
+
+@dataclass(frozen=True)
+class TakeHeader:
+    """MESSAGE_HEADER ends: its text is cleared, and kept first when ``keep`` (rules or a
+    TEXT_CHUNK read it)."""
+
+    keep: bool
+
+
+@dataclass(frozen=True)
+class GoTo:
+    """The parser moves to state ``target``."""
+
+    target: str
+
+
+@dataclass(frozen=True)
+class NextCall:
+    """A call starts: the tool index moves on (before TOOL_CALL_START goes out)."""
+
+
+@dataclass(frozen=True)
+class Emit:
+    """Event ``event`` goes out with ``text``: the terminal's ``value``, the ``header``,
+    or the header rule's ``name`` group; a TEXT_CHUNK only when the text is not empty."""
+
+    event: str
+    text: str
+
+
+@dataclass(frozen=True)
+class EnterBody:
+    """TOOL_ARGS is entered: the tool body begins (``ToolBody.enter``); ``in_arguments``:
+    the marker's text went out as argument text."""
+
+    in_arguments: bool
+
+
+Action = LeaveBody | TakeHeader | GoTo | NextCall | Emit | EnterBody
+
+
+# -- what plain text does in a state ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EmitText:
+    """Plain text is one ``event`` chunk as it is (a state the driver's fast path takes)."""
+
+    event: str
+
+
+@dataclass(frozen=True)
+class FeedBody:
+    """Plain TOOL_ARGS text goes to the tool body."""
+
+
+@dataclass(frozen=True)
+class KeepHeader:
+    """MESSAGE_HEADER text is kept until a transition reads it."""
+
+
+TextAction = EmitText | FeedBody | KeepHeader
 
 
 @dataclass(frozen=True)
@@ -52,6 +107,7 @@ class RuleIR:
     when: str | None
     target: str
     emit: tuple[str, ...]
+    actions: tuple[Action, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,6 +120,8 @@ class TransitionIR:
     emit: tuple[str, ...]
     line: int
     rules: tuple[RuleIR, ...] = ()
+    # Done first (before the rules, if any), in order; a rule's own follow.
+    actions: tuple[Action, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +134,7 @@ class StateIR:
     content_line: int | None
     transitions: tuple[TransitionIR, ...]
     line: int | None
+    text_action: TextAction | None = None  # what its plain text does (None: nothing)
 
 
 @dataclass(frozen=True)
@@ -106,6 +165,7 @@ class ReasoningIR:
     wait: tuple[bool, bool]  # wait for reasoning to end: thinking on, off
     start_opens: tuple[bool, bool]  # a start marker opens reasoning from the initial state
     newline_framing: bool
+    line: int | None  # the spec's reasoning section
 
 
 @dataclass(frozen=True)
@@ -125,6 +185,7 @@ class FormatIR:
     # (None: neither is written); tool_body_defaulted says which.
     tool_body_line: int | None
     tool_body_defaulted: bool
+    body_class: str | None  # the runtime class of tool_body (None: no TOOL_ARGS)
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -136,104 +197,157 @@ class FormatIR:
     models: tuple[str, ...]
     models_line: int
     render: RenderIR
+    thinking_switch: tuple[tuple[str, Any], ...]  # (key, value that means on; None: truthy)
+    # Where derived values come from: a name (``arguments``, ``assembly.<flag>``,
+    # ``initial_state``, ...) -> its spec line, None for a default.
+    lines: dict[str, int | None]
+
+    def cite(self, key: str) -> str:
+        """``line N`` of a derived value, or ``default`` (for generated comments)."""
+        line = self.lines.get(key)
+        return "default" if line is None else f"line {line}"
 
 
-def _line(positions: Positions, path: Path) -> int:
-    while path not in positions and path:
-        path = path[:-1]
-    return positions[path].line
-
-
-def _body_line(spec: dict[str, Any], positions: Positions) -> int | None:
-    """Where the tool body is chosen: its own line, or its argument syntax's."""
-    if "tool_body" in spec:
-        return _line(positions, ("tool_body",))
-    if "arguments" in spec:
-        return _line(positions, ("arguments", "syntax"))
-    return None
-
-
-def build_ir(spec: dict[str, Any], positions: Positions, source: str, sources_bytes: bytes) -> FormatIR:
-    """Turn a validated spec into the IR."""
-    spec = with_implicit_reasoning_ends(spec)
+def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
+    """Turn a lowered spec into the IR: every value explicit, every transition's actions."""
+    spec, line = lowered.spec, lowered.line
     terminals = tuple(
         TerminalIR(
             name=name,
-            spellings=tuple(spellings(value)),
-            token_id=isinstance(value, dict) and bool(value.get("token_id")),
-            thinking_only=isinstance(value, dict) and bool(value.get("thinking_only")),
-            line=_line(positions, ("terminals", name)),
-            at_start=isinstance(value, dict) and bool(value.get("at_start")),
+            spellings=tuple(value["text"]),
+            token_id=value["token_id"],
+            thinking_only=value["thinking_only"],
+            line=line("terminals", name) or 0,
+            at_start=value["at_start"],
         )
         for name, value in sorted(spec["terminals"].items())
     )
-    content_events = spec.get("content_events", DEFAULT_CONTENT_EVENTS)
+    body = BODIES[spec["tool_body"]]
     states = []
     for name in STATE_NAMES:
         table = spec["transitions"].get(name, {})
         transitions = []
         for term, value in table.items():  # spec order, as the reader wrote it
+            where = line("transitions", name, term) or 0
             if isinstance(value, list):
-                rules = tuple(RuleIR(r.get("when"), r["to"], tuple(r.get("emit", ())))
+                rules = tuple(RuleIR(r["when"], r["to"], tuple(r["emit"]),
+                                     _entering(name, r["to"], tuple(r["emit"]), body,
+                                               "name" if r["when"] is not None else None))
                               for r in value)
+                targets = [r.target for r in rules]
                 transitions.append(TransitionIR(
-                    source=name, terminal=term, target=rules[0].target, emit=(),
-                    line=_line(positions, ("transitions", name, term)), rules=rules))
+                    source=name, terminal=term, target=rules[0].target, emit=(), line=where,
+                    rules=rules, actions=_leaving(name, targets, True, body)))
                 continue
-            if isinstance(value, str):
-                value = {"to": value}
-            transitions.append(
-                TransitionIR(
-                    source=name,
-                    terminal=term,
-                    target=value["to"],
-                    emit=tuple(value.get("emit", ())),
-                    line=_line(positions, ("transitions", name, term)),
-                )
-            )
-        has_events = "content_events" in spec and name in spec["content_events"]
+            emit = tuple(value["emit"])
+            transitions.append(TransitionIR(
+                source=name, terminal=term, target=value["to"], emit=emit, line=where,
+                actions=(*_leaving(name, [value["to"]], "TEXT_CHUNK" in emit, body),
+                         *_entering(name, value["to"], emit, body, None))))
+        event = spec["content_events"].get(name)
         states.append(
             StateIR(
                 name=name,
                 id=STATE_IDS[name],
-                content_event=content_events.get(name),
-                content_line=_line(positions, ("content_events", name)) if has_events else None,
+                content_event=event,
+                content_line=(line("content_events", name)
+                              if name in lowered.source.get("content_events", {}) else None),
                 transitions=tuple(transitions),
-                line=_line(positions, ("transitions", name)) if table else None,
+                line=line("transitions", name) if table else None,
+                text_action=_text_action(name, event, body),
             )
         )
-    toggles = isinstance(spec.get("initial_state"), dict)
-    on, off = initial_states(spec)
+    on, off = spec["initial_state"]["thinking"], spec["initial_state"]["otherwise"]
+    reachable = tuple(n for n in STATE_NAMES if n in reachable_states(spec))
     variants = (_variant(True, on, terminals, states), _variant(False, off, terminals, states))
+    lines: dict[str, int | None] = {
+        key: line(key) for key in ("arguments", "initial_state", "thinking_default",
+                                   "preserve_tokens", "turn_boundary_tokens", "tool_name",
+                                   "thinking_switch", "reasoning", "render")
+    }
+    lines.update({f"assembly.{flag}": line("assembly", flag)
+                  for flag in spec["assembly"]
+                  if flag in lowered.source.get("assembly", {})})
+    lines["tool_body"] = line("tool_body") or line("arguments", "syntax")
     return FormatIR(
         name=spec["name"],
         description=spec["description"],
         source=source,
         sha256=hashlib.sha256(sources_bytes).hexdigest(),
-        spec=spec,
+        spec=with_implicit_reasoning_ends(lowered.source),
         states=tuple(states),
         variants=variants,
-        thinking_default=bool(spec.get("thinking_default", True)) if toggles else False,
-        tool_body=tool_body(spec),
-        tool_body_line=_body_line(spec, positions),
-        tool_body_defaulted="tool_body" not in spec,
-        preserve_tokens=tuple(sorted(spec.get("preserve_tokens", ()))),
-        reachable=tuple(n for n in STATE_NAMES if n in reachable_states(spec)),
-        arguments=dict(spec.get("arguments", {"syntax": "json"})),
-        assembly={**ASSEMBLY_DEFAULTS, **spec.get("assembly", {})},
-        tool_name_pattern=spec.get("tool_name", {}).get("pattern"),
-        reasoning=_reasoning(spec, states, variants),
-        turn_boundary_tokens=tuple(sorted(spec.get("turn_boundary_tokens", ()))),
-        aliases=tuple(sorted(spec.get("aliases", ()))),
-        models=tuple(spec.get("models", ())),
-        models_line=_line(positions, ("models",)),
+        thinking_default=spec["thinking_default"],
+        tool_body=spec["tool_body"],
+        tool_body_line=lines["tool_body"],
+        tool_body_defaulted="tool_body" not in lowered.written,
+        body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
+        preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
+        reachable=reachable,
+        arguments=dict(spec["arguments"]),
+        assembly=dict(spec["assembly"]),
+        tool_name_pattern=spec["tool_name"].get("pattern"),
+        reasoning=_reasoning(spec, states, variants, line("reasoning")),
+        turn_boundary_tokens=tuple(sorted(spec["turn_boundary_tokens"])),
+        aliases=tuple(sorted(spec["aliases"])),
+        models=tuple(spec["models"]),
+        models_line=line("models") or 1,
         render=build_render(spec, (on, off), tuple(
             frozenset(t.name for t in v.terminals) for v in variants)),
+        thinking_switch=tuple((e["key"], e["on"]) for e in spec["thinking_switch"]),
+        lines=lines,
     )
 
 
+def _acts(body: type[ToolBody], method: str) -> bool:
+    """Whether the body class acts in ``method`` (ToolBody's own does nothing)."""
+    return getattr(body, method) is not getattr(ToolBody, method)
+
+
+def _leaving(source: str, targets: list[str], keep_header: bool,
+             body: type[ToolBody]) -> tuple[Action, ...]:
+    """What a transition does first, before it enters anything: close the state it leaves."""
+    out: list[Action] = []
+    if source == "TOOL_ARGS" and any(t != "TOOL_ARGS" for t in targets) and _acts(body, "leave"):
+        out.append(LeaveBody())
+    if source == "MESSAGE_HEADER":
+        # The header text is read by header rules and given out as TEXT_CHUNK.
+        out.append(TakeHeader(keep=keep_header))
+    return tuple(out)
+
+
+def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBody],
+              name_group: str | None) -> tuple[Action, ...]:
+    """Move to ``target`` and emit ``emit``; ``name_group``: TOOL_NAME comes from the
+    header rule's match."""
+    out: list[Action] = []
+    if target != source:
+        out.append(GoTo(target))
+    for event in emit:
+        if event == "TOOL_CALL_START":
+            out.append(NextCall())
+        if event == "TEXT_CHUNK":
+            out.append(Emit(event, "header" if source == "MESSAGE_HEADER" else "value"))
+        elif event == "TOOL_NAME" and name_group is not None:
+            out.append(Emit(event, name_group))
+        else:
+            out.append(Emit(event, "value"))
+    if target == "TOOL_ARGS" and _acts(body, "enter"):
+        out.append(EnterBody("ARG_VALUE_CHUNK" in emit))
+    return tuple(out)
+
+
+def _text_action(state: str, event: str | None, body: type[ToolBody]) -> TextAction | None:
+    if state == "TOOL_ARGS":
+        # A plain body's text is argument text as it is: inline, and a fast-path state.
+        return EmitText("ARG_VALUE_CHUNK") if body.plain else FeedBody()
+    if state == "MESSAGE_HEADER":
+        return KeepHeader()
+    return EmitText(event) if event is not None else None
+
+
 def _reasoning(spec: dict[str, Any], states: list[StateIR],
-               variants: tuple[VariantIR, VariantIR]) -> ReasoningIR | None:
+               variants: tuple[VariantIR, VariantIR], line: int | None) -> ReasoningIR | None:
     declared = spec.get("reasoning")
     if not declared:
         return None
@@ -254,7 +368,7 @@ def _reasoning(spec: dict[str, Any], states: list[StateIR],
         for v in variants
     )
     return ReasoningIR(start, end, implicit, wait, start_opens,
-                       bool(declared.get("newline_framing", False)))
+                       bool(declared.get("newline_framing", False)), line)
 
 
 def _variant(thinking: bool, initial: str, terminals: tuple[TerminalIR, ...],

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .validate import spellings
+from .lower import spellings
 
 # ${reasoning}, ${TOOL_START}: a field (lower case) or a terminal (upper case).
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -13,15 +13,17 @@ from jsonschema.exceptions import ValidationError
 
 from parsergen.runtime.bodies import BODIES
 
-from .bodies import allowed_bodies, syntax, tool_body
+from .lower import (
+    allowed_bodies,
+    as_mapping,
+    initial_states,
+    reachable_states,
+    spellings,
+    syntax,
+)
 from .diagnostics import Diagnostic, Path, Position, json_path
 from .loader import Positions, bundled_grammars
 
-DEFAULT_CONTENT_EVENTS = {
-    "CONTENT": "TEXT_CHUNK",
-    "REASONING": "REASONING_CHUNK",
-    "TOOL_NAME": "TOOL_NAME",
-}
 
 
 @lru_cache(maxsize=1)
@@ -90,8 +92,8 @@ class SpecValidator:
         name = spec.get("name")
         if isinstance(name, str) and (keyword.iskeyword(name) or name.startswith("__")):
             self.error(("name",), f"{name!r} cannot be a module name")
-        terminals = _mapping(spec.get("terminals"))
-        transitions = {k: _mapping(v) for k, v in _mapping(spec.get("transitions")).items()}
+        terminals = as_mapping(spec.get("terminals"))
+        transitions = {k: as_mapping(v) for k, v in as_mapping(spec.get("transitions")).items()}
         self._check_literals(terminals)
         used: set[str] = set()
         for state, table in transitions.items():
@@ -108,7 +110,7 @@ class SpecValidator:
         self._check_tool_name()
         self._check_tool_body()
         self._check_header_rules(transitions)
-        reasoning = _mapping(spec.get("reasoning"))
+        reasoning = as_mapping(spec.get("reasoning"))
         for key in ("start", "end"):
             names = reasoning.get(key)
             for i, term in enumerate(names if isinstance(names, list) else []):
@@ -125,7 +127,7 @@ class SpecValidator:
     def _check_render(self, terminals: dict[str, Any]) -> None:
         from .render import FIELDS, template_errors
 
-        render = _mapping(self.spec.get("render"))
+        render = as_mapping(self.spec.get("render"))
         for key, template in render.items():
             if isinstance(template, str) and key in FIELDS:
                 for message in template_errors(key, template, terminals):
@@ -167,7 +169,7 @@ class SpecValidator:
                    f"{', '.join(allowed)}")
 
     def _check_tool_name(self) -> None:
-        pattern = _mapping(self.spec.get("tool_name")).get("pattern")
+        pattern = as_mapping(self.spec.get("tool_name")).get("pattern")
         if not isinstance(pattern, str):
             return
         path = ("tool_name", "pattern")
@@ -219,74 +221,12 @@ class SpecValidator:
                            "initial state")
 
 
-def _implicit_reasoning_ends(spec: dict[str, Any]) -> dict[str, Any]:
-    """Transitions ``reasoning.ended_by_tool_calls`` adds to REASONING: terminal -> target."""
-    if _mapping(spec.get("reasoning")).get("ended_by_tool_calls") is not True:
-        return {}
-    transitions = _mapping(spec.get("transitions"))
-    own = _mapping(transitions.get("REASONING"))
-    added = {}
-    for term, target in _mapping(transitions.get("CONTENT")).items():
-        to = target if isinstance(target, str) else _mapping(target).get("to")
-        if to in TOOL_STATE_NAMES and term not in own:
-            emit = [] if isinstance(target, str) else list(_mapping(target).get("emit", []))
-            added[term] = {"to": to, "emit": ["REASONING_END", *emit]}
-    return added
-
-
-def with_implicit_reasoning_ends(spec: dict[str, Any]) -> dict[str, Any]:
-    """The spec with the transitions ``reasoning.ended_by_tool_calls`` implies."""
-    added = _implicit_reasoning_ends(spec)
-    if not added:
-        return spec
-    transitions = dict(spec["transitions"])
-    transitions["REASONING"] = {**_mapping(transitions.get("REASONING")), **added}
-    return {**spec, "transitions": transitions}
-
-
-TOOL_STATE_NAMES = ("TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN")
-
-
 def _is_text(s: str) -> bool:
     try:
         s.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def initial_states(spec: dict[str, Any]) -> tuple[str, str]:
-    """Initial state with thinking on, and with thinking off."""
-    init = spec.get("initial_state", "CONTENT")
-    if isinstance(init, dict):
-        return init.get("thinking"), init.get("otherwise")
-    return init, init
-
-
-def reachable_states(spec: dict[str, Any]) -> set[str]:
-    """States reachable from either initial state through the transitions."""
-    transitions = _mapping(with_implicit_reasoning_ends(spec).get("transitions"))
-    reached = {s for s in initial_states(spec) if isinstance(s, str)}
-    frontier = list(reached)
-    while frontier:
-        state = frontier.pop()
-        if state == "TOOL_ARGS" and tool_body(spec) == "json_object":
-            # The closing brace of a call's JSON object moves the parser on by itself.
-            if "TOOL_BETWEEN" not in reached:
-                reached.add("TOOL_BETWEEN")
-                frontier.append("TOOL_BETWEEN")
-        for target in _mapping(transitions.get(state)).values():
-            rules = target if isinstance(target, list) else [target]
-            for rule in rules:
-                nxt = rule if isinstance(rule, str) else _mapping(rule).get("to")
-                if isinstance(nxt, str) and nxt not in reached:
-                    reached.add(nxt)
-                    frontier.append(nxt)
-    return reached
 
 
 def _is_kind_mismatch(err: ValidationError) -> bool:
@@ -306,13 +246,6 @@ def _most_specific(err: ValidationError) -> ValidationError:
             return err
         err = max(fitting, key=lambda e: len(e.absolute_path))
     return err
-
-
-def spellings(value: Any) -> list[str]:
-    """All literal spellings of a terminal declaration (those that are strings)."""
-    text = value.get("text") if isinstance(value, dict) else value
-    texts = text if isinstance(text, list) else [text]
-    return [t for t in texts if isinstance(t, str)]
 
 
 def validate(spec: dict[str, Any], positions: Positions) -> list[Diagnostic]:

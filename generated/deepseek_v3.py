@@ -107,8 +107,11 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<｜tool▁call▁end｜>',)
         6: ("CALL_END",),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=("<｜Assistant｜>", "<｜User｜>"),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(
+        "<｜Assistant｜>",
+        "<｜User｜>",
+    ),  # turn_boundary_tokens (line 32)
 )
 
 
@@ -117,9 +120,9 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: CONTENT, off: CONTENT
+    # initial_state (default): thinking on: CONTENT, off: CONTENT
     INITIAL_STATES = {True: 0, False: 0}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (default)
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 31).
     BODY = JsonBody
@@ -136,13 +139,13 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         if state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the json body (default for arguments.syntax json, line 31)
         elif state == 5:
             return self.body.feed(text, out, may_hold)
-        # TOOL_NAME -> TOOL_NAME (default)
+        # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -211,13 +214,13 @@ class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from deepseek_v3 output."""
 
     StreamingParser = StreamingParser
-    ARGUMENTS = {"syntax": "json"}
+    ARGUMENTS = {"syntax": "json"}  # arguments (line 31)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -225,8 +228,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 34, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: None, False: None},
     reasoning_close=None,

@@ -107,8 +107,8 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('</｜DSML｜function_calls>', '<｜DSML｜function_calls>', '<｜DSML｜invoke name="')
         6: ("INVOKE_PREFIX", "TOOL_END", "TOOL_START"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -117,9 +117,9 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: CONTENT, off: CONTENT
+    # initial_state (default): thinking on: CONTENT, off: CONTENT
     INITIAL_STATES = {True: 0, False: 0}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (default)
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 36).
     BODY = TextBody
@@ -137,13 +137,13 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # CONTENT -> TEXT_CHUNK (line 30)
+        # CONTENT: TEXT_CHUNK (line 30)
         if state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the text body (default for arguments.syntax xml_parameters, line 36)
         elif state == 5:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))
-        # TOOL_NAME -> TOOL_NAME (line 31)
+        # TOOL_NAME: TOOL_NAME (line 31)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -219,13 +219,13 @@ class ChatParser(ChatParserBase):
         "header": "attributes",
         "string_attribute": "string",
         "close": "</｜DSML｜parameter>",
-    }
+    }  # arguments (line 35)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": False,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": False,  # line 44
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -233,8 +233,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 46, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: None, False: None},
     reasoning_close=None,

@@ -135,8 +135,8 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<｜DSML｜ invoke name="', '</｜DSML｜ calls>', '<｜DSML｜ calls>')
         6: ("INVOKE_PREFIX", "TOOL_END", "TOOL_START"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -145,13 +145,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: REASONING, off: CONTENT
+    # initial_state (line 8): thinking on: REASONING, off: CONTENT
     INITIAL_STATES = {True: 1, False: 0}
-    THINKING_DEFAULT = True
+    THINKING_DEFAULT = True  # thinking_default (line 9)
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 36).
     BODY = TextBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 11); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -175,16 +175,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (line 30)
+        # REASONING: REASONING_CHUNK (line 30)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (line 30)
+        # CONTENT: TEXT_CHUNK (line 30)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the text body (default for arguments.syntax xml_parameters, line 36)
         elif state == 5:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))
-        # TOOL_NAME -> TOOL_NAME (line 31)
+        # TOOL_NAME: TOOL_NAME (line 31)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -283,13 +283,13 @@ class ChatParser(ChatParserBase):
         "string_attribute": "string",
         "open": "<｜DSML｜ parameter",
         "close": "</｜DSML｜ parameter>",
-    }
+    }  # arguments (line 13)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": False,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": False,  # line 44
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -297,8 +297,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 46, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: (("marker", "<think>"),)},
     reasoning_close=(("marker", "</think>"),),

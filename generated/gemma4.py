@@ -128,8 +128,11 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('<tool_call|>',)
         5: ("TOOL_END",),
     },
-    preserve_tokens=('<|"|>',),
-    turn_boundary_tokens=("<|tool_response>", "<|turn>"),
+    preserve_tokens=('<|"|>',),  # preserve_tokens (line 45)
+    turn_boundary_tokens=(
+        "<|tool_response>",
+        "<|turn>",
+    ),  # turn_boundary_tokens (line 46)
 )
 
 
@@ -138,13 +141,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: CONTENT, off: CONTENT
+    # initial_state (line 8): thinking on: CONTENT, off: CONTENT
     INITIAL_STATES = {True: 0, False: 0}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (line 9)
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax notation, line 44).
     BODY = TextBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 11); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -168,16 +171,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (default)
+        # REASONING: REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the text body (default for arguments.syntax notation, line 44)
         elif state == 5:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))
-        # TOOL_NAME -> TOOL_NAME (default)
+        # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -267,14 +270,17 @@ class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from gemma4 output."""
 
     StreamingParser = StreamingParser
-    ARGUMENTS = {"syntax": "notation", "string_delimiter": '<|"|>'}
+    ARGUMENTS = {
+        "syntax": "notation",
+        "string_delimiter": '<|"|>',
+    }  # arguments (line 44)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
-        "reasoning_header": "thought",
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
+        "reasoning_header": "thought",  # line 49
     }
 
 
@@ -282,8 +288,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 51, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={
         True: (("marker", "<|channel>"),),

@@ -136,8 +136,13 @@ _LEXICON_THINKING = Lexicon(
             "ARG_VALUE_END",
         ),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=("<|assistant|>", "<|observation|>", "<|system|>", "<|user|>"),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(
+        "<|assistant|>",
+        "<|observation|>",
+        "<|system|>",
+        "<|user|>",
+    ),  # turn_boundary_tokens (line 49)
 )
 
 # Terminals with thinking off.
@@ -173,8 +178,13 @@ _LEXICON_PLAIN = Lexicon(
             "ARG_VALUE_END",
         ),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=("<|assistant|>", "<|observation|>", "<|system|>", "<|user|>"),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(
+        "<|assistant|>",
+        "<|observation|>",
+        "<|system|>",
+        "<|user|>",
+    ),  # turn_boundary_tokens (line 49)
 )
 
 
@@ -183,13 +193,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
-    # thinking on: REASONING, off: CONTENT
+    # initial_state (line 7): thinking on: REASONING, off: CONTENT
     INITIAL_STATES = {True: 1, False: 0}
-    THINKING_DEFAULT = True
+    THINKING_DEFAULT = True  # thinking_default (line 8)
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 44).
     BODY = TextBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 10); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -213,16 +223,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (default)
+        # REASONING: REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the text body (default for arguments.syntax xml_parameters, line 44)
         elif state == 5:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))
-        # TOOL_NAME -> TOOL_NAME (default)
+        # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -312,13 +322,13 @@ class ChatParser(ChatParserBase):
         "name_end": "</arg_key>",
         "value_open": "<arg_value>",
         "close": "</arg_value>",
-    }
+    }  # arguments (line 43)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": True,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": True,  # line 52
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -326,8 +336,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 54, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: None},
     reasoning_close=(("marker", "</think>"),),

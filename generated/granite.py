@@ -59,8 +59,8 @@ _LEXICON_THINKING = Lexicon(
         # CONTENT scans for ('<|tool_call|>', '<tool_call>')
         0: ("TOOL_TOKEN", "TOOL_STRING"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -69,9 +69,9 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: CONTENT, off: CONTENT
+    # initial_state (default): thinking on: CONTENT, off: CONTENT
     INITIAL_STATES = {True: 0, False: 0}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (default)
     # How TOOL_ARGS text becomes calls: the json_array body
     # (tool_body, line 15).
     BODY = JsonArrayBody
@@ -87,7 +87,7 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         if state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the json_array body (tool_body, line 15)
@@ -122,13 +122,13 @@ class ChatParser(ChatParserBase):
         "syntax": "json_envelope",
         "name_key": "name",
         "argument_keys": ["arguments"],
-    }
+    }  # arguments (line 16)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -136,8 +136,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 18, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: None, False: None},
     reasoning_close=None,

@@ -154,8 +154,8 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('<|content_model_end_sampling|>', '<|end_message|>')
         5: ("THINK_END", "END_SAMPLING"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -164,13 +164,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: MESSAGE_HEADER, off: MESSAGE_HEADER
+    # initial_state (line 7): thinking on: MESSAGE_HEADER, off: MESSAGE_HEADER
     INITIAL_STATES = {True: 2, False: 2}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (default)
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json_envelope, line 49).
     BODY = JsonBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 8); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("TEXT_START", "END_SAMPLING"),
@@ -192,10 +192,10 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (default)
+        # REASONING: REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the json body (default for arguments.syntax json_envelope, line 49)
@@ -349,13 +349,13 @@ class ChatParser(ChatParserBase):
         "syntax": "json_envelope",
         "name_key": "name",
         "argument_keys": ["args", "arguments", "parameters"],
-    }
+    }  # arguments (line 49)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": False,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": False,  # line 52
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -363,8 +363,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 54, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={
         True: (("marker", "<|content_thinking|>"),),

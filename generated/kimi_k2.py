@@ -134,8 +134,8 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<|tool_calls_section_end|>', '<|tool_call_begin|>')
         6: ("TOOL_START", "TOOL_SECTION_END"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 # Terminals with thinking off.
@@ -173,8 +173,8 @@ _LEXICON_PLAIN = Lexicon(
         # TOOL_BETWEEN scans for ('<|tool_calls_section_end|>', '<|tool_call_begin|>')
         6: ("TOOL_START", "TOOL_SECTION_END"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -183,13 +183,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
-    # thinking on: REASONING, off: CONTENT
+    # initial_state (line 6): thinking on: REASONING, off: CONTENT
     INITIAL_STATES = {True: 1, False: 0}
-    THINKING_DEFAULT = True
+    THINKING_DEFAULT = True  # thinking_default (line 7)
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 48).
     BODY = JsonBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 9); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -212,16 +212,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (line 45)
+        # REASONING: REASONING_CHUNK (line 45)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (line 44)
+        # CONTENT: TEXT_CHUNK (line 44)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the json body (default for arguments.syntax json, line 48)
         elif state == 5:
             return self.body.feed(text, out, may_hold)
-        # TOOL_NAME -> TOOL_NAME (line 46)
+        # TOOL_NAME: TOOL_NAME (line 46)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -305,23 +305,25 @@ class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from kimi_k2 output."""
 
     StreamingParser = StreamingParser
-    ARGUMENTS = {"syntax": "json"}
+    ARGUMENTS = {"syntax": "json"}  # arguments (line 48)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": False,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # line 53
+        "drop_whitespace_only_content_before_tools": True,  # line 54
+        "strip_content_whitespace_with_tools": False,  # line 55
+        "validate_tool_names": False,  # line 56
+        "stream_arg_deltas": True,  # default
     }
-    TOOL_NAME_PATTERN = re.compile("(?P<id>(?:functions\\.)?(?P<name>[^:]+):\\d+)")
+    TOOL_NAME_PATTERN = re.compile(
+        "(?P<id>(?:functions\\.)?(?P<name>[^:]+):\\d+)"
+    )  # tool_name (line 50)
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 58, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: None},
     reasoning_close=(("marker", "</think>"),),

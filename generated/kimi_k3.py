@@ -159,8 +159,8 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<|close|>tools<|sep|>', '<|open|>call')
         6: ("CALL_OPEN", "TOOLS_CLOSE"),
     },
-    preserve_tokens=("<|close|>", "<|open|>", "<|sep|>"),
-    turn_boundary_tokens=(),
+    preserve_tokens=("<|close|>", "<|open|>", "<|sep|>"),  # preserve_tokens (line 53)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -169,13 +169,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: REASONING, off: CONTENT
+    # initial_state (line 7): thinking on: REASONING, off: CONTENT
     INITIAL_STATES = {True: 1, False: 0}
-    THINKING_DEFAULT = True
+    THINKING_DEFAULT = True  # thinking_default (line 8)
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 63).
     BODY = TextBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 10); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_OPEN",),
         end=("THINK_CLOSE",),
@@ -199,16 +199,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (line 57)
+        # REASONING: REASONING_CHUNK (line 57)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (line 56)
+        # CONTENT: TEXT_CHUNK (line 56)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the text body (default for arguments.syntax xml_parameters, line 63)
         elif state == 5:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))
-        # TOOL_NAME -> TOOL_NAME (line 58)
+        # TOOL_NAME: TOOL_NAME (line 58)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -312,23 +312,25 @@ class ChatParser(ChatParserBase):
         "header": "attributes",
         "name_attribute": "key",
         "string_attribute": {"name": "type", "value": "string", "default": "string"},
-    }
+    }  # arguments (line 62)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": False,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": False,  # line 74
+        "drop_whitespace_only_content_before_tools": True,  # line 75
+        "strip_content_whitespace_with_tools": True,  # line 76
+        "validate_tool_names": False,  # line 77
+        "stream_arg_deltas": True,  # default
     }
-    TOOL_NAME_PATTERN = re.compile('(?:.*?\\s)?tool="(?P<name>[^"]*)"')
+    TOOL_NAME_PATTERN = re.compile(
+        '(?:.*?\\s)?tool="(?P<name>[^"]*)"'
+    )  # tool_name (line 71)
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 79, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: None},
     reasoning_close=(("marker", "<|close|>think<|sep|>"),),

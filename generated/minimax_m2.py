@@ -172,8 +172,8 @@ _LEXICON_THINKING = Lexicon(
             "INVOKE_PREFIX_UNQUOTED",
         ),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -182,13 +182,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: REASONING, off: REASONING
+    # initial_state (line 6): thinking on: REASONING, off: REASONING
     INITIAL_STATES = {True: 1, False: 1}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (default)
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 56).
     BODY = TextBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 7); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -212,16 +212,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (default)
+        # REASONING: REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the text body (default for arguments.syntax xml_parameters, line 56)
         elif state == 5:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))
-        # TOOL_NAME -> TOOL_NAME (default)
+        # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -365,13 +365,13 @@ class ChatParser(ChatParserBase):
         "name_end": ">",
         "header": "attributes",
         "close": "</parameter>",
-    }
+    }  # arguments (line 56)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": True,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # default
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": True,  # line 59
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -379,8 +379,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 61, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: ()},
     reasoning_close=(("marker", "</think>"),),

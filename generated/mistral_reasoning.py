@@ -59,8 +59,8 @@ _LEXICON_THINKING = Lexicon(
         # REASONING scans for ('[/THINK]', '[THINK]')
         1: ("THINK_START", "THINK_END"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -69,10 +69,10 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: CONTENT, off: CONTENT
+    # initial_state (line 6): thinking on: CONTENT, off: CONTENT
     INITIAL_STATES = {True: 0, False: 0}
-    THINKING_DEFAULT = False
-    # reasoning: (thinking on, thinking off) where a pair
+    THINKING_DEFAULT = False  # thinking_default (default)
+    # reasoning (line 7); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -94,10 +94,10 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (default)
+        # REASONING: REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
 
@@ -130,13 +130,13 @@ class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from mistral_reasoning output."""
 
     StreamingParser = StreamingParser
-    ARGUMENTS = {"syntax": "json"}
+    ARGUMENTS = {"syntax": "json"}  # arguments (default)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": False,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": False,  # line 21
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -144,8 +144,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, default, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (("marker", "[THINK]"),), False: (("marker", "[THINK]"),)},
     reasoning_close=(("marker", "[/THINK]"),),

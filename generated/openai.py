@@ -123,8 +123,8 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_ARGS scans for ('<|call|>', '<|end|>')
         5: ("CALL", "END"),
     },
-    preserve_tokens=("<|channel|>", "<|constrain|>"),
-    turn_boundary_tokens=(),
+    preserve_tokens=("<|channel|>", "<|constrain|>"),  # preserve_tokens (line 46)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -133,13 +133,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: MESSAGE_HEADER, off: MESSAGE_HEADER
+    # initial_state (line 8): thinking on: MESSAGE_HEADER, off: MESSAGE_HEADER
     INITIAL_STATES = {True: 2, False: 2}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (default)
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 44).
     BODY = JsonBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 9); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=(),
         end=("END", "CALL", "RETURN"),
@@ -161,10 +161,10 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (line 42)
+        # REASONING: REASONING_CHUNK (line 42)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (line 41)
+        # CONTENT: TEXT_CHUNK (line 41)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the json body (default for arguments.syntax json, line 44)
@@ -262,13 +262,13 @@ class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from openai output."""
 
     StreamingParser = StreamingParser
-    ARGUMENTS = {"syntax": "json"}
+    ARGUMENTS = {"syntax": "json"}  # arguments (line 44)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": False,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": False,  # line 49
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -276,8 +276,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 52, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: None, False: None},
     reasoning_close=(("marker", "<|return|>"),),

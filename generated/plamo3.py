@@ -152,8 +152,12 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('<|plamo:end_tool_request:plamo|>', '<|plamo:tag|>')
         6: ("TOOL_REQUEST_END", "EOT"),
     },
-    preserve_tokens=(":plamo|>", "<|plamo:begin_", "<|plamo:end_"),
-    turn_boundary_tokens=(),
+    preserve_tokens=(
+        ":plamo|>",
+        "<|plamo:begin_",
+        "<|plamo:end_",
+    ),  # preserve_tokens (line 54)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 # Terminals with thinking off.
@@ -199,8 +203,12 @@ _LEXICON_PLAIN = Lexicon(
         # TOOL_BETWEEN scans for ('<|plamo:end_tool_request:plamo|>', '<|plamo:tag|>')
         6: ("TOOL_REQUEST_END", "EOT"),
     },
-    preserve_tokens=(":plamo|>", "<|plamo:begin_", "<|plamo:end_"),
-    turn_boundary_tokens=(),
+    preserve_tokens=(
+        ":plamo|>",
+        "<|plamo:begin_",
+        "<|plamo:end_",
+    ),  # preserve_tokens (line 54)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -209,13 +217,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_PLAIN}
-    # thinking on: REASONING, off: CONTENT
+    # initial_state (line 6): thinking on: REASONING, off: CONTENT
     INITIAL_STATES = {True: 1, False: 0}
-    THINKING_DEFAULT = True
+    THINKING_DEFAULT = True  # thinking_default (line 7)
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 53).
     BODY = JsonBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 9); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -238,16 +246,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (default)
+        # REASONING: REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the json body (default for arguments.syntax json, line 53)
         elif state == 5:
             return self.body.feed(text, out, may_hold)
-        # TOOL_NAME -> TOOL_NAME (default)
+        # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -357,13 +365,13 @@ class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from plamo3 output."""
 
     StreamingParser = StreamingParser
-    ARGUMENTS = {"syntax": "json"}
+    ARGUMENTS = {"syntax": "json"}  # arguments (line 53)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": False,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": False,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": False,  # line 57
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": False,  # line 58
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -371,8 +379,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 60, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: None},
     reasoning_close=(("marker", "<|plamo:end_think:plamo|>"),),

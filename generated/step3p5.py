@@ -163,8 +163,11 @@ _LEXICON_THINKING = Lexicon(
         # TOOL_BETWEEN scans for ('</tool_call>', '<tool_call>', '<function=')
         6: ("TOOL_END", "TOOL_START", "FUNC_PREFIX"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(
+        "<|im_end|>",
+        "<|im_start|>",
+    ),  # turn_boundary_tokens (line 58)
 )
 
 
@@ -173,13 +176,13 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: REASONING, off: REASONING
+    # initial_state (line 7): thinking on: REASONING, off: REASONING
     INITIAL_STATES = {True: 1, False: 1}
-    THINKING_DEFAULT = False
+    THINKING_DEFAULT = False  # thinking_default (default)
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 57).
     BODY = TextBody
-    # reasoning: (thinking on, thinking off) where a pair
+    # reasoning (line 11); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -203,16 +206,16 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (line 54)
+        # REASONING: REASONING_CHUNK (line 54)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (line 53)
+        # CONTENT: TEXT_CHUNK (line 53)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         # TOOL_ARGS: the text body (default for arguments.syntax xml_parameters, line 57)
         elif state == 5:
             out.append(SemanticEvent(_ARG_VALUE_CHUNK, text, self.tool_index))
-        # TOOL_NAME -> TOOL_NAME (line 55)
+        # TOOL_NAME: TOOL_NAME (line 55)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
 
@@ -349,13 +352,13 @@ class ChatParser(ChatParserBase):
         "name_end": ">",
         "close": "</parameter>",
         "trim": "one_newline",
-    }
+    }  # arguments (line 57)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": True,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": True,  # line 14
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -363,8 +366,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, line 63, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: ()},
     reasoning_close=(("marker", "</think>"),),

@@ -55,8 +55,8 @@ _LEXICON_THINKING = Lexicon(
         # REASONING scans for ('</think>', '<think>')
         1: ("THINK_START", "THINK_END"),
     },
-    preserve_tokens=(),
-    turn_boundary_tokens=(),
+    preserve_tokens=(),  # preserve_tokens (default)
+    turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
 
@@ -65,10 +65,10 @@ class StreamingParser(StreamingParserBase):
 
     FORMAT = FORMAT
     LEXICONS = {True: _LEXICON_THINKING, False: _LEXICON_THINKING}
-    # thinking on: REASONING, off: REASONING
+    # initial_state (line 6): thinking on: REASONING, off: REASONING
     INITIAL_STATES = {True: 1, False: 1}
-    THINKING_DEFAULT = False
-    # reasoning: (thinking on, thinking off) where a pair
+    THINKING_DEFAULT = False  # thinking_default (default)
+    # reasoning (line 7); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
         end=("THINK_END",),
@@ -90,10 +90,10 @@ class StreamingParser(StreamingParserBase):
     ) -> int | None:
         """Plain text in the current state (``may_hold``: more text may follow)."""
         state = self.state_id
-        # REASONING -> REASONING_CHUNK (default)
+        # REASONING: REASONING_CHUNK (default)
         if state == 1:
             out.append(SemanticEvent(_REASONING_CHUNK, text, self.tool_index))
-        # CONTENT -> TEXT_CHUNK (default)
+        # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
 
@@ -119,13 +119,13 @@ class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from think_reasoning output."""
 
     StreamingParser = StreamingParser
-    ARGUMENTS = {"syntax": "json"}
+    ARGUMENTS = {"syntax": "json"}  # arguments (default)
     ASSEMBLY = {
-        "strip_trailing_reasoning_whitespace": False,
-        "drop_whitespace_only_content_before_tools": True,
-        "strip_content_whitespace_with_tools": True,
-        "validate_tool_names": False,
-        "stream_arg_deltas": True,
+        "strip_trailing_reasoning_whitespace": False,  # line 19
+        "drop_whitespace_only_content_before_tools": True,  # default
+        "strip_content_whitespace_with_tools": True,  # default
+        "validate_tool_names": False,  # default
+        "stream_arg_deltas": True,  # default
     }
 
 
@@ -133,8 +133,8 @@ class ChatParser(ChatParserBase):
 #       tool_choice=None, ids="random") -> ParsedMessage: the non-streaming result.
 parse = ChatParser.parse
 
-# How a message is written in this format (the render section, and the grammar's
-# reasoning markers); parts are ("text" | "marker" | "field", value).
+# How a message is written in this format (the render section, default, and
+# the grammar's reasoning markers); parts are ("text" | "marker" | "field", value).
 RENDERER = Renderer(
     reasoning_open={True: (), False: ()},
     reasoning_close=(("marker", "</think>"),),
