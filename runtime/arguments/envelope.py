@@ -8,7 +8,7 @@ from typing import Any
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
-from .scanning import NOT_SPACE, JsonScan, json_string_end
+from .scanning import NOT_SPACE, JsonDepth, json_string_end
 from .writer import ArgumentsWriter
 
 class EnvelopeArguments:
@@ -21,7 +21,7 @@ class EnvelopeArguments:
     """
 
     __slots__ = ("name_key", "argument_keys", "make_writer", "name", "inner", "writer",
-                 "state", "buf", "key", "scan", "depth", "held", "args_seen", "text_value",
+                 "state", "buf", "key", "json", "held", "args_seen", "text_value",
                  "warnings")
 
     def __init__(self, make_writer: WriterFactory, *, name_key: str = "name",
@@ -35,8 +35,7 @@ class EnvelopeArguments:
         self.state = "start"  # start, key?, key, colon, value?, name, args, args_text, skip, comma?, done
         self.buf = ""
         self.key: list[str] = []
-        self.scan = JsonScan()
-        self.depth = 0
+        self.json = JsonDepth()  # a member's value: its strings and brackets
         self.held: list[str] = []  # arguments text that arrived before the name
         self.args_seen = False
         self.text_value: list[str] = []
@@ -83,15 +82,15 @@ class EnvelopeArguments:
                         self.state, self.text_value = "name", []
                     elif key in self.argument_keys and not self.args_seen and ch in '{"':
                         self.args_seen = True
-                        self.scan.reset()
-                        self.depth, self.text_value = 0, []
+                        self.json.reset()
+                        self.text_value = []
                         if ch == "{":
                             self.state = "args"
                             continue  # the object starts at this character
                         self.state = "args_text"  # arguments written as a JSON string
                     else:
-                        self.state, self.depth = "skip", 0
-                        self.scan.reset()
+                        self.state = "skip"
+                        self.json.reset()
                         continue
                 else:  # comma?
                     if ch == ",":
@@ -143,21 +142,16 @@ class EnvelopeArguments:
 
     def _value_end(self, buf: str, pos: int) -> int:
         """Just past the raw value that started at the state change, or -1."""
+        json = self.json
         while True:
-            i = self.scan.next(buf, pos)
+            i = json.next(buf, pos)
             if i < 0:
                 return -1
-            ch = buf[i]
-            if ch in "{[":
-                self.depth += 1
-            elif ch in "}]":
-                if self.depth == 0:
-                    return i  # the envelope's own closing brace
-                self.depth -= 1
-                if self.depth == 0:
-                    return i + 1
-            elif ch == "," and self.depth == 0:
-                return i
+            if json.depth < 0:
+                json.depth = 0
+                return i  # the envelope's own closing brace
+            if json.depth == 0:
+                return i if buf[i] == "," else i + 1
             pos = i + 1
 
     def _start_arguments(self) -> str:

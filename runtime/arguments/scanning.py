@@ -63,6 +63,43 @@ class JsonScan:
         return -1
 
 
+class JsonDepth:
+    """JSON structure arriving in pieces: strings skipped (``JsonScan``), brackets counted."""
+
+    __slots__ = ("scan", "depth")
+
+    def __init__(self) -> None:
+        self.scan = JsonScan()
+        self.depth = 0
+
+    def reset(self) -> None:
+        self.scan.reset()
+        self.depth = 0
+
+    def next(self, text: str, pos: int) -> int:
+        """Index of the next ``, { } [ ]`` outside strings at or after ``pos``, or -1;
+        ``depth`` already counts it (a closer at depth 0 leaves it at -1)."""
+        i = self.scan.next(text, pos)
+        if i >= 0:
+            ch = text[i]
+            if ch == "{" or ch == "[":
+                self.depth += 1
+            elif ch != ",":
+                self.depth -= 1
+        return i
+
+    def find(self, text: str, pos: int) -> int:
+        """Just past the bracket that closes the value (depth back to 0), or -1 if it is
+        not in ``text``."""
+        while True:
+            i = self.next(text, pos)
+            if i < 0:
+                return -1
+            if self.depth <= 0 and text[i] in "}]":
+                return i + 1
+            pos = i + 1
+
+
 def json_string_end(buf: str, pos: int) -> int:
     """Index of the quote that closes a JSON string whose text starts at pos, or -1."""
     while True:

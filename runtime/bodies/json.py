@@ -5,7 +5,7 @@ or ``]`` that ends the top-level value, until another character, a transition ou
 of the arguments or the end of the stream shows it is final.  ``JsonArgs`` makes the
 same decisions, jumping between structural characters with compiled regexes instead
 of looking at every character in Python; ``JsonBody`` is the tool body built on it,
-and the base of the bodies whose JSON value ends a call by itself (``JsonEnd``).
+and the base of the bodies whose JSON value ends a call by itself.
 """
 
 from __future__ import annotations
@@ -71,37 +71,6 @@ class JsonArgs:
         emit = self.held + text
         self.held = ""
         return emit
-
-
-class JsonEnd:
-    """Finds the bracket that closes a JSON value arriving in pieces (strings skipped)."""
-
-    __slots__ = ("depth", "scan")
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.scan = JsonScan()
-
-    def reset(self) -> None:
-        """A new value begins."""
-        self.depth = 0
-        self.scan.reset()
-
-    def find(self, text: str, pos: int) -> int:
-        """Just past the bracket that closes the value, or -1 if it is not in ``text``."""
-        scan = self.scan
-        while True:
-            i = scan.next(text, pos)
-            if i < 0:
-                return -1
-            ch = text[i]
-            if ch in "{[":
-                self.depth += 1
-            elif ch in "}]":
-                self.depth -= 1
-                if self.depth <= 0:
-                    return i + 1
-            pos = i + 1
 
 
 class JsonBody(ToolBody):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..events import CONTENT, SemanticEvent
 from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost
-from .json import JsonBody, JsonEnd
+from ..arguments.scanning import JsonDepth
+from .json import JsonBody
 
 
 class JsonArrayBody(JsonBody):
@@ -17,7 +18,7 @@ class JsonArrayBody(JsonBody):
 
     def __init__(self, parser: BodyHost) -> None:
         super().__init__(parser)
-        self.end = JsonEnd()
+        self.end = JsonDepth()
         self.reset()
 
     def reset(self) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..events import TOOL_ARGS, TOOL_BETWEEN, SemanticEvent
 from .base import TOOL_CALL_END, BodyHost
-from .json import JsonBody, JsonEnd
+from ..arguments.scanning import JsonDepth
+from .json import JsonBody
 
 
 class JsonObjectBody(JsonBody):
@@ -17,7 +18,7 @@ class JsonObjectBody(JsonBody):
 
     def __init__(self, parser: BodyHost) -> None:
         super().__init__(parser)
-        self.end = JsonEnd()
+        self.end = JsonDepth()
 
     def enter(self, marker: str, in_arguments: bool) -> None:
         self.end.reset()
