@@ -8,8 +8,11 @@ from .json import JsonBody, JsonEnd
 
 
 class JsonArrayBody(JsonBody):
-    """``[{...}, {...}]``: TOOL_CALL_START and TOOL_CALL_END come from the JSON; the
-    closing ``]``, or anything that is not an element, goes back to CONTENT."""
+    """One JSON array of calls, ``[{...}, {...}]``: each element is a call (Granite).
+
+    TOOL_CALL_START and TOOL_CALL_END come from the JSON; the closing ``]``, or anything
+    that is not an element, goes back to CONTENT.
+    """
 
     name = "json_array"
 
