@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .build import plan, project_root, repo_specs, schema_output, stale, write, write_changed
+from .build import plan, project_root, registry_outputs, repo_specs, stale, write, write_changed
 from .diagnostics import SpecError
 
 
@@ -21,13 +21,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
         specs = repo_specs(root)
         out_dir = Path(args.output) if args.output else root / "generated"
         index = True
-    # The spec schema's argument syntaxes come from the registry; the specs are checked
-    # against it, so it is written before they are compiled.
-    found = None if args.specs else schema_output(project_root())
-    schema = [found] if found is not None else []
-    written = [] if args.check else write_changed(schema)
+    # The spec schema's argument syntaxes and tool bodies (and docs/' reference of them)
+    # come from the registries; the specs are checked against the schema, so these are
+    # written before the specs are compiled.
+    registry = [] if args.specs else registry_outputs(project_root())
+    written = [] if args.check else write_changed(registry)
     try:
-        outputs = plan(specs, out_dir, index=index) + schema
+        outputs = plan(specs, out_dir, index=index) + registry
     except SpecError as exc:
         print(exc, file=sys.stderr)
         return 1

@@ -11,8 +11,16 @@ import pytest
 
 import parsergen
 from parsergen.compiler.build import project_root, schema_output
+from parsergen.compiler.reference import summary, tool_body_schema
 from parsergen.compiler.validate import schema
-from parsergen.runtime.arguments import SYNTAXES, ArgumentsWriter, json_type, syntax
+from parsergen.runtime.arguments import (
+    SYNTAXES,
+    ArgumentsWriter,
+    arguments_schema,
+    json_type,
+    syntax,
+)
+from parsergen.runtime.bodies import BODIES as BODY_CLASSES
 
 BODIES = {"json", "text", "json_object", "json_array", "python_list"}
 
@@ -46,10 +54,17 @@ def test_schema_syntaxes_are_the_registry() -> None:
     assert [c["properties"]["syntax"]["const"] for c in choices] == list(SYNTAXES)
 
 
-def test_schema_file_is_written_from_the_registry() -> None:
+def test_schema_file_is_written_from_the_registries() -> None:
     out = schema_output(project_root())
     assert out is not None
     assert out.path.read_text(encoding="utf-8") == out.text, "run 'parsergen build'"
+    written = json.loads(out.text)
+    assert written["$defs"]["arguments"] == arguments_schema()
+    # The tool_body choice, and its description of each body, come from BODIES.
+    tool_body = written["properties"]["tool_body"]
+    assert tool_body == tool_body_schema() and tool_body["enum"] == list(BODY_CLASSES)
+    for name, cls in BODY_CLASSES.items():
+        assert f"{name}: {summary(cls).replace('``', '')}" in tool_body["description"]
 
 
 def test_every_registered_syntax_is_used_by_a_format() -> None:

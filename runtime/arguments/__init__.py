@@ -1,9 +1,10 @@
 """Tool arguments: how one call's argument text becomes typed JSON, syntax by syntax.
 
 Each syntax is one ``ArgumentSyntax`` class in its own module, listed once in
-``SYNTAXES``: the spec schema's ``arguments`` choices (``parsergen build`` writes them
-into grammars/schema.json), parsing (``reader``) and rendering (``render``) all come
-from there.  Adding a syntax: one module, one entry here, its tests.
+``SYNTAXES``: the spec schema's ``arguments`` choices and the reference
+docs/arguments-and-tool-bodies.md (``parsergen build`` writes both; the class docstring
+is the reference text), parsing (``reader``) and rendering (``render``) all come from
+there.  Adding a syntax: one module, one entry here, its tests.
 """
 
 from __future__ import annotations

@@ -184,7 +184,12 @@ class EnvelopeArguments:
 
 
 class EnvelopeSyntax(ArgumentSyntax):
-    """``{"name": NAME, "arguments": {...}}``: the reader reads the call's name too."""
+    """The whole call is one JSON object naming the tool: ``{"name": NAME, "arguments": {...}}``.
+
+    The reader reads the call's name (the ``name_key`` member) as well as its arguments
+    (the first of ``argument_keys`` present, an object or a JSON string); other members
+    are skipped.
+    """
 
     name = "json_envelope"
     schema = options_schema({

@@ -149,7 +149,11 @@ class JsonArguments:
 
 
 class JsonSyntax(ArgumentSyntax):
-    """Arguments as one JSON object (the OpenAI shape)."""
+    """One JSON object of arguments, as OpenAI's API writes them: ``{"city": "Paris"}``.
+
+    Keys and strings stream as they arrive; other values pass through as written unless
+    the tool's schema wants another type.  Text after the object is ignored.
+    """
 
     name = "json"
     schema = options_schema()

@@ -167,7 +167,11 @@ def _element_object(elements: list, schema: Mapping[str, Any] | None) -> dict[st
 
 
 class ElementsSyntax(ArgumentSyntax):
-    """``P<name>value P</name>`` elements behind a marker prefix ``P``, nesting."""
+    """Arguments as nested elements behind a marker prefix ``P``: ``P<city>Paris P</city>``.
+
+    Elements nest into objects and repeated names make lists (MiniMax M3); values are
+    typed by the tool's schema, and the object is written when the call ends.
+    """
 
     name = "nested_elements"
     schema = options_schema({

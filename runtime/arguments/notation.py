@@ -218,7 +218,12 @@ def _notation_value(text: str, pos: int, delim: str) -> tuple[Any, int]:
 
 
 class NotationSyntax(ArgumentSyntax):
-    """``key:value`` pairs, strings between delimiters, nested ``{...}`` and ``[...]``."""
+    """Gemma 4's call notation: ``key:value`` pairs, strings between delimiters, nesting.
+
+    ``city:<|"|>Paris<|"|>,days:3,tags:[<|"|>a<|"|>]``: strings stream as they arrive;
+    ``{...}`` objects, ``[...]`` lists and bare words are typed by the tool's schema once
+    complete.  The closing ``}`` (or ``)``) ends the arguments.
+    """
 
     name = "notation"
     schema = options_schema({

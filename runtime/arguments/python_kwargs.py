@@ -125,7 +125,11 @@ class PythonArguments:
 
 
 class PythonSyntax(ArgumentSyntax):
-    """``name(a=1, b="x")``'s arguments: strings stream, other values are literals."""
+    """Python keyword arguments, what ``name(...)`` holds: ``a=1, b="x", c=[1, {'k': True}]``.
+
+    Strings stream as they arrive; other values are Python literals, typed by the tool's
+    schema once complete.
+    """
 
     name = "python_kwargs"
     schema = options_schema(description=(

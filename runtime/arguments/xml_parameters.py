@@ -161,7 +161,13 @@ _LITERAL = {"$ref": "#/$defs/literal"}
 
 
 class TaggedSyntax(ArgumentSyntax):
-    """Each argument between tags, its name in the opening one (qwen3, GLM, MiniMax, DSML)."""
+    """Each argument between tags, its name in the opening one: ``OPEN name NAME_END value CLOSE``.
+
+    Values are typed by the tool's schema (qwen3, GLM, MiniMax, DeepSeek's DSML, Kimi K3).
+    With ``header: attributes`` the opening tag holds XML attributes, one of which is the
+    name.  A value also ends where the next argument opens; text outside arguments is
+    ignored.
+    """
 
     name = "xml_parameters"
     schema = options_schema({

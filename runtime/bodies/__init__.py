@@ -1,8 +1,9 @@
 """Tool bodies: how TOOL_ARGS text becomes calls, one class each, one registry.
 
-Adding a body: a module here with a ``ToolBody`` subclass, one line in ``BODIES``;
-the schema's ``tool_body`` enum and the argument syntaxes that allow it are checked
-against this registry by the tests, and tests/test_bodies.py runs it.
+Adding a body: a module here with a ``ToolBody`` subclass (its docstring is the
+reference text), one line in ``BODIES``, and the argument syntaxes that allow it; then
+``parsergen build`` writes the schema's ``tool_body`` choice and
+docs/arguments-and-tool-bodies.md from this registry, and tests/test_bodies.py runs it.
 """
 
 from __future__ import annotations

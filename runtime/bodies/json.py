@@ -74,7 +74,11 @@ class JsonArgs:
 
 
 class JsonBody(ToolBody):
-    """A call's arguments are one JSON value between markers, its final closer held."""
+    """One JSON value per call between markers, its final closing bracket held back.
+
+    A ``}`` or ``]`` that ends the top-level value is given out once more text, a marker
+    or the end of the stream shows it is final, as vLLM's engine does.
+    """
 
     name = "json"
 

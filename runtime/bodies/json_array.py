@@ -9,8 +9,11 @@ from .json import JsonBody
 
 
 class JsonArrayBody(JsonBody):
-    """``[{...}, {...}]``: TOOL_CALL_START and TOOL_CALL_END come from the JSON; the
-    closing ``]``, or anything that is not an element, goes back to CONTENT."""
+    """One JSON array of calls, ``[{...}, {...}]``: each element is a call (Granite).
+
+    TOOL_CALL_START and TOOL_CALL_END come from the JSON; the closing ``]``, or anything
+    that is not an element, goes back to CONTENT.
+    """
 
     name = "json_array"
 

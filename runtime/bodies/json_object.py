@@ -9,8 +9,12 @@ from .json import JsonBody
 
 
 class JsonObjectBody(JsonBody):
-    """A call's argument text is one JSON object; its closing brace ends the call and
-    the parser goes on in TOOL_BETWEEN.  The object's opening may be the marker's text."""
+    """One JSON object per call: its closing brace ends the call (Llama 3's JSON calls).
+
+    When the object closes, TOOL_CALL_END follows and the parser goes on in TOOL_BETWEEN.
+    The object's opening may be the text of the marker that starts the call (Llama's
+    ``{"name"``), given out as argument text.
+    """
 
     name = "json_object"
 

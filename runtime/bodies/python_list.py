@@ -23,9 +23,13 @@ _NAME = re.compile(r"[\w.]*")
 
 
 class PythonListBody(ToolBody):
-    """``[name(kwargs), ...]``: each call streams its name and the text between its
-    parentheses; the closing ``]`` ends the calls.  List syntax is held until a call
-    follows it: without one it is content after all."""
+    """A Python list of calls, ``[name(a=1, b="x"), ...]``: each call's name, then its arguments.
+
+    Each call streams its name (TOOL_NAME) and the text between its parentheses (its
+    argument text); the closing ``]`` ends the calls, and a marker that is itself the
+    ``[`` opens the list.  List syntax is held until a call follows it: without one it
+    is content after all.
+    """
 
     name = "python_list"
 

@@ -7,7 +7,7 @@ from .base import ARG_VALUE_CHUNK, TOOL_CALL_END, ToolBody
 
 
 class TextBody(ToolBody):
-    """Argument text streams as it comes; markers around it start and end the call."""
+    """The call's raw argument text, streamed as it comes; markers start and end the call."""
 
     name = "text"
     plain = True
