@@ -65,7 +65,7 @@ class Driver:
         return self.cg.vllm_parser(self.data["format"], self.tok, self.data["thinking"])
 
     def request(self) -> Any:
-        return self.cg._request()
+        return self.cg.chat_request()
 
     def load(self, file: str) -> dict[str, Any]:
         """Take a format's input; run every variant once; answer what vLLM produced."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parsergen.runtime.events import STATE_NAMES
-from parsergen.runtime.lexing import relevant_closure
+from parsergen.runtime.lexicon import relevant_closure
 
 from parsergen.runtime.bodies import BODIES, ToolBody
 

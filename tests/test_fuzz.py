@@ -30,7 +30,8 @@ from parsergen.runtime import accumulate, merge_chunks
 from parsergen.runtime.messages import without_cut_calls
 from parsergen.runtime.accounting import account
 from support.strategies import marker_literals, messages, near_markers, prose
-from test_properties import TOKENIZER, _deltas, _encode
+from support.streams import encode_pieces, token_deltas
+from test_properties import TOKENIZER
 
 EXAMPLES = int(os.environ.get("PARSERGEN_EXAMPLES", "0"))
 SETTINGS = settings(max_examples=EXAMPLES or 15, derandomize=not EXAMPLES, deadline=None,
@@ -91,8 +92,8 @@ def check(module: Any, pieces: list[tuple[str, bool]], tokenizer: Any, seed: int
             "random split": (None, _split(text, rng)),
             "whole": (None, [(text, [])])}
     if tokenizer is not None:
-        ids = _encode(tokenizer, pieces)
-        per_token = _deltas(tokenizer, ids)
+        ids = encode_pieces(tokenizer, pieces)
+        per_token = token_deltas(tokenizer, ids)
         runs["per token, ids"] = (tokenizer, per_token)
         runs["whole, ids"] = (tokenizer, [("".join(t for t, _ in per_token), ids)])
     events = {}

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import parsergen
 from parsergen.runtime.events import DROP, STATE_NAMES, merge_chunks
-from parsergen.runtime.lexing import Matcher, can_hide, relevant_closure
+from parsergen.runtime.lexicon import Lexicon, Matcher, can_hide, relevant_closure
 
 TOOL_NAME = STATE_NAMES.index("TOOL_NAME")
 TOOL_ARGS = STATE_NAMES.index("TOOL_ARGS")
@@ -29,7 +29,7 @@ def test_closure_grows_through_chains() -> None:
 
 
 def test_qwen3_states_scan_what_the_design_predicts() -> None:
-    lexicon = parsergen.load("qwen3")._LEXICON_THINKING
+    lexicon = parsergen.load("qwen3").StreamingParser.LEXICONS[True]
     matchers = lexicon.matchers(frozenset(), frozenset(), False)
     # In TOOL_NAME '>' ends the name, so every literal ending in '>' must be seen there:
     # '<function=fo<think>x>' names 'fo<think>x' (checked against vLLM in the goldens).
@@ -50,23 +50,36 @@ def test_hold_point_and_scan() -> None:
     assert m.scan("x<", 0, False) == (1, -1, None)  # '<' may start either literal
 
 
+class _GlobalLexicon:
+    """A variant's lexicon whose every state looks for every literal: vLLM's global lexer."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+
+    def __getattr__(self, name: str):
+        return getattr(self.lexicon, name)
+
+    def matchers(self, drop_texts, resolved, strict) -> tuple[Matcher, ...]:
+        literals = self.lexicon.literals
+        out = []
+        for state in range(len(STATE_NAMES)):
+            live = self.lexicon.live.get(state, frozenset())
+            out.append(Matcher({lit: (name if name in live else None)
+                                for lit, name in literals.items()}))
+        return tuple(out)
+
+
 def _global_parser(module, thinking: bool):
-    """A parser whose every state looks for every literal: vLLM's global lexer."""
-    parser = module.StreamingParser(thinking=thinking)
-    lexicon = module.StreamingParser.LEXICONS[parser.thinking]
-    everything = list(lexicon.literals)
-    matchers = []
-    for state in range(len(STATE_NAMES)):
-        live = lexicon.live.get(state, frozenset())
-        matchers.append(Matcher({lit: (lexicon.literals[lit] if lexicon.literals[lit] in live
-                                       else None) for lit in everything}))
-    parser._matchers = parser._text_matchers = tuple(matchers)
-    return parser
+    """A parser of ``module`` that scans as vLLM's global lexer does (no tokenizer)."""
+    lexicon = module.StreamingParser.LEXICONS[thinking]
+    cls = type("GlobalLexing", (module.StreamingParser,),
+               {"LEXICONS": {thinking: _GlobalLexicon(lexicon)}})
+    return cls(thinking=thinking)
 
 
 def _pieces_for(fmt: str):
     """Whole markers half of the time, else fragments of them and plain characters."""
-    literals = sorted(parsergen.load(fmt)._LEXICON_THINKING.literals)
+    literals = sorted(parsergen.load(fmt).StreamingParser.LEXICONS[True].literals)
     fragments = {"a", " ", "\n", "{", "}", '"', "x>"}
     for lit in literals:
         fragments.update((lit[: len(lit) // 2], lit[len(lit) // 2 :], lit[1:]))

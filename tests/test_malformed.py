@@ -15,7 +15,8 @@ from parsergen.runtime import EventType, accumulate
 from parsergen.runtime.accounting import account
 from parsergen.runtime.events import RawText
 from parsergen.runtime.messages import without_cut_calls
-from test_properties import TOKENIZER, _deltas, _encode
+from support.streams import encode_pieces, token_deltas
+from test_properties import TOKENIZER
 
 ALL = sorted(parsergen.formats())
 WITH_TOOLS = [f for f in ALL if parsergen.load(f).RENDERER.call is not None]
@@ -146,12 +147,12 @@ def test_a_marker_inside_a_string_argument_with_token_ids(fmt: str, get_tokenize
     message = {"content": "Use " + tokens[0] + ".",
                "tool_calls": [{"name": "write_file", "arguments": {"content": value}}]}
     pieces = module.RENDERER.pieces(message)
-    ids = _encode(tokenizer, pieces)
+    ids = encode_pieces(tokenizer, pieces)
     text = "".join(t for t, _ in pieces)
     parsed = module.parse(text, tools=TOOLS, tokenizer=tokenizer, token_ids=ids)
     assert parsed.content == message["content"]
     assert [json.loads(c.arguments) for c in parsed.tool_calls] == [{"content": value}]
-    streamed, _ = _stream(module, _deltas(tokenizer, ids), tokenizer)
+    streamed, _ = _stream(module, token_deltas(tokenizer, ids), tokenizer)
     assert streamed.content == parsed.content
     assert [json.loads(c.arguments) for c in streamed.tool_calls] == [{"content": value}]
 
@@ -165,8 +166,8 @@ def test_empty_deltas_replacement_characters_and_ids_before_text(fmt: str, get_t
                "tool_calls": [{"name": "write_file", "arguments": ARGS}] if renderer.call else []}
     pieces = renderer.pieces(message)
     tokenizer = get_tokenizer(TOKENIZER[fmt])
-    ids = _encode(tokenizer, pieces)
-    per_token = _deltas(tokenizer, ids)
+    ids = encode_pieces(tokenizer, pieces)
+    per_token = token_deltas(tokenizer, ids)
     expected = module.parse("".join(t for t, _ in pieces), tools=TOOLS, tokenizer=tokenizer,
                             token_ids=ids, ids="sequential")
     assert expected.content == "broken \ufffd byte"

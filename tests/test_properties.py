@@ -27,12 +27,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tokenizers.decoders import DecodeStream
 
 import parsergen
 from parsergen.runtime import accumulate, merge_chunks
 from support.strategies import expected_message, messages, tools_for
-from support.streams import schema_of, token_groups, typed_ids
+from support.streams import encode_pieces, schema_of, token_deltas, token_groups
 
 EXAMPLES = int(os.environ.get("PARSERGEN_EXAMPLES", "0"))
 SETTINGS = settings(max_examples=EXAMPLES or 12, derandomize=not EXAMPLES, deadline=None,
@@ -56,25 +55,6 @@ TOKENIZER = {
 }
 
 # -- tokens and cadences --------------------------------------------------------------------
-
-def _encode(tokenizer: Any, pieces: list[tuple[str, bool]]) -> list[int]:
-    ids: list[int] = []
-    for text, is_marker in pieces:
-        if not text:
-            continue
-        if is_marker:
-            ids += tokenizer.encode(text, add_special_tokens=False)
-        else:
-            ids += typed_ids(tokenizer, text)
-    return ids
-
-
-def _deltas(tokenizer: Any, ids: list[int]) -> list[tuple[str, list[int]]]:
-    """One delta per token, as a server's incremental detokenizer makes them."""
-    stream = DecodeStream(skip_special_tokens=False)
-    backend = tokenizer.backend_tokenizer
-    return [(stream.step(backend, tid) or "", [tid]) for tid in ids]
-
 
 def _message_of(parsed: Any) -> tuple:
     return (parsed.reasoning, parsed.content,
@@ -114,8 +94,8 @@ def test_render_then_parse_in_every_cadence(fmt: str, data: st.DataObject, get_t
 
     pieces = module.RENDERER.pieces(drawn.as_dict(), thinking=thinking)
     text = "".join(t for t, _ in pieces)
-    ids = _encode(tokenizer, pieces)
-    per_token = _deltas(tokenizer, ids)
+    ids = encode_pieces(tokenizer, pieces)
+    per_token = token_deltas(tokenizer, ids)
     assert "".join(t for t, _ in per_token) == text, "the tokenizer changed the text"
 
     assert _message_of(module.parse(text, tools=tools, tokenizer=tokenizer, token_ids=ids,

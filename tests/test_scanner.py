@@ -29,7 +29,7 @@ def test_text_and_markers_come_out_in_order(pieces, sizes, lags) -> None:
     tokenizer = toks.kimi_k2()
     ids = tokenizer.encode("".join(pieces), add_special_tokens=False)
     stream = DecodeStream(skip_special_tokens=False)
-    texts = [stream.step(tokenizer._tokenizer, tid) or "" for tid in ids]
+    texts = [stream.step(tokenizer.backend_tokenizer, tid) or "" for tid in ids]
     # Group tokens into deltas, and let each delta's text arrive 0-2 deltas late.
     groups, i, k = [], 0, 0
     while i < len(ids):

@@ -41,7 +41,7 @@ def vllm_parser(fmt: str, tokenizer, thinking: bool):
     module_name, cls_name = ref.parser.rsplit(".", 1)
     cls = getattr(importlib.import_module(module_name), cls_name)
     kwargs = {key: thinking for key in ref.thinking_keys}
-    return cls(tokenizer, _request().tools, chat_template_kwargs=kwargs)
+    return cls(tokenizer, chat_request().tools, chat_template_kwargs=kwargs)
 
 
 def vllm_config(fmt: str, thinking: bool, tokenizer=None):
@@ -68,7 +68,7 @@ def token_texts(tokenizer, ids: list[int]) -> list[str]:
     from tokenizers.decoders import DecodeStream
 
     stream = DecodeStream(skip_special_tokens=False)
-    return [stream.step(tokenizer._tokenizer, tid) or "" for tid in ids]
+    return [stream.step(tokenizer.backend_tokenizer, tid) or "" for tid in ids]
 
 
 def groups(n: int, cadence: str, rng: random.Random) -> list[tuple[int, int]]:
@@ -127,7 +127,8 @@ def merged(events) -> list[tuple[str, int, str]]:
     return out
 
 
-def _request():
+def chat_request():
+    """The chat request the goldens were captured with (vLLM's type, the golden tools)."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 
     return ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}],
@@ -156,7 +157,7 @@ def _legacy_message(fmt: str, tokenizer, thinking: bool, text: str):
     from vllm.parser.parser_manager import ParserManager
 
     ref = REFERENCES[fmt]
-    request = _request()
+    request = chat_request()
     reasoning, content = None, text
     if ref.reasoning:
         kwargs = {key: thinking for key in ref.thinking_keys}
@@ -178,7 +179,7 @@ def _legacy_parser(fmt: str, tokenizer, thinking: bool):
     ref = REFERENCES[fmt]
     cls = ParserManager.get_parser(ref.tool, ref.reasoning, enable_auto_tools=True)
     kwargs = {key: thinking for key in ref.thinking_keys}
-    return cls(tokenizer, _request().tools, chat_template_kwargs=kwargs)
+    return cls(tokenizer, chat_request().tools, chat_template_kwargs=kwargs)
 
 
 def _streamed_message(parser, pieces: list[str], ids: list[int],
@@ -190,7 +191,7 @@ def _streamed_message(parser, pieces: list[str], ids: list[int],
     """
     import json
 
-    request = _request()
+    request = chat_request()
     reasoning, content, acc = "", "", {}
     for i, tid in enumerate(ids):
         try:
@@ -240,7 +241,7 @@ def capture_messages(fmt: str) -> str:
                                        ids, prompt_ids=[])
             continue
         parser = vllm_parser(fmt, tokenizer, case.thinking)
-        reasoning, content, calls = parser.parse(text, _request(), enable_auto_tools=True,
+        reasoning, content, calls = parser.parse(text, chat_request(), enable_auto_tools=True,
                                                  model_output_token_ids=ids)
         lines += message_lines(reasoning, content,
                                [(c.id, c.name, c.arguments) for c in calls or []])

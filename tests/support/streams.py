@@ -39,6 +39,29 @@ def typed_ids(tokenizer: Any, text: str) -> list[int]:
     return ids
 
 
+def encode_pieces(tokenizer: Any, pieces: list[tuple[str, bool]]) -> list[int]:
+    """Ids of (text, is_marker) pieces: markers encoded as the tokenizer has them, the
+    rest as typed text (``typed_ids``)."""
+    ids: list[int] = []
+    for text, is_marker in pieces:
+        if not text:
+            continue
+        if is_marker:
+            ids += tokenizer.encode(text, add_special_tokens=False)
+        else:
+            ids += typed_ids(tokenizer, text)
+    return ids
+
+
+def token_deltas(tokenizer: Any, ids: list[int]) -> Deltas:
+    """One delta per token, as a server's incremental detokenizer makes them."""
+    from tokenizers.decoders import DecodeStream
+
+    stream = DecodeStream(skip_special_tokens=False)
+    backend = tokenizer.backend_tokenizer
+    return [(stream.step(backend, tid) or "", [tid]) for tid in ids]
+
+
 def token_groups(deltas: Deltas, rng: random.Random) -> Deltas:
     """Random groups of 1-8 consecutive token deltas, texts and ids joined."""
     out, i = [], 0

@@ -1,0 +1,288 @@
+"""One completion's tool calls, each from its start marker to its end.
+
+``ToolCalls`` is the part of ``ChatParser``'s assembly that follows calls: it collects a
+call's name and judges it (sent once complete, or turned into content), feeds the
+arguments to the syntax's reader, ends or cuts calls, and gives them ids.  Model text
+the driver consumed (``RawText``) is placed here too: it belongs to the open call, whose
+text is content again if the call turns out no call.  Content itself, and its
+whitespace rules, stay with the assembly (``ContentText``).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import string
+import uuid
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+from .arguments import ArgumentSyntax, ArgumentsWriter
+from .events import TOOL_ARGS, TOOL_STATES, RawText
+from .messages import DeltaToolCall
+from .schema_types import tool_properties
+from .streaming import StreamingParserBase
+
+if TYPE_CHECKING:
+    from .assembly import ContentText
+
+_ALNUM = string.ascii_letters + string.digits
+
+
+class Call:
+    """One tool call being assembled."""
+
+    __slots__ = ("index", "name_parts", "name", "id", "sent", "invalid", "raw", "reader",
+                 "writer", "ended", "text", "ws_before")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.name_parts: list[str] = []
+        self.name = ""
+        self.id = ""
+        self.sent = False  # the name delta went out
+        self.invalid = False  # not a call after all: its text is content
+        self.raw: list[str] | None = []  # raw text, kept until the name is judged
+        self.reader: Any = None
+        self.writer: ArgumentsWriter | None = None
+        self.ended = False
+        self.text: list[str] = []  # everything the model wrote for it, markers included
+        self.ws_before = ""  # content whitespace the call made drop
+
+
+class CallIds:
+    """Tool call ids: ``chatcmpl-tool-...`` or 9 alphanumerics; random or sequential."""
+
+    def __init__(self, style: str | None, ids: str) -> None:
+        self.short = style == "alnum9"
+        self.sequential = ids == "sequential"
+        self.count = 0
+
+    def next(self) -> str:
+        """The next call's id."""
+        if self.sequential:
+            out = f"call{self.count:05d}" if self.short else f"chatcmpl-tool-{self.count}"
+        elif self.short:
+            out = "".join(secrets.choice(_ALNUM) for _ in range(9))
+        else:
+            out = f"chatcmpl-tool-{uuid.uuid4().hex}"
+        self.count += 1
+        return out
+
+
+class ToolCalls:
+    """The calls of one completion: names judged, arguments read, ends and cuts."""
+
+    def __init__(self, events: StreamingParserBase, content: ContentText, *,
+                 syntax: ArgumentSyntax, tools: Any, valid_names: Collection[str] | None,
+                 name_pattern: re.Pattern[str] | None, stream_args: bool, ids: CallIds,
+                 no_tools: bool, warnings: list[str]) -> None:
+        self.events = events
+        self.content = content
+        self.syntax = syntax
+        self.tools = tools
+        self.valid_names = valid_names
+        self.name_pattern = name_pattern
+        self.stream_args = stream_args
+        self.ids = ids
+        # tool_choice "none": no call is started; text read in tool states is content.
+        self.no_tools = no_tools
+        self.warnings = warnings
+        self.calls: dict[int, Call] = {}
+        self.open: Call | None = None
+        # The last piece of model text consumed, until the state after it is known.
+        self.pending: RawText | None = None
+        # Calls the completion cut off before their end (max_tokens): (index, text).
+        # Their arguments are never completed; parse() returns their text as content.
+        self.cut_calls: list[tuple[int, str]] = []
+
+    def settle(self, next_state: int, content: list[str]) -> None:
+        """Place the last consumed piece, now that the state after it is known.
+
+        Normally it joins the open call's text (kept until the call's name is judged).
+        Under tool_choice "none", a piece read in, or leading into, a tool state is
+        content.
+        """
+        raw = self.pending
+        if raw is None:
+            return
+        self.pending = None
+        if self.no_tools:
+            if raw.state in TOOL_STATES or next_state in TOOL_STATES:
+                self.content.add(raw.text, content)
+            return
+        call = self.open
+        if call is None:
+            return
+        call.text.append(raw.text)
+        if call.invalid:
+            self.content.add(raw.text, content)  # the rest of a call that is no call
+        elif call.raw is not None:
+            call.raw.append(raw.text)
+
+    def start(self, index: int, ws_before: str) -> None:
+        """A call begins; ``ws_before`` is content whitespace it made drop."""
+        call = Call(index)
+        call.ws_before = ws_before  # content again if the call turns out no call
+        if self.pending is not None:
+            call.raw.append(self.pending.text)
+            call.text.append(self.pending.text)
+            self.pending = None
+        if self.syntax.names_call:  # the reader reads the name from the arguments' text
+            call.reader = self.syntax.reader(self._new_writer, None)
+        self.calls[index] = call
+        self.open = call
+
+    def name(self, index: int, text: str) -> None:
+        """A piece of call ``index``'s name."""
+        call = self.calls.get(index)
+        if call is not None and not call.sent and not call.invalid:
+            call.name_parts.append(text)
+
+    def args(self, index: int, text: str, deltas: dict[int, DeltaToolCall],
+             content: list[str]) -> None:
+        """A piece of call ``index``'s arguments text."""
+        call = self.calls.get(index)
+        if call is None or call.ended or call.invalid:
+            return  # an invalid call's raw text already went to content
+        if call.reader is not None and not call.sent:  # an envelope: the name is inside
+            out = call.reader.feed(text)
+            # Judged once the arguments begin: a JSON object with a name but no
+            # arguments is an answer, not a call.
+            if call.reader.name is not None and call.reader.args_seen:
+                call.name_parts = [call.reader.name]
+                self._judge(call, deltas, content)
+                if not call.invalid:
+                    self._emit_args(call, out, deltas)
+            return
+        if not call.sent:
+            self._judge(call, deltas, content)
+            if call.invalid:
+                return
+        self._emit_args(call, call.reader.feed(text), deltas)
+
+    def end(self, index: int, deltas: dict[int, DeltaToolCall], content: list[str],
+            at_end: bool) -> None:
+        """Call ``index``'s end marker (``at_end``: the completion ends too)."""
+        call = self.calls.get(index)
+        if call is not None and not call.ended:
+            self._end(call, deltas, content, at_end)
+
+    def name_complete(self, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
+        """The driver is in the arguments: the open call's name, if unjudged, is complete."""
+        call = self.open
+        if call is not None and not call.sent and not call.invalid and call.reader is None:
+            self._judge(call, deltas, content)
+
+    def finish(self, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
+        """End of the completion: end a call the grammar left without its end (an
+        end-of-turn token inside it)."""
+        if self.open is not None and not self.no_tools:
+            self._end(self.open, deltas, content, True)
+
+    def _judge(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
+        """The name is complete: send it, or turn the call into content."""
+        header = "".join(call.name_parts)
+        name, call_id = header.strip(), ""
+        pattern = self.name_pattern
+        if pattern is not None:
+            m = pattern.match(name)
+            if m is not None:
+                groups = m.groupdict()
+                name = groups.get("name") or name
+                call_id = groups.get("id") or ""
+        if not name or (self.valid_names is not None and name not in self.valid_names):
+            call.invalid = True
+            why = "an empty name" if not name else f"unknown tool {name!r}"
+            self.warnings.append(f"tool call {call.index} has {why}; kept as content")
+            if call.raw:  # whitespace still held joins it in add(); dropped, it is ws_before
+                ws = "" if self.content.held else call.ws_before
+                self.content.add(ws + "".join(call.raw), content)
+            call.raw = None
+            return
+        call.name = name
+        call.id = call_id or self.ids.next()
+        call.sent = True
+        call.raw = None
+        call.name_parts = []
+        deltas[call.index] = DeltaToolCall(call.index, id=call.id, type="function", name=name)
+        if call.reader is not None:  # a call-naming reader already reads the arguments
+            return
+        call.reader = reader = self.syntax.reader(self._new_writer, name)
+        call.writer = reader.writer
+
+    def _new_writer(self, name: str) -> ArgumentsWriter:
+        """The writer of a call to tool ``name`` (typed by the tool's schema)."""
+        return ArgumentsWriter(tool_properties(self.tools, name))
+
+    def _end(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str],
+             at_end: bool) -> None:
+        if at_end and not call.invalid and self._cut(call):
+            self._cut_off(call, content)
+            return
+        tail = ""
+        if call.reader is not None and not call.sent and not call.invalid:
+            tail = call.reader.finish()  # an envelope not judged yet
+            # No arguments member: not a call (the name is erased so it is judged so).
+            call.name_parts = [call.reader.name or "" if call.reader.args_seen else ""]
+        if not call.sent and not call.invalid:
+            self._judge(call, deltas, content)
+        if self.pending is not None and call is self.open:
+            self.settle(self.events.state_id, content)  # the call's closing text
+        self._close(call)
+        if call.invalid:
+            return
+        self._emit_args(call, tail or call.reader.finish(), deltas)
+        writer = call.writer or call.reader.writer
+        self.warnings.extend(f"tool call {call.index}: {w}" for w in writer.warnings)
+
+    def _close(self, call: Call) -> None:
+        call.ended = True
+        self.calls.pop(call.index, None)  # nothing more comes for it: memory stays flat
+        if self.open is call:
+            self.open = None
+
+    def _cut(self, call: Call) -> bool:
+        """Whether the completion ended inside ``call`` (not merely before its end marker)."""
+        cut = self.events.cut_off
+        if cut is not None:
+            return cut
+        if not call.sent and call.reader is None and self.events.state_id != TOOL_ARGS:
+            return True  # still inside the name
+        reader = call.reader
+        return reader is not None and not reader.complete()
+
+    def _cut_off(self, call: Call, content: list[str]) -> None:
+        """A call cut by the end of the completion: nothing is completed or invented.
+
+        Unsent, its text is content; sent, its deltas stand as they are, and it is
+        reported (``cut_calls``, ``warnings``) so that parse() can return its text."""
+        if self.pending is not None and call is self.open:
+            self.settle(self.events.state_id, content)
+        self._close(call)
+        text = "".join(call.text)
+        if not call.sent:
+            self.warnings.append(f"tool call {call.index} was cut off before its name was "
+                                 "complete; its text is content")
+            self.content.add(call.ws_before + text, content)
+            return
+        self.cut_calls.append((call.index, call.ws_before + text))
+        self.warnings.append(f"tool call {call.index} ({call.name}) was cut off before its end: "
+                             "its arguments are incomplete and not completed")
+
+    def _emit_args(self, call: Call, text: str, deltas: dict[int, DeltaToolCall]) -> None:
+        if not self.stream_args and not call.ended:
+            call.name_parts.append(text)  # the name is settled: keep the arguments here
+            return
+        if not self.stream_args:
+            text = "".join(call.name_parts) + text
+        if not text:
+            return
+        delta = deltas.get(call.index)
+        if delta is None:
+            deltas[call.index] = DeltaToolCall(call.index, arguments=text)
+        else:
+            delta.arguments = (delta.arguments or "") + text
+
+
+__all__ = ["Call", "CallIds", "ToolCalls"]
