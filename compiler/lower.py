@@ -34,13 +34,17 @@ DEFAULTS: dict[str, Any] = {
         "TOOL_NAME": "TOOL_NAME",
     },
     "arguments": {"syntax": "json"},
-    # vLLM's defaults for the assembly flags.
+    # The assembly options (vLLM's defaults for its five flags); generated modules get
+    # every one, so the runtime reads them without defaults of its own.
     "assembly": {
         "strip_trailing_reasoning_whitespace": True,
         "drop_whitespace_only_content_before_tools": True,
         "strip_content_whitespace_with_tools": True,
         "validate_tool_names": False,
         "stream_arg_deltas": True,
+        "strip_leading_content_newlines": False,
+        "reasoning_header": None,
+        "call_ids": "openai",
     },
     "aliases": [],
     "models": [],

@@ -280,7 +280,9 @@ class ChatParser(ChatParserBase):
         "strip_content_whitespace_with_tools": True,  # default
         "validate_tool_names": False,  # default
         "stream_arg_deltas": True,  # default
+        "strip_leading_content_newlines": False,  # default
         "reasoning_header": "thought",  # line 49
+        "call_ids": "openai",  # default
     }
 
 

@@ -361,6 +361,8 @@ class ChatParser(ChatParserBase):
         "validate_tool_names": False,  # default
         "stream_arg_deltas": True,  # default
         "strip_leading_content_newlines": True,  # line 8
+        "reasoning_header": None,  # default
+        "call_ids": "openai",  # default
     }
 
 

@@ -312,6 +312,9 @@ class ChatParser(ChatParserBase):
         "strip_content_whitespace_with_tools": False,  # line 55
         "validate_tool_names": False,  # line 56
         "stream_arg_deltas": True,  # default
+        "strip_leading_content_newlines": False,  # default
+        "reasoning_header": None,  # default
+        "call_ids": "openai",  # default
     }
     TOOL_NAME_PATTERN = re.compile(
         "(?P<id>(?:functions\\.)?(?P<name>[^:]+):\\d+)"

@@ -319,6 +319,9 @@ class ChatParser(ChatParserBase):
         "strip_content_whitespace_with_tools": True,  # line 76
         "validate_tool_names": False,  # line 77
         "stream_arg_deltas": True,  # default
+        "strip_leading_content_newlines": False,  # default
+        "reasoning_header": None,  # default
+        "call_ids": "openai",  # default
     }
     TOOL_NAME_PATTERN = re.compile(
         '(?:.*?\\s)?tool="(?P<name>[^"]*)"'

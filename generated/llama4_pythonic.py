@@ -150,6 +150,9 @@ class ChatParser(ChatParserBase):
         "strip_content_whitespace_with_tools": True,  # default
         "validate_tool_names": False,  # default
         "stream_arg_deltas": True,  # default
+        "strip_leading_content_newlines": False,  # default
+        "reasoning_header": None,  # default
+        "call_ids": "openai",  # default
     }
 
 

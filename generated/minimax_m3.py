@@ -303,6 +303,9 @@ class ChatParser(ChatParserBase):
         "strip_content_whitespace_with_tools": False,  # line 57
         "validate_tool_names": False,  # default
         "stream_arg_deltas": False,  # line 56
+        "strip_leading_content_newlines": False,  # default
+        "reasoning_header": None,  # default
+        "call_ids": "openai",  # default
     }
 
 

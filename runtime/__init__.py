@@ -29,7 +29,7 @@ from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accu
 from .render import Renderer
 from .lexicon import Lexicon
 from .prompt import Reasoning
-from .streaming import StreamingParserBase
+from .driver import StreamingParserBase
 
 # Bumped whenever generated code and runtime must change together.
 # 2: Lexicon without skip_in_token_id_mode.

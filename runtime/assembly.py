@@ -28,7 +28,7 @@ from .messages import (
     without_cut_calls,
 )
 from .schema_types import read_tools, tool_names
-from .streaming import StreamingParserBase
+from .driver import StreamingParserBase
 
 _TEXT = EventType.TEXT_CHUNK
 _REASONING = EventType.REASONING_CHUNK
@@ -57,9 +57,9 @@ class ContentText:
         self.seen = False  # content with non-whitespace went out
         self.after_end = False  # the next content may start with reasoning's framing newline
         self._tools_seen = False
-        self._strip = flags.get("strip_content_whitespace_with_tools", True)
-        self._drop_ws_before_tools = flags.get("drop_whitespace_only_content_before_tools", True)
-        self._lstrip_newlines = flags.get("strip_leading_content_newlines", False)
+        self._strip = flags["strip_content_whitespace_with_tools"]
+        self._drop_ws_before_tools = flags["drop_whitespace_only_content_before_tools"]
+        self._lstrip_newlines = flags["strip_leading_content_newlines"]
 
     def add(self, text: str, out: list[str]) -> None:
         """Content ``text``: what may go out now is appended to ``out``."""
@@ -114,7 +114,8 @@ class ChatParser:
     ARGUMENTS: ClassVar[Mapping[str, Any]] = {"syntax": "json"}
     # ARGUMENTS' syntax, made once per class (from the registry: never by name here).
     SYNTAX: ClassVar[ArgumentSyntax] = syntax(ARGUMENTS)
-    ASSEMBLY: ClassVar[Mapping[str, bool]] = {}
+    # Every assembly option, filled in by the compiler (compiler/lower.py DEFAULTS).
+    ASSEMBLY: ClassVar[Mapping[str, Any]]
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -132,23 +133,23 @@ class ChatParser:
         self._no_tools = tool_choice == "none"
         self.ids = ids
         flags = self.ASSEMBLY
-        self._strip_reasoning = flags.get("strip_trailing_reasoning_whitespace", True)
+        self._strip_reasoning = flags["strip_trailing_reasoning_whitespace"]
         # '\n' + end marker + '\n' framing (Step-3.5): both newlines are dropped.
         reasoning = self.events.reasoning
         self._framing = reasoning is not None and reasoning.newline_framing
         self._framing_nl = False  # a newline held at the end of reasoning
         # A channel-name line opening the reasoning (Gemma's "thought"), dropped.
-        self._header = flags.get("reasoning_header")
+        self._header = flags["reasoning_header"]
         self._header_held: str | None = "" if self._header else None
         self._reasoning_ws = ""  # trailing reasoning whitespace, held
         self._text = ContentText(flags)
         self._content = self._text.add  # bound once: feed() calls it per delta
         names = tool_names(self.tools)
-        valid = names if flags.get("validate_tool_names", False) and names else None
+        valid = names if flags["validate_tool_names"] and names else None
         self._calls = ToolCalls(
             self.events, self._text, syntax=self.SYNTAX, tools=self.tools, valid_names=valid,
-            name_pattern=self.TOOL_NAME_PATTERN, stream_args=flags.get("stream_arg_deltas", True),
-            ids=CallIds(flags.get("call_ids"), ids), no_tools=self._no_tools,
+            name_pattern=self.TOOL_NAME_PATTERN, stream_args=flags["stream_arg_deltas"],
+            ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
             warnings=self.warnings)
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
         self._reasoning_over = False

@@ -21,7 +21,7 @@ from .arguments import ArgumentSyntax, ArgumentsWriter
 from .events import TOOL_ARGS, TOOL_STATES, RawText
 from .messages import DeltaToolCall
 from .schema_types import tool_properties
-from .streaming import StreamingParserBase
+from .driver import StreamingParserBase
 
 if TYPE_CHECKING:
     from .assembly import ContentText

@@ -19,7 +19,7 @@ from .lexicon import Lexicon
 from .tokens import TokenizerInfo
 
 if TYPE_CHECKING:  # the driver imports this module
-    from .streaming import StreamingParserBase
+    from .driver import StreamingParserBase
 
 # Marker id sequences by their last id (most markers are one token).
 _Seqs = dict[int, list[tuple[int, ...]]]

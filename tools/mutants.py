@@ -96,13 +96,13 @@ MUTANTS: list[Mutant] = [
       "        for outer in sorted(hiding)[:0]:\n",
       "a state ignores literals that can hide its live markers"),
     # --- the streaming driver ----------------------------------------------------------
-    M("driver-final-pending-dropped", "runtime/streaming.py",
+    M("driver-final-pending-dropped", "runtime/driver.py",
       "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
       "            self._lex(pending, True, out)\n        state = self.state_id",
       "        if self._pending:\n            self._pending = \"\"\n"
       "        state = self.state_id",
       "finish() drops text held back as a possible marker prefix"),
-    M("driver-finish-no-reasoning-end", "runtime/streaming.py",
+    M("driver-finish-no-reasoning-end", "runtime/driver.py",
       "        elif state == REASONING:\n            out.append(SemanticEvent(_REASONING_END, \"\", self.tool_index))",
       "        elif state == REASONING:\n            pass",
       "finish() inside reasoning emits no REASONING_END"),
@@ -116,16 +116,16 @@ MUTANTS: list[Mutant] = [
       "        index = self.parser.tool_index\n        if index < 0:\n"
       "            return False\n        # The call may only lack",
       "finish() drops a held JSON closer"),
-    M("driver-plain-ignores-stop", "runtime/streaming.py",
+    M("driver-plain-ignores-stop", "runtime/driver.py",
       "            if stop is not None and stop(delta_text) is not None:\n                return None",
       "            if False:\n                return None",
       "the plain fast path takes deltas that may hold a marker"),
-    M("driver-marker-before-pending", "runtime/streaming.py",
+    M("driver-marker-before-pending", "runtime/driver.py",
       "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
       "            self._lex(pending, True, out)\n        self._fresh = False",
       "        self._fresh = False",
       "a marker token does not first flush the text held before it"),
-    M("driver-header-lost", "runtime/streaming.py",
+    M("driver-header-lost", "runtime/driver.py",
       "        elif state == MESSAGE_HEADER and self.header:\n            out.append(SemanticEvent(_TEXT_CHUNK, self.header, self.tool_index))",
       "        elif state == MESSAGE_HEADER and self.header:\n            pass",
       "finish() drops a message header that never became a block"),
