@@ -93,7 +93,8 @@ class ModuleGenerator:
         # A format without TOOL_ARGS names no body (the driver's default stays unused).
         body_class = fmt.body_class
         classes = ["ChatParserBase", "EventType", "Lexicon", "Reasoning", "Renderer",
-                   "SemanticEvent", "StreamingParserBase", *([body_class] if body_class else [])]
+                   "SemanticEvent", "StreamingParserBase", fmt.syntax_class,
+                   *([body_class] if body_class else [])]
         return {
             "header": HEADER.format(source=_printable(fmt.source)),
             "fmt": fmt,

@@ -9,6 +9,7 @@ from typing import Any
 from parsergen.runtime.events import STATE_NAMES
 from parsergen.runtime.lexicon import relevant_closure
 
+from parsergen.runtime.arguments import SYNTAXES
 from parsergen.runtime.bodies import BODIES, ToolBody
 
 from .lower import Lowered, reachable_states, with_implicit_reasoning_ends
@@ -186,6 +187,7 @@ class FormatIR:
     tool_body_line: int | None
     tool_body_defaulted: bool
     body_class: str | None  # the runtime class of tool_body (None: no TOOL_ARGS)
+    syntax_class: str  # the runtime class of arguments.syntax
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -282,6 +284,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         tool_body_line=lines["tool_body"],
         tool_body_defaulted="tool_body" not in lowered.written,
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
+        syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
         reachable=reachable,
         arguments=dict(spec["arguments"]),

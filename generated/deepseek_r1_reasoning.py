@@ -8,6 +8,7 @@ from parsergen.runtime import (
     DROP,
     ChatParserBase,
     EventType,
+    JsonSyntax,
     Lexicon,
     Reasoning,
     Renderer,
@@ -16,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "deepseek_r1_reasoning"
 
@@ -120,6 +121,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (default)
+    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 19
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -148,7 +150,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

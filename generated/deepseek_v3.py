@@ -9,6 +9,7 @@ from parsergen.runtime import (
     ChatParserBase,
     EventType,
     JsonBody,
+    JsonSyntax,
     Lexicon,
     Reasoning,
     Renderer,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "deepseek_v3"
 
@@ -215,6 +216,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 31)
+    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -252,7 +254,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(("marker", "<｜tool▁calls▁end｜>"),),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -13,11 +13,12 @@ from parsergen.runtime import (
     Renderer,
     SemanticEvent,
     StreamingParserBase,
+    TaggedSyntax,
     TextBody,
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "deepseek_v32"
 
@@ -220,6 +221,7 @@ class ChatParser(ChatParserBase):
         "string_attribute": "string",
         "close": "</｜DSML｜parameter>",
     }  # arguments (line 35)
+    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -255,7 +257,7 @@ RENDERER = Renderer(
     separator=(("text", "\n"),),
     calls_close=(("text", "\n"), ("marker", "</｜DSML｜function_calls>")),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -13,11 +13,12 @@ from parsergen.runtime import (
     Renderer,
     SemanticEvent,
     StreamingParserBase,
+    TaggedSyntax,
     TextBody,
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "deepseek_v41"
 
@@ -284,6 +285,7 @@ class ChatParser(ChatParserBase):
         "open": "<｜DSML｜ parameter",
         "close": "</｜DSML｜ parameter>",
     }  # arguments (line 13)
+    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -319,7 +321,7 @@ RENDERER = Renderer(
     separator=(("text", "\n"),),
     calls_close=(("text", "\n"), ("marker", "</｜DSML｜ calls>")),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

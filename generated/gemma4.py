@@ -9,6 +9,7 @@ from parsergen.runtime import (
     ChatParserBase,
     EventType,
     Lexicon,
+    NotationSyntax,
     Reasoning,
     Renderer,
     SemanticEvent,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "gemma4"
 
@@ -274,6 +275,7 @@ class ChatParser(ChatParserBase):
         "syntax": "notation",
         "string_delimiter": '<|"|>',
     }  # arguments (line 44)
+    SYNTAX = NotationSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -318,7 +320,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

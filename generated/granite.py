@@ -7,6 +7,7 @@ from __future__ import annotations
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    EnvelopeSyntax,
     EventType,
     JsonArrayBody,
     Lexicon,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "granite"
 
@@ -123,6 +124,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["arguments"],
     }  # arguments (line 16)
+    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -157,7 +159,7 @@ RENDERER = Renderer(
     separator=(("text", ", "),),
     calls_close=(("text", "]"),),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -13,11 +13,12 @@ from parsergen.runtime import (
     Renderer,
     SemanticEvent,
     StreamingParserBase,
+    TaggedSyntax,
     TextBody,
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "granite_thinking"
 
@@ -354,6 +355,7 @@ class ChatParser(ChatParserBase):
         "close": "</parameter>",
         "trim": "one_newline",
     }  # arguments (line 57)
+    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # line 8
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -393,7 +395,7 @@ RENDERER = Renderer(
     separator=(("text", "\n"),),
     calls_close=(),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

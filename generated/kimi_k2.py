@@ -10,6 +10,7 @@ from parsergen.runtime import (
     ChatParserBase,
     EventType,
     JsonBody,
+    JsonSyntax,
     Lexicon,
     Reasoning,
     Renderer,
@@ -18,7 +19,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "kimi_k2"
 
@@ -306,6 +307,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 48)
+    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # line 53
         "drop_whitespace_only_content_before_tools": True,  # line 54
@@ -346,7 +348,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(("marker", "<|tool_calls_section_end|>"),),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -14,11 +14,12 @@ from parsergen.runtime import (
     Renderer,
     SemanticEvent,
     StreamingParserBase,
+    TaggedSyntax,
     TextBody,
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "kimi_k3"
 
@@ -313,6 +314,7 @@ class ChatParser(ChatParserBase):
         "name_attribute": "key",
         "string_attribute": {"name": "type", "value": "string", "default": "string"},
     }  # arguments (line 62)
+    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 74
         "drop_whitespace_only_content_before_tools": True,  # line 75
@@ -358,7 +360,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(("marker", "<|close|>tools<|sep|>"),),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    EnvelopeSyntax,
     EventType,
     JsonObjectBody,
     Lexicon,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "llama3_json"
 
@@ -177,6 +178,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["parameters", "arguments"],
     }  # arguments (line 21)
+    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -211,7 +213,7 @@ RENDERER = Renderer(
     separator=(("text", "; "),),
     calls_close=(),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

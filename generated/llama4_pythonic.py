@@ -10,6 +10,7 @@ from parsergen.runtime import (
     EventType,
     Lexicon,
     PythonListBody,
+    PythonSyntax,
     Reasoning,
     Renderer,
     SemanticEvent,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "llama4_pythonic"
 
@@ -144,6 +145,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "python_kwargs"}  # arguments (line 13)
+    SYNTAX = PythonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -172,7 +174,7 @@ RENDERER = Renderer(
     separator=(("text", ", "),),
     calls_close=(("text", "]"), ("marker", "<|python_end|>")),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

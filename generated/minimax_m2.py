@@ -13,11 +13,12 @@ from parsergen.runtime import (
     Renderer,
     SemanticEvent,
     StreamingParserBase,
+    TaggedSyntax,
     TextBody,
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "minimax_m2"
 
@@ -366,6 +367,7 @@ class ChatParser(ChatParserBase):
         "header": "attributes",
         "close": "</parameter>",
     }  # arguments (line 56)
+    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -401,7 +403,7 @@ RENDERER = Renderer(
     separator=(("text", "\n"),),
     calls_close=(("text", "\n"), ("marker", "</minimax:tool_call>")),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    ElementsSyntax,
     EventType,
     Lexicon,
     Reasoning,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "minimax_m3"
 
@@ -297,6 +298,7 @@ class ChatParser(ChatParserBase):
         "syntax": "nested_elements",
         "prefix": "]<]minimax[>[",
     }  # arguments (line 53)
+    SYNTAX = ElementsSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -331,7 +333,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(("marker", "]<]minimax[>[</tool_call>"),),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -10,6 +10,7 @@ from parsergen.runtime import (
     ChatParserBase,
     EventType,
     JsonBody,
+    JsonSyntax,
     Lexicon,
     Reasoning,
     Renderer,
@@ -18,7 +19,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "openai"
 
@@ -263,6 +264,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 44)
+    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 49
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -311,7 +313,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -9,6 +9,7 @@ from parsergen.runtime import (
     ChatParserBase,
     EventType,
     JsonBody,
+    JsonSyntax,
     Lexicon,
     Reasoning,
     Renderer,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "plamo3"
 
@@ -366,6 +367,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 53)
+    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 57
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -406,7 +408,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(("marker", "<|plamo:end_tool_requests:plamo|>"),),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

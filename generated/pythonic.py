@@ -10,6 +10,7 @@ from parsergen.runtime import (
     EventType,
     Lexicon,
     PythonListBody,
+    PythonSyntax,
     Reasoning,
     Renderer,
     SemanticEvent,
@@ -17,7 +18,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "pythonic"
 
@@ -107,6 +108,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "python_kwargs"}  # arguments (line 13)
+    SYNTAX = PythonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -135,7 +137,7 @@ RENDERER = Renderer(
     separator=(("text", ", "),),
     calls_close=(("text", "]"),),
     calls_first=True,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

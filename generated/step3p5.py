@@ -13,11 +13,12 @@ from parsergen.runtime import (
     Renderer,
     SemanticEvent,
     StreamingParserBase,
+    TaggedSyntax,
     TextBody,
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "step3p5"
 
@@ -353,6 +354,7 @@ class ChatParser(ChatParserBase):
         "close": "</parameter>",
         "trim": "one_newline",
     }  # arguments (line 57)
+    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # line 14
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -392,7 +394,7 @@ RENDERER = Renderer(
     separator=(("text", "\n"),),
     calls_close=(),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

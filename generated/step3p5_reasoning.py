@@ -8,6 +8,7 @@ from parsergen.runtime import (
     DROP,
     ChatParserBase,
     EventType,
+    JsonSyntax,
     Lexicon,
     Reasoning,
     Renderer,
@@ -16,7 +17,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(4)
+require_runtime(5)
 
 FORMAT = "step3p5_reasoning"
 
@@ -124,6 +125,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (default)
+    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 19
         "drop_whitespace_only_content_before_tools": True,  # default
@@ -152,7 +154,7 @@ RENDERER = Renderer(
     separator=(),
     calls_close=(),
     calls_first=False,
-    arguments=ChatParser.ARGUMENTS,
+    syntax=ChatParser.SYNTAX,
     thinking_default=StreamingParser.THINKING_DEFAULT,
 )
 

@@ -15,6 +15,16 @@ from .events import (
     SemanticEvent,
     merge_chunks,
 )
+from .arguments import (
+    SYNTAXES,
+    ArgumentSyntax,
+    ElementsSyntax,
+    EnvelopeSyntax,
+    JsonSyntax,
+    NotationSyntax,
+    PythonSyntax,
+    TaggedSyntax,
+)
 from .assembly import ChatParser as ChatParserBase
 from .bodies import (
     BODIES,
@@ -37,7 +47,8 @@ from .driver import StreamingParserBase
 #    _feed_array/_args/... helpers; _emit takes may_hold.
 # 4: the protocol with generated code has public names (state_id, header, on_marker,
 #    on_text, LEXICONS, INITIAL_STATES, THINKING_DEFAULT, REASONING_RULES, PLAIN_TEXT).
-RUNTIME_VERSION = 4
+# 5: modules name their argument syntax class (ChatParser.SYNTAX); Renderer takes it.
+RUNTIME_VERSION = 5
 
 
 def require_runtime(version: int) -> None:
@@ -50,6 +61,14 @@ def require_runtime(version: int) -> None:
 
 
 __all__ = [
+    "SYNTAXES",
+    "ArgumentSyntax",
+    "ElementsSyntax",
+    "EnvelopeSyntax",
+    "JsonSyntax",
+    "NotationSyntax",
+    "PythonSyntax",
+    "TaggedSyntax",
     "BODIES",
     "CHUNK_EVENTS",
     "DROP",

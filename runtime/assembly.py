@@ -118,11 +118,6 @@ class ChatParser:
     ASSEMBLY: ClassVar[Mapping[str, Any]]
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "ARGUMENTS" in cls.__dict__:
-            cls.SYNTAX = syntax(cls.ARGUMENTS)
-
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
                  ids: str = "random") -> None:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .arguments import Piece, syntax
+from .arguments import ArgumentSyntax, Piece
 
 Parts = tuple[tuple[str, str], ...]
 
@@ -22,7 +22,7 @@ class Renderer:
     def __init__(self, *, reasoning_open: Mapping[bool, Parts | None],
                  reasoning_close: Parts | None, reasoning: Parts | None, content: Parts,
                  call: Parts | None, calls_open: Parts, separator: Parts, calls_close: Parts,
-                 calls_first: bool, arguments: Mapping[str, Any],
+                 calls_first: bool, syntax: ArgumentSyntax,
                  thinking_default: bool) -> None:
         self.reasoning_open = reasoning_open
         self.reasoning_close = reasoning_close
@@ -31,8 +31,8 @@ class Renderer:
         self.call = call
         self.calls_open, self.separator, self.calls_close = calls_open, separator, calls_close
         self.calls_first = calls_first
-        self.arguments = arguments
-        self.syntax = syntax(arguments)  # writes each call's arguments
+        self.syntax = syntax  # writes each call's arguments
+        self.arguments = syntax.options
         self.thinking_default = thinking_default
 
     def can_render_reasoning(self, thinking: bool | None = None) -> bool:
