@@ -103,7 +103,7 @@ def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[
     from .runtime.structural import structural_tag as build
 
     module = load(name)
-    return build(module.RENDERER, module.ChatParser.ARGUMENTS, tools, tool_choice=tool_choice)
+    return build(module.RENDERER, tools, tool_choice=tool_choice)
 
 
 __all__ = ["FormatEntry", "aliases", "detect", "entry", "formats", "load", "structural_tag",

@@ -8,7 +8,7 @@ plain data in xgrammar's structural tag format (``{"type": "structural_tag",
 "format": ...}``, the one vLLM 0.33 passes to xgrammar), ready for ``json.dumps``.
 
 A format gets no tag (None) when xgrammar cannot check its arguments syntax (see
-``_STYLES``), or when a choice needs a trigger its calls do not start with; a grammar
+its syntax class's ``structural_style``), or when a choice needs a trigger its calls do not start with; a grammar
 that accepted other text than the parser reads would be worse than none.
 """
 
@@ -24,46 +24,7 @@ from .schema_types import read_tools
 Format = dict[str, Any]
 Parts = Sequence[tuple[str, str]]
 
-# The argument syntaxes xgrammar checks: (syntax, its exact options or None for any,
-# the style of xgrammar's ``json_schema`` format that parses the same text).  This
-# table moves onto the argument syntax classes once runtime/arguments.py is a
-# registry.  Each XML row was checked by rendering calls through the tag
-# (tests/integration/test_structural.py).  Left out, so without a tag:
-# python_kwargs (Python literals) and notation (quoted notation), which no xgrammar
-# style parses; xml_parameters spelled otherwise, such as the ``<|open|>argument``
-# variant, whose render xgrammar's ``kimi_k3_xml`` style does not accept.
-_STYLES: tuple[tuple[str, Mapping[str, Any] | None, str], ...] = (
-    ("json", None, "json"),
-    ("json_envelope", None, "json"),  # the envelope is in the call template
-    ("xml_parameters", {"open": "<parameter=", "name_end": ">", "close": "</parameter>",
-                        "trim": "one_newline"}, "qwen_xml"),
-    ("xml_parameters", {"open": "<parameter=", "name_end": ">", "close": "</parameter>",
-                        "trim": "none"}, "qwen_xml"),
-    ("xml_parameters", {"open": "<parameter", "name_end": ">", "header": "attributes",
-                        "close": "</parameter>"}, "minimax_xml"),
-    ("xml_parameters", {"open": "<arg_key>", "name_end": "</arg_key>",
-                        "value_open": "<arg_value>", "close": "</arg_value>"}, "glm_xml"),
-    ("xml_parameters", {"open": "<｜DSML｜parameter", "name_end": ">", "header": "attributes",
-                        "string_attribute": "string", "close": "</｜DSML｜parameter>"},
-     "deepseek_xml"),
-    ("xml_parameters", {"open": "<｜DSML｜ parameter", "name_end": ">", "header": "attributes",
-                        "string_attribute": "string", "close": "</｜DSML｜ parameter>"},
-     "deepseek_v4_1_xml"),
-    ("nested_elements", {"prefix": "]<]minimax[>["}, "minimax_m3_xml"),
-)
-
-
-def arguments_style(arguments: Mapping[str, Any]) -> str | None:
-    """The xgrammar style that checks an arguments syntax, or None if none does."""
-    syntax = arguments.get("syntax")
-    spelled = {k: v for k, v in arguments.items() if k != "syntax"}
-    for name, options, style in _STYLES:
-        if name == syntax and (options is None or options == spelled):
-            return style
-    return None
-
-
-def structural_tag(renderer: Renderer, arguments: Mapping[str, Any], tools: Sequence[Any], *,
+def structural_tag(renderer: Renderer, tools: Sequence[Any], *,
                    tool_choice: Any = "auto") -> dict[str, Any] | None:
     """The structural tag for calls of ``tools`` (dicts or objects with ``model_dump()``).
 
@@ -73,7 +34,7 @@ def structural_tag(renderer: Renderer, arguments: Mapping[str, Any], tools: Sequ
     says ``"strict": false`` gets its arguments checked as an object only, as vLLM's
     own tags do.  None when the format's calls cannot be expressed (module docstring).
     """
-    style = arguments_style(arguments)
+    style = renderer.syntax.structural_style()
     if renderer.call is None or style is None or tool_choice == "none":
         return None
     functions = [tool.get("function", tool) for tool in read_tools(tools or (), [])]

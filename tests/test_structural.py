@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import parsergen
-from parsergen.runtime.structural import arguments_style, structural_tag
+from parsergen.runtime.structural import structural_tag
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
@@ -103,7 +103,7 @@ def test_qwen3_parameters_use_xgrammars_qwen_xml_style() -> None:
 
 @pytest.mark.parametrize("name", NO_TAG)
 def test_formats_whose_arguments_xgrammar_cannot_read_have_none(name: str) -> None:
-    assert arguments_style(parsergen.load(name).ChatParser.ARGUMENTS) is None
+    assert parsergen.load(name).ChatParser.SYNTAX.structural_style() is None
     for choice in ("auto", "required", "get_weather"):
         assert tag(name, choice) is None
 

@@ -45,9 +45,6 @@ PREFIX = "parsergen_"
 # parses: SGLang gives the tool-call detector no request, and a request's two parsers
 # run in the same task (so the same context), one request's task never in another's.
 _THINKING: ContextVar[bool | None] = ContextVar("parsergen_thinking", default=None)
-# Argument syntaxes whose text is one JSON object: what a legacy structural tag
-# constrains between a call's begin and end.
-_JSON_ARGUMENTS = frozenset({"json", "json_envelope"})
 
 
 def _plain(value: Any) -> Any:
@@ -81,7 +78,8 @@ def structure(module: ModuleType) -> tuple[str, Any, str] | None:
     them, from the spec's render template; None unless the arguments are one JSON object
     between fixed texts that a marker opens (the shape of a legacy structural tag)."""
     call = getattr(getattr(module, "RENDERER", None), "call", None)
-    if not call or module.RENDERER.arguments.get("syntax") not in _JSON_ARGUMENTS:
+    # A legacy tag constrains one JSON object between a call's begin and end.
+    if not call or module.RENDERER.syntax.structural_style() != "json":
         return None
     fields = [value for kind, value in call if kind == "field"]
     if fields not in (["name", "arguments"], ["name_json", "arguments"]) or call[0][0] != "marker":

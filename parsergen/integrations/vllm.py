@@ -283,8 +283,7 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         if not tools:
             return None
         try:
-            tag = structural_tag(self.MODULE.RENDERER, self.MODULE.ChatParser.ARGUMENTS,
-                                 tools, tool_choice=_plain(choice))
+            tag = structural_tag(self.MODULE.RENDERER, tools, tool_choice=_plain(choice))
         except ValueError as exc:  # a choice we cannot constrain: parse unconstrained
             logger.warning("parsergen %s: no structural tag: %s", self.MODULE.FORMAT, exc)
             return None

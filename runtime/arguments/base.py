@@ -64,6 +64,16 @@ class ArgumentSyntax:
         """``arguments`` written in this syntax, as (text, is_marker) pieces."""
         raise NotImplementedError
 
+    def structural_style(self) -> str | None:
+        """The style of xgrammar's ``json_schema`` format that parses this syntax's text
+        (for structural tags), or None when no style does."""
+        return None
+
+    def _style_by_options(self, rows: tuple[tuple[Mapping[str, Any], str], ...]) -> str | None:
+        """The style of the row whose options are exactly this spec's (``syntax`` aside)."""
+        spelled = {k: v for k, v in self.options.items() if k != "syntax"}
+        return next((style for options, style in rows if options == spelled), None)
+
 
 def options_schema(properties: Mapping[str, Any] | None = None, required: tuple[str, ...] = (),
                    description: str | None = None) -> dict[str, Any]:

@@ -214,6 +214,9 @@ class EnvelopeSyntax(ArgumentSyntax):
         return EnvelopeArguments(make_writer, name_key=self.name_key,
                                  argument_keys=self.argument_keys)
 
+    def structural_style(self) -> str | None:
+        return "json"  # the envelope itself is in the call template
+
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         """The arguments object (the spec's call template writes the envelope around it)."""
         return [(json.dumps(arguments, ensure_ascii=False), False)]

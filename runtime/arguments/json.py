@@ -163,5 +163,8 @@ class JsonSyntax(ArgumentSyntax):
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return JsonArguments(make_writer(name or ""))
 
+    def structural_style(self) -> str | None:
+        return "json"
+
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         return [(json.dumps(arguments, ensure_ascii=False), False)]

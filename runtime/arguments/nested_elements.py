@@ -190,6 +190,9 @@ class ElementsSyntax(ArgumentSyntax):
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return ElementArguments(make_writer(name or ""), prefix=self.prefix)
 
+    def structural_style(self) -> str | None:
+        return self._style_by_options((({"prefix": "]<]minimax[>["}, "minimax_m3_xml"),))
+
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         out: list[Piece] = []
         for key, value in arguments.items():

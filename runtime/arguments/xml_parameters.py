@@ -160,6 +160,26 @@ class TaggedArguments:
 _LITERAL = {"$ref": "#/$defs/literal"}
 
 
+# xgrammar's XML styles, each of one spelling of this syntax (checked by rendering calls
+# through the tag: tests/integration/test_structural.py).  Others, such as Kimi K3's
+# ``<|open|>argument`` variant (whose render xgrammar's kimi_k3_xml does not accept),
+# get no tag.
+_XGRAMMAR_STYLES: tuple[tuple[Mapping[str, Any], str], ...] = (
+    ({"open": "<parameter=", "name_end": ">", "close": "</parameter>", "trim": "one_newline"},
+     "qwen_xml"),
+    ({"open": "<parameter=", "name_end": ">", "close": "</parameter>", "trim": "none"},
+     "qwen_xml"),
+    ({"open": "<parameter", "name_end": ">", "header": "attributes", "close": "</parameter>"},
+     "minimax_xml"),
+    ({"open": "<arg_key>", "name_end": "</arg_key>", "value_open": "<arg_value>",
+      "close": "</arg_value>"}, "glm_xml"),
+    ({"open": "<｜DSML｜parameter", "name_end": ">", "header": "attributes",
+      "string_attribute": "string", "close": "</｜DSML｜parameter>"}, "deepseek_xml"),
+    ({"open": "<｜DSML｜ parameter", "name_end": ">", "header": "attributes",
+      "string_attribute": "string", "close": "</｜DSML｜ parameter>"}, "deepseek_v4_1_xml"),
+)
+
+
 class TaggedSyntax(ArgumentSyntax):
     """Each argument between tags, its name in the opening one: ``OPEN name NAME_END value CLOSE``.
 
@@ -226,6 +246,9 @@ class TaggedSyntax(ArgumentSyntax):
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return TaggedArguments(make_writer(name or ""), **self._kwargs)
+
+    def structural_style(self) -> str | None:
+        return self._style_by_options(_XGRAMMAR_STYLES)
 
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         out: list[Piece] = []
