@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parsergen.runtime.arguments import SYNTAXES
+from parsergen.runtime.bodies import BODIES
 
 from .diagnostics import Path
 from .loader import Positions
@@ -203,11 +204,12 @@ def reachable_states(spec: dict[str, Any]) -> set[str]:
     frontier = list(reached)
     while frontier:
         state = frontier.pop()
-        if state == "TOOL_ARGS" and tool_body(spec) == "json_object":
-            # The closing brace of a call's JSON object moves the parser on by itself.
-            if "TOOL_BETWEEN" not in reached:
-                reached.add("TOOL_BETWEEN")
-                frontier.append("TOOL_BETWEEN")
+        # A tool body may move the parser on by itself (a JSON object's closing brace).
+        body = BODIES.get(tool_body(spec)) if state == "TOOL_ARGS" else None
+        for nxt in body.exits_to if body is not None else ():
+            if nxt not in reached:
+                reached.add(nxt)
+                frontier.append(nxt)
         for target in as_mapping(transitions.get(state)).values():
             rules = target if isinstance(target, list) else [target]
             for rule in rules:

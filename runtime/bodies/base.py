@@ -34,6 +34,9 @@ class ToolBody:
     # TOOL_ARGS text is one ARG_VALUE_CHUNK as it is, whatever it holds: generated code
     # emits it inline and lets a plain delta skip lexing (the driver's fast path).
     plain: ClassVar[bool] = False
+    # States its own text can end it in (no marker needed): the compiler counts them
+    # reachable from TOOL_ARGS.
+    exits_to: ClassVar[tuple[str, ...]] = ()
 
     __slots__ = ("parser",)
 

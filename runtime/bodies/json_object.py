@@ -17,6 +17,7 @@ class JsonObjectBody(JsonBody):
     """
 
     name = "json_object"
+    exits_to = ("TOOL_BETWEEN",)  # the object's closing brace ends the call
 
     __slots__ = ("end",)
 
