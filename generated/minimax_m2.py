@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
@@ -15,6 +17,7 @@ from parsergen.runtime import (
     StreamingParserBase,
     TaggedSyntax,
     TextBody,
+    build_structural_tag,
     require_runtime,
 )
 
@@ -409,3 +412,9 @@ RENDERER = Renderer(
 
 # render(message, *, thinking=None) -> str: the completion text a model would write.
 render = RENDERER.render
+
+
+def structural_tag(tools: Any, *, tool_choice: Any = "auto") -> dict[str, Any] | None:
+    """An xgrammar structural tag for calls of ``tools`` (None: the arguments syntax
+    has no xgrammar style, or ``tool_choice`` is "none"); see runtime/structural.py."""
+    return build_structural_tag(RENDERER, tools, tool_choice=tool_choice)

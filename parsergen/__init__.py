@@ -100,10 +100,7 @@ def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[
     "function": {"name": ...}}``.  None when the format's arguments syntax cannot be
     expressed to xgrammar (see ``parsergen.runtime.structural``).
     """
-    from .runtime.structural import structural_tag as build
-
-    module = load(name)
-    return build(module.RENDERER, tools, tool_choice=tool_choice)
+    return load(name).structural_tag(tools, tool_choice=tool_choice)
 
 
 __all__ = ["FormatEntry", "aliases", "detect", "entry", "formats", "load", "structural_tag",

@@ -40,6 +40,7 @@ from .render import Renderer
 from .lexicon import Lexicon
 from .prompt import Reasoning
 from .driver import StreamingParserBase
+from .structural import structural_tag as build_structural_tag
 
 # Bumped whenever generated code and runtime must change together.
 # 2: Lexicon without skip_in_token_id_mode.
@@ -47,7 +48,8 @@ from .driver import StreamingParserBase
 #    _feed_array/_args/... helpers; _emit takes may_hold.
 # 4: the protocol with generated code has public names (state_id, header, on_marker,
 #    on_text, LEXICONS, INITIAL_STATES, THINKING_DEFAULT, REASONING_RULES, PLAIN_TEXT).
-# 5: modules name their argument syntax class (ChatParser.SYNTAX); Renderer takes it.
+# 5: modules name their argument syntax class (ChatParser.SYNTAX); Renderer takes it;
+#    modules give structural_tag() (build_structural_tag).
 RUNTIME_VERSION = 5
 
 
@@ -92,6 +94,7 @@ __all__ = [
     "ToolBody",
     "ToolCall",
     "accumulate",
+    "build_structural_tag",
     "merge_chunks",
     "require_runtime",
 ]
