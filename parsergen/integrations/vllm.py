@@ -25,6 +25,7 @@ call's start marker, is the first content token).
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -54,6 +55,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 PREFIX = "parsergen_"
 
+
+# Characters of the reasoning phase kept for the handover to the tool parser: far more
+# than any marker the parser may hold back while it waits to see it whole.
+_KEEP = 8192
 
 def to_vllm(delta: OurDelta | None) -> DeltaMessage | None:
     """A parsergen delta as vLLM's ``DeltaMessage``."""
@@ -90,10 +95,13 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
         self._prompt_ids: list[int] = []
         self._chat = self._new_chat()
         self._started = False
-        # The reasoning phase's deltas, until reasoning ends: the rest of the text and
-        # its ids are handed over to the tool parser as they came, unparsed.
-        self._texts: list[str] = []
-        self._ids: list[int] = []
+        # The reasoning phase's last deltas (text, ids), until reasoning ends: the rest of
+        # the text and its ids are handed over to the tool parser as they came, unparsed.
+        # Only a tail is kept (see _trim): memory stays flat however long the reasoning.
+        self._texts: deque[str] = deque()
+        self._ids: deque[list[int]] = deque()
+        self._kept = 0  # characters in _texts
+        self._dropped = 0  # characters of the completion dropped from the front
         self._handover: list[int] | None = None
 
     def _new_chat(self) -> Any:
@@ -182,31 +190,50 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
         self._started = True
         chat = self._chat
         self._texts.append(delta_text)
-        self._ids.extend(delta_token_ids)
+        self._ids.append(list(delta_token_ids))
+        self._kept += len(delta_text)
         delta = chat.feed(delta_text, delta_token_ids)
         if not chat.reasoning_ended:
+            self._trim()
             return to_vllm(delta)
         # Reasoning is over: the content is the rest of the model's text, raw (tool
         # markup included), for the tool parser to read from the start of content.
         text = "".join(self._texts)
-        self._handover = self._content_ids(text, chat.content_offset or 0)
-        self._texts, self._ids = [], []
-        rest = text[chat.content_offset or 0:]
+        start = max((chat.content_offset or 0) - self._dropped, 0)
+        self._handover = self._content_ids(text, [i for ids in self._ids for i in ids], start)
+        self._texts, self._ids = deque(), deque()
+        rest = text[start:]
         reasoning = delta.reasoning if delta is not None else None
         return DeltaMessage(reasoning=reasoning, content=rest) if reasoning or rest else None
 
-    def _content_ids(self, text: str, start: int) -> list[int]:
+    def _trim(self) -> None:
+        """Drop the oldest deltas beyond the last ``_KEEP`` characters: reasoning ends
+        within what the parser may still hold back (a partial marker), so content never
+        starts that far back.  A delta is dropped only where its ids spell its text (a
+        character split across tokens joins the next delta first), so the ids kept still
+        line up with the text kept."""
+        texts, ids, decode = self._texts, self._ids, self.model_tokenizer.decode
+        while len(texts) > 1 and self._kept - len(texts[0]) >= _KEEP:
+            if ids[0] and "".join(decode([i]) for i in ids[0]) != texts[0]:
+                texts[1], ids[1] = texts[0] + texts[1], ids[0] + ids[1]
+            else:
+                self._kept -= len(texts[0])
+                self._dropped += len(texts[0])
+            texts.popleft()
+            ids.popleft()
+
+    def _content_ids(self, text: str, ids: list[int], start: int) -> list[int]:
         """The ids of ``text[start:]`` and of text still to come (ids may run ahead of
         the text); none when the ids do not spell the text (the tool parser then reads
         the handed-over text's markers as text)."""
         decode = self.model_tokenizer.decode
-        pieces = [decode([i]) for i in self._ids]
+        pieces = [decode([i]) for i in ids]
         if not "".join(pieces).startswith(text):
             return []
         at = 0
         for k, piece in enumerate(pieces):
             if at + len(piece) > start:
-                return self._ids[k:]
+                return ids[k:]
             at += len(piece)
         return []
 

@@ -439,3 +439,35 @@ print("ok")
         done = subprocess.run([sys.executable, "-c", code, plugin_path], capture_output=True,
                               text=True, timeout=300)
         assert done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def _stream_reasoning(reasoner: Any, tokenizer: Any, words: int) -> tuple[int, str]:
+    """Stream ``words`` words of reasoning then an answer, one token a delta, through the
+    reasoning parser; return the memory still allocated before the answer, and the
+    content handed over at the end."""
+    import tracemalloc
+
+    reasoner.set_prompt_token_ids(tokenizer.encode("<|im_start|>assistant\n<think>\n"))
+    word = tokenizer.encode(" thought")
+    tracemalloc.start()
+    try:
+        for _ in range(words):
+            reasoner.extract_reasoning_streaming("", "", " thought", [], [], word)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    end = "</think>\n\nThe answer"
+    delta = reasoner.extract_reasoning_streaming("", "", end, [], [], tokenizer.encode(end))
+    return held, delta.content if delta is not None else ""
+
+
+def test_reasoning_parser_memory_stays_flat_however_long_the_reasoning() -> None:
+    tokenizer = toks.qwen36()
+    make = ReasoningParserManager.get_reasoning_parser(plugin.PREFIX + "qwen3")
+    short, short_content = _stream_reasoning(make(tokenizer), tokenizer, 5_000)
+    long, long_content = _stream_reasoning(make(tokenizer), tokenizer, 50_000)
+    # Ten times the reasoning: what stays allocated grows by far less than ten times
+    # (it kept every delta, 8 bytes and more a character, before).
+    assert long < short * 2 + 200_000, (short, long)
+    # And the handover is still exact: the content after </think>, raw.
+    assert short_content == long_content == "\n\nThe answer"
