@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .arguments import ArgumentSyntax, ArgumentsWriter
 from .events import TOOL_ARGS, TOOL_STATES, RawText
 from .messages import DeltaToolCall
-from .schema_types import tool_properties
+from .schema_types import ToolTyping
 from .driver import StreamingParserBase
 
 if TYPE_CHECKING:
@@ -81,6 +81,8 @@ class ToolCalls:
         self.content = content
         self.syntax = syntax
         self.tools = tools
+        # Compiled once per tool name for this parser's request, not once per call.
+        self.typing = ToolTyping(tools)
         self.valid_names = valid_names
         self.name_pattern = name_pattern
         self.stream_args = stream_args
@@ -213,7 +215,7 @@ class ToolCalls:
 
     def _new_writer(self, name: str) -> ArgumentsWriter:
         """The writer of a call to tool ``name`` (typed by the tool's schema)."""
-        return ArgumentsWriter(tool_properties(self.tools, name))
+        return ArgumentsWriter(self.typing.properties(name))
 
     def _end(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str],
              at_end: bool) -> None:

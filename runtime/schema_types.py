@@ -47,15 +47,36 @@ def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, A
     return out
 
 
-def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> dict[str, Any] | None:
-    """The ``properties`` of tool ``name``'s parameters; None without tools or schema."""
+def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Properties | None:
+    """The compiled ``properties`` of tool ``name``'s parameters (``$ref`` followed,
+    ``allOf`` merged, a top-level ``anyOf``/``oneOf`` of objects joined); None without
+    tools or schema."""
     for tool in tools or ():
         fn = tool.get("function", tool) if isinstance(tool, Mapping) else None
         if isinstance(fn, Mapping) and fn.get("name") == name:
             params = fn.get("parameters")
-            props = params.get("properties") if isinstance(params, Mapping) else None
-            return dict(props) if isinstance(props, Mapping) else None
+            if not isinstance(params, Mapping):
+                return None
+            return compile_schema(params).props
     return None
+
+
+class ToolTyping:
+    """The request's tools' argument typing, compiled once per tool name and kept."""
+
+    __slots__ = ("tools", "compiled")
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]] | None) -> None:
+        self.tools = tools
+        self.compiled: dict[str, Properties | None] = {}
+
+    def properties(self, name: str) -> Properties | None:
+        """Tool ``name``'s compiled properties (see ``tool_properties``)."""
+        try:
+            return self.compiled[name]
+        except KeyError:
+            props = self.compiled[name] = tool_properties(self.tools, name)
+            return props
 
 
 def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> frozenset[str]:
@@ -70,7 +91,14 @@ def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> frozenset[str]:
 
 def schema_types(schema: Any) -> frozenset[str]:
     """JSON types a schema admits (``type``, ``enum``, ``anyOf``/``oneOf``/``allOf``,
-    ``nullable``); a schema that says nothing admits only strings, as in vLLM."""
+    ``nullable``); a schema that says nothing admits only strings, as in vLLM.
+    A compiled schema answers from what it computed once."""
+    if isinstance(schema, Compiled) and schema.types is not None:
+        return schema.types
+    return _declared_types(schema)
+
+
+def _declared_types(schema: Any) -> frozenset[str]:
     if not isinstance(schema, Mapping):
         return STRING
     types: set[str] = set()
@@ -149,24 +177,196 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
 
 
 def coerce_value(value: Any, schema: Any) -> Any:
-    """A parsed value typed by its schema, recursing into properties and items."""
+    """A parsed value typed by its schema, recursing into properties (and
+    ``additionalProperties``) and items, through ``$ref``/``allOf``/``anyOf``."""
     if not isinstance(schema, Mapping):
         return value
+    if not isinstance(schema, Compiled):
+        schema = compile_schema(schema)
     if isinstance(value, str):
         return coerce(value, schema_types(schema))
     if isinstance(value, dict):
-        props = schema.get("properties")
-        if not isinstance(props, Mapping):
+        props = schema.props
+        if not props:
             return value
-        return {k: coerce_value(v, props[k]) if k in props else v for k, v in value.items()}
+        return {k: coerce_value(v, props.get(k)) if k in props else v for k, v in value.items()}
     if isinstance(value, list):
-        items = schema.get("items")
-        if not isinstance(items, Mapping):
+        if schema.item is None:
             return value
-        return [coerce_value(v, items) for v in value]
+        return [coerce_value(v, schema.item) for v in value]
     return coerce(to_json(value), schema_types(schema))
 
 
 def to_json(value: Any) -> str:
     """JSON text of a value, keeping non-ASCII characters as they are."""
     return json.dumps(value, ensure_ascii=False)
+
+
+# --- compiled schemas --------------------------------------------------------------------
+# A tool's schema is compiled once per request (ToolTyping): every ``$ref`` is followed
+# (``#``, ``#/$defs/...``, ``#/definitions/...``, any local JSON pointer), every ``allOf``
+# is merged into one schema, and each node keeps its admitted types, the properties an
+# object value may have (its own and those of its ``anyOf``/``oneOf`` branches), the schema
+# of other keys (``additionalProperties``) and of array items.  Recursive schemas compile
+# to cyclic structures: a node is memoized before its children are compiled.
+# Which branch of a union a text takes is ``coerce``'s fixed order over the union's
+# types (null, integer, number, boolean, object/array by JSON parse, string), not the
+# order the branches are written in.
+
+_SKIP = frozenset(("$ref", "allOf", "$defs", "definitions", "anyOf", "oneOf", "properties",
+                   "items", "prefixItems", "additionalProperties", "type"))
+
+
+class Properties(dict):  # type: ignore[type-arg]
+    """An object's property schemas; ``extra`` types every other key
+    (``additionalProperties``)."""
+
+    __slots__ = ("extra",)
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.extra: Compiled | None = None
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """The schema of property ``key``, else of any other key, else ``default``."""
+        if dict.__contains__(self, key):
+            return self[key]
+        return self.extra if self.extra is not None else default
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or self.extra is not None
+
+    def __bool__(self) -> bool:
+        return len(self) > 0 or self.extra is not None
+
+
+class Compiled(dict):  # type: ignore[type-arg]
+    """One schema node with ``$ref`` followed and ``allOf`` merged, typed once."""
+
+    __slots__ = ("types", "props", "item")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.types: frozenset[str] | None = None
+        self.props: Properties | None = None
+        self.item: Compiled | None = None
+
+
+def compile_schema(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) -> Compiled:
+    """``schema`` compiled; its ``$ref`` pointers resolve in ``root`` (itself by default)."""
+    return _Compiler(schema if root is None else root).node(schema)
+
+
+def _pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
+    """The schema a local ``$ref`` names, or None (remote or broken refs type nothing)."""
+    if not ref.startswith("#"):
+        return None
+    node: Any = root
+    for part in ref[1:].split("/")[1:] if ref[1:] else ():
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            node = node.get(part)
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node if isinstance(node, Mapping) else None
+
+
+def _type_list(declared: Any) -> list[Any]:
+    return list(declared) if isinstance(declared, list) else [declared]
+
+
+class _Compiler:
+    """Compiles the nodes of one root schema, each source node once."""
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        self.memo: dict[int, Compiled] = {}
+
+    def node(self, schema: Any) -> Any:
+        """The compiled form of one schema node (non-mappings stay as they are)."""
+        if not isinstance(schema, Mapping):
+            return schema
+        done = self.memo.get(id(schema))
+        if done is not None:
+            return done  # compiled, or being compiled: a recursive reference
+        out = self.memo[id(schema)] = Compiled()
+        self._merge(out, schema, frozenset())
+        _finish(out)
+        return out
+
+    def _merge(self, out: Compiled, schema: Mapping[str, Any], seen: frozenset[int]) -> None:
+        """Merge ``schema`` (its ``$ref`` and ``allOf`` parts first) into ``out``."""
+        if id(schema) in seen:
+            return  # a $ref or allOf cycle adds nothing new
+        seen = seen | {id(schema)}
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            target = _pointer(self.root, ref)
+            if target is not None:
+                self._merge(out, target, seen)
+        parts = schema.get("allOf")
+        for part in parts if isinstance(parts, list) else ():
+            if isinstance(part, Mapping):
+                self._merge(out, part, seen)
+        if "type" in schema:
+            declared = [t for t in _type_list(schema["type"]) if isinstance(t, str)]
+            if "type" in out:  # allOf: a value must satisfy both
+                both = [t for t in _type_list(out["type"]) if t in declared]
+                out["type"] = both or declared
+            else:
+                out["type"] = schema["type"]
+        for key in ("anyOf", "oneOf"):
+            choices = schema.get(key)
+            if isinstance(choices, list):
+                out[key] = list(out.get(key, ())) + [self.node(c) for c in choices]
+        props = schema.get("properties")
+        if isinstance(props, Mapping):
+            merged = dict(out.get("properties", {}))
+            for name, sub in props.items():
+                merged[name] = _either(merged.get(name), self.node(sub))
+            out["properties"] = merged
+        for key in ("items", "additionalProperties"):
+            if key in schema:
+                value = schema[key]
+                out[key] = [self.node(v) for v in value] if isinstance(value, list) \
+                    else self.node(value)
+        if isinstance(schema.get("prefixItems"), list):
+            out["prefixItems"] = [self.node(v) for v in schema["prefixItems"]]
+        for key, value in schema.items():
+            if key not in _SKIP:
+                out[key] = value
+
+
+def _either(a: Any, b: Any) -> Any:
+    """One schema admitting what ``a`` or ``b`` admits (a property two branches declare)."""
+    if a is None or a is b:
+        return b
+    out = Compiled()
+    out["anyOf"] = [a, b]
+    _finish(out)
+    return out
+
+
+def _finish(out: Compiled) -> None:
+    """Compute a merged node's types, object properties and item schema, once."""
+    out.types = frozenset()  # while computing: a recursive branch adds no type
+    out.types = _declared_types(out)
+    choices = [c for key in ("anyOf", "oneOf") for c in out.get(key, ())
+               if isinstance(c, Compiled)]
+    own = out.get("properties")
+    props = Properties(own if isinstance(own, Mapping) else ())
+    extra = out.get("additionalProperties")
+    props.extra = extra if isinstance(extra, Compiled) else None
+    for choice in choices:  # a union of objects: each branch's keys are typed
+        if choice.props is None:
+            continue  # the branch is an ancestor still being compiled
+        for name, sub in dict.items(choice.props):
+            props[name] = _either(dict.get(props, name), sub)
+        if props.extra is None:
+            props.extra = choice.props.extra
+    out.props = props if props or isinstance(own, Mapping) else None
+    items = out.get("items")
+    out.item = items if isinstance(items, Compiled) else next(
+        (c.item for c in choices if c.item is not None), None)

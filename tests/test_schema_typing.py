@@ -1,0 +1,166 @@
+"""Argument typing follows the whole JSON Schema, as real tool definitions write it.
+
+tests/data/real_tool_schemas.json holds tool schemas from MCP servers, pydantic and
+OpenAPI-derived tools (each with its source link) and argument texts as models write
+them; every XML-style syntax types them alike, and JSON syntaxes keep what they hold.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate
+from parsergen.runtime.arguments.writer import ArgumentsWriter
+from parsergen.runtime.schema_types import (Compiled, ToolTyping, coerce_value, compile_schema,
+                                            schema_types, tool_properties)
+
+DATA = json.loads((Path(__file__).parent / "data" / "real_tool_schemas.json").read_text("utf-8"))
+CASES = [(case, n) for case in DATA["cases"] for n in range(len(case["calls"]))]
+IDS = [f"{case['id']}-{n}" for case, n in CASES]
+
+
+def _qwen3(name: str, args: dict[str, str], expected: dict[str, Any]) -> str:
+    params = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in args.items())
+    return f"</think><tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+def _glm47(name: str, args: dict[str, str], expected: dict[str, Any]) -> str:
+    params = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n"
+                     for k, v in args.items())
+    return f"</think><tool_call>{name}\n{params}</tool_call>"
+
+
+def _dsml(name: str, args: dict[str, str], expected: dict[str, Any]) -> str:
+    # The model marks a string value string="true", any other value "false" (JSON).
+    params = "".join(
+        f'<｜DSML｜parameter name="{k}" string="{"true" if isinstance(expected[k], str) else "false"}">'
+        f"{v}</｜DSML｜parameter>\n" for k, v in args.items())
+    return (f'<｜DSML｜function_calls>\n<｜DSML｜invoke name="{name}">\n{params}'
+            "</｜DSML｜invoke>\n</｜DSML｜function_calls>")
+
+
+XML_STYLE = {"qwen3": _qwen3, "glm47_moe": _glm47, "deepseek_v32": _dsml}
+
+
+def _tools(case: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": case["tool"]}]
+
+
+def _arguments(fmt: str, text: str, tools: list[dict[str, Any]]) -> list[Any]:
+    """The calls' arguments from parse(), checked equal to streaming's at two steps."""
+    module = parsergen.load(fmt)
+    message = module.parse(text, tools=tools)
+    out = [json.loads(call.arguments) for call in message.tool_calls]
+    for step in (1, 7):
+        parser = module.ChatParser(tools=tools)
+        deltas = [parser.feed(text[i:i + step]) for i in range(0, len(text), step)]
+        streamed = accumulate(deltas + [parser.finish()])
+        assert [json.loads(c.arguments) for c in streamed.tool_calls] == out, (fmt, step)
+    return out
+
+
+@pytest.mark.parametrize("fmt", sorted(XML_STYLE))
+@pytest.mark.parametrize(("case", "n"), CASES, ids=IDS)
+def test_xml_style_arguments_are_typed_by_the_real_schema(fmt: str, case: dict[str, Any],
+                                                          n: int) -> None:
+    call = case["calls"][n]
+    text = XML_STYLE[fmt](case["tool"]["name"], call["args"], call["expected"])
+    assert _arguments(fmt, text, _tools(case)) == [call["expected"]], case["source"]
+
+
+@pytest.mark.parametrize("fmt", ["hermes", "deepseek_v31"])
+@pytest.mark.parametrize(("case", "n"), CASES, ids=IDS)
+def test_json_syntaxes_keep_typed_values_as_written(fmt: str, case: dict[str, Any],
+                                                    n: int) -> None:
+    expected = case["calls"][n]["expected"]
+    name, args = case["tool"]["name"], json.dumps(expected, ensure_ascii=False)
+    if fmt == "hermes":
+        text = f'<tool_call>\n{{"name": "{name}", "arguments": {args}}}\n</tool_call>'
+    else:
+        text = (f"</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>"
+                f"{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+    assert _arguments(fmt, text, _tools(case)) == [expected], case["source"]
+
+
+def test_refs_resolve_in_defs_definitions_and_the_root_with_cycles() -> None:
+    schema = {"type": "object", "properties": {
+        "a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/definitions/B"},
+        "self": {"anyOf": [{"$ref": "#"}, {"type": "null"}]},
+        "loop": {"$ref": "#/$defs/L1"}, "broken": {"$ref": "#/$defs/missing"},
+        "remote": {"$ref": "https://example.com/s.json"}},
+        "$defs": {"A": {"type": "integer"}, "L1": {"$ref": "#/$defs/L2"},
+                  "L2": {"$ref": "#/$defs/L1"}},
+        "definitions": {"B": {"type": "boolean"}}}
+    props = compile_schema(schema).props
+    assert props is not None
+    assert schema_types(props["a"]) == {"integer"}
+    assert schema_types(props["b"]) == {"boolean"}
+    assert schema_types(props["self"]) == {"object", "null"}
+    assert schema_types(props["loop"]) == {"string"}  # a $ref cycle admits what nothing says
+    assert schema_types(props["broken"]) == schema_types(props["remote"]) == {"string"}
+    assert props["self"].props is not None and props["self"].props["a"] is props["a"]
+
+
+def test_allof_merges_and_intersects_types() -> None:
+    schema = {"allOf": [{"$ref": "#/$defs/Base"}, {"properties": {"n": {"type": "integer"}}}],
+              "type": ["integer", "string"],
+              "$defs": {"Base": {"type": "object", "properties": {"flag": {"type": "boolean"}}}}}
+    compiled = compile_schema({"properties": {"x": schema}, "$defs": schema["$defs"]})
+    x = compiled.props["x"]  # type: ignore[index]
+    assert set(x.props) == {"flag", "n"}
+    assert schema_types({"allOf": [{"type": "integer"}, {"minimum": 0}]}) == {"integer", "string"}
+    assert schema_types(compile_schema({"allOf": [{"type": "integer"}, {"minimum": 0}]})) \
+        == {"integer"}
+
+
+def test_nested_properties_items_and_additional_properties_type_parsed_values() -> None:
+    schema = {"type": "object", "properties": {"q": {"$ref": "#/$defs/Q"}},
+              "$defs": {"Q": {"type": "object",
+                              "properties": {"limit": {"anyOf": [{"type": "integer"},
+                                                                 {"type": "null"}]},
+                                             "ids": {"type": "array",
+                                                     "items": {"type": "integer"}}},
+                              "additionalProperties": {"type": "number"}}}}
+    value = {"q": {"limit": "5", "ids": ["1", "2"], "ratio": "0.5", "other": "x"}}
+    assert coerce_value(value, schema) == {
+        "q": {"limit": 5, "ids": [1, 2], "ratio": 0.5, "other": "x"}}
+
+
+def test_additional_properties_type_other_keys_of_the_arguments() -> None:
+    tools = [{"function": {"name": "set_env", "parameters": {
+        "type": "object", "properties": {"name": {"type": "string"}},
+        "additionalProperties": {"type": "integer"}}}}]
+    writer = ArgumentsWriter(tool_properties(tools, "set_env"))
+    out = writer.begin("name") + writer.text("7") + writer.begin("RETRIES") + writer.text("3")
+    assert json.loads(out + writer.close()) == {"name": "7", "RETRIES": 3}
+
+
+def test_typing_is_compiled_once_per_tool_name() -> None:
+    tools = [{"function": {"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}}]
+    typing = ToolTyping(tools)
+    first = typing.properties("f")
+    assert first is typing.properties("f") and isinstance(first["n"], Compiled)
+    assert typing.properties("g") is None and typing.compiled == {"f": first, "g": None}
+
+
+def test_a_chat_parser_compiles_each_tool_once_for_many_calls(monkeypatch) -> None:
+    from parsergen.runtime import schema_types as st
+
+    seen: list[str] = []
+    real = st.tool_properties
+
+    def counting(tools: Any, name: str) -> Any:
+        seen.append(name)
+        return real(tools, name)
+
+    monkeypatch.setattr(st, "tool_properties", counting)
+    case = DATA["cases"][1]
+    call = case["calls"][0]
+    text = _qwen3(case["tool"]["name"], call["args"], call["expected"]) * 50
+    assert _arguments("qwen3", text, _tools(case)) == [call["expected"]] * 50
+    assert seen == [case["tool"]["name"]] * 3  # once for parse(), once per streaming parser
