@@ -75,8 +75,13 @@ class ToolTyping:
         try:
             return self.compiled[name]
         except KeyError:
-            props = self.compiled[name] = tool_properties(self.tools, name)
-            return props
+            pass
+        try:
+            props = tool_properties(self.tools, name)
+        except RecursionError:  # a schema nested past Python's stack: its calls go untyped
+            props = None
+        self.compiled[name] = props
+        return props
 
 
 def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> frozenset[str]:

@@ -164,3 +164,11 @@ def test_a_chat_parser_compiles_each_tool_once_for_many_calls(monkeypatch) -> No
     text = _qwen3(case["tool"]["name"], call["args"], call["expected"]) * 50
     assert _arguments("qwen3", text, _tools(case)) == [call["expected"]] * 50
     assert seen == [case["tool"]["name"]] * 3  # once for parse(), once per streaming parser
+
+
+def test_a_schema_nested_past_the_stack_leaves_its_calls_untyped() -> None:
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(5000):
+        schema = {"type": "object", "properties": {"a": schema}}
+    typing = ToolTyping([{"function": {"name": "deep", "parameters": schema}}])
+    assert typing.properties("deep") is None
