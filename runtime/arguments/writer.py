@@ -32,8 +32,6 @@ _JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
 def nesting_depth(text: str, tokens: re.Pattern[str] = _JSON_NESTING) -> int:
     """How deep ``[``/``{`` nest in ``text`` outside strings (``tokens`` matches a whole
     string or one bracket), in one linear pass and no recursion."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return 0  # too few brackets to matter: skip the scan
     depth = deepest = 0
     for m in tokens.finditer(text):
         ch = m.group()
@@ -43,6 +41,12 @@ def nesting_depth(text: str, tokens: re.Pattern[str] = _JSON_NESTING) -> int:
         elif ch in "]}":
             depth = max(depth - 1, 0)
     return deepest
+
+
+def too_deep(text: str) -> bool:
+    """Whether JSON-like ``text`` nests deeper than ``MAX_DEPTH``."""
+    # Counting brackets is fast: most values have too few to need the scan.
+    return text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH
 
 
 def _escape(text: str) -> str:
@@ -113,7 +117,7 @@ class ArgumentsWriter:
             return '"'
         if mode == "raw":
             return ""
-        if nesting_depth(held) > MAX_DEPTH:
+        if too_deep(held):
             return self._too_deep(key, held)
         schemaless = not self.properties or key not in self.properties
         if mode.startswith("hold_json"):
@@ -133,7 +137,7 @@ class ArgumentsWriter:
 
     def field(self, key: str, value: Any) -> str:
         """A whole field at once, from a parsed value (typed by the schema)."""
-        if isinstance(value, str) and nesting_depth(value) > MAX_DEPTH:
+        if isinstance(value, str) and too_deep(value):
             return self.text_field(key, value)  # unparsed text: typing it would recurse
         out = self.begin(key, "json:{")  # the key, then the value as JSON
         self.key, self.mode = None, ""
