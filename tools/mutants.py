@@ -202,7 +202,7 @@ MUTANTS: list[Mutant] = [
       "                self.ws = \"\"",
       "whitespace inside a raw value split by a delta is lost"),
     M("json-cut-not-closed", "runtime/arguments/json.py",
-      "                out += self.writer.text(tail + self.stack[::-1])",
+      "                out += self.writer.text(tail + \"\".join(reversed(self.stack)))",
       "                out += self.writer.text(tail)",
       "a value cut inside a nested array/object is not closed"),
     # --- XML / tagged readers ------------------------------------------------------------

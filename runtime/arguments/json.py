@@ -24,7 +24,7 @@ class JsonArguments:
         self.writer = writer
         self.state = "start"  # start, key?, key, colon, value?, string, raw, comma?, done
         self.buf = ""
-        self.stack = ""  # closers owed by the raw value being read, innermost last
+        self.stack: list[str] = []  # closers owed by the raw value being read, innermost last
         self.scan = JsonScan()
         self.ws = ""  # trailing whitespace of a raw value: it may be the value's end
         self.key_parts: list[str] = []
@@ -69,7 +69,7 @@ class JsonArguments:
                     else:
                         out.append(self.writer.begin(self._key(), "json:" + ch))
                         self.state = "raw"
-                        self.stack = ""
+                        self.stack = []
                         self.ws = ""
                         self.scan.reset()
                         continue  # the raw value starts at this character
@@ -126,11 +126,12 @@ class JsonArguments:
                 return -1
             ch = buf[i]
             if ch in "{[":
-                self.stack += "}" if ch == "{" else "]"
+                self.stack.append("}" if ch == "{" else "]")
             elif not self.stack and ch in ",}]":
                 return i
             elif ch != ",":
-                self.stack = self.stack[:-1]
+                if self.stack:  # a list pops in constant time, however deep
+                    self.stack.pop()
             pos = i + 1
 
     def finish(self) -> str:
@@ -143,7 +144,7 @@ class JsonArguments:
                 # Cut inside a nested value: close it so the object stays JSON.
                 self.writer.warnings.append("arguments ended inside a JSON value")
                 tail = self.ws + '"' if self.scan.in_string else ""
-                out += self.writer.text(tail + self.stack[::-1])
+                out += self.writer.text(tail + "".join(reversed(self.stack)))
             out += self.writer.end()
         return out + self.writer.close()
 

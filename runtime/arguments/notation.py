@@ -8,7 +8,7 @@ from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import partial_len
-from .writer import ArgumentsWriter
+from .writer import MAX_DEPTH, ArgumentsWriter
 
 class NotationArguments:
     """Gemma 4's call notation: ``key:value`` pairs, strings between ``DELIM``s.
@@ -19,7 +19,8 @@ class NotationArguments:
     grammar; its closing ``}`` (or ``)``) ends the arguments.
     """
 
-    __slots__ = ("writer", "delim", "state", "buf", "key", "nested", "depth", "in_string")
+    __slots__ = ("writer", "delim", "state", "buf", "key", "nested", "depth", "deepest",
+                 "in_string")
 
     def __init__(self, writer: ArgumentsWriter, *, delimiter: str) -> None:
         self.writer = writer
@@ -28,7 +29,7 @@ class NotationArguments:
         self.buf = ""
         self.key = ""
         self.nested: list[str] = []
-        self.depth = 0
+        self.depth = self.deepest = 0
         self.in_string = False
 
     def complete(self) -> bool:
@@ -79,6 +80,7 @@ class NotationArguments:
                     break
                 elif buf[pos] in "{[":
                     self.state, self.nested, self.depth, self.in_string = "nested", [], 0, False
+                    self.deepest = 0
                 else:
                     out.append(self.writer.begin(self.key))
                     self.state = "bare"
@@ -112,10 +114,17 @@ class NotationArguments:
                     self.buf = buf[limit:]
                     break
                 self.nested.append(buf[pos:end])
-                out.append(self.writer.field(self.key, parse_notation("".join(self.nested), delim)))
+                out.append(self._nested_field())
                 pos = end
                 self.state = "key?"
         return "".join(out)
+
+    def _nested_field(self) -> str:
+        # Too deep a value is kept as its text: parsing and writing it would recurse.
+        text = "".join(self.nested)
+        if self.deepest > MAX_DEPTH:
+            return self.writer.text_field(self.key, text)
+        return self.writer.field(self.key, parse_notation(text, self.delim))
 
     def _end_bare(self) -> str:
         # A bare word is stripped text; the writer holds typed fields until now.
@@ -145,6 +154,7 @@ class NotationArguments:
             pos += 1
             if ch in "{[":
                 self.depth += 1
+                self.deepest = max(self.deepest, self.depth)
             elif ch in "}]":
                 self.depth -= 1
                 if self.depth == 0:
@@ -159,7 +169,7 @@ class NotationArguments:
             out += self._end_bare()
         elif self.state == "nested":
             self.writer.warnings.append("arguments ended inside a nested value")
-            out += self.writer.field(self.key, parse_notation("".join(self.nested), self.delim))
+            out += self._nested_field()
         elif self.state == "value?":
             out += self.writer.field(self.key, "")
         self.state = "done"

@@ -11,12 +11,42 @@ in proportion to the new text only.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..schema_types import STRING, coerce, coerce_value, schema_types, to_json
 
 _NULLABLE_STRING = frozenset(("string", "null"))
+
+# Deepest nesting of arrays and objects a value keeps as JSON.  Python's json module
+# recurses once per level (decoding and encoding), so a deeper value would raise
+# RecursionError in this process or in whoever reads the arguments; a fixed bound,
+# unlike catching the error, gives the same answer at every stack depth (stream ==
+# parse).  A deeper value is kept as its text, a string, with a warning.
+MAX_DEPTH = 500
+
+_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+
+
+def nesting_depth(text: str, tokens: re.Pattern[str] = _JSON_NESTING) -> int:
+    """How deep ``[``/``{`` nest in ``text`` outside strings (``tokens`` matches a whole
+    string or one bracket), in one linear pass and no recursion."""
+    depth = deepest = 0
+    for m in tokens.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def too_deep(text: str) -> bool:
+    """Whether JSON-like ``text`` nests deeper than ``MAX_DEPTH``."""
+    # Counting brackets is fast: most values have too few to need the scan.
+    return text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH
 
 
 def _escape(text: str) -> str:
@@ -87,6 +117,8 @@ class ArgumentsWriter:
             return '"'
         if mode == "raw":
             return ""
+        if too_deep(held):
+            return self._too_deep(key, held)
         schemaless = not self.properties or key not in self.properties
         if mode.startswith("hold_json"):
             text = held.strip()
@@ -105,10 +137,22 @@ class ArgumentsWriter:
 
     def field(self, key: str, value: Any) -> str:
         """A whole field at once, from a parsed value (typed by the schema)."""
+        if isinstance(value, str) and too_deep(value):
+            return self.text_field(key, value)  # unparsed text: typing it would recurse
         out = self.begin(key, "json:{")  # the key, then the value as JSON
         self.key, self.mode = None, ""
         schema = self.properties.get(key) if self.properties else None
         return out + to_json(coerce_value(value, schema))
+
+    def text_field(self, key: str, text: str) -> str:
+        """A whole field whose value nests deeper than ``MAX_DEPTH``: its text, a string."""
+        out = self.begin(key, "json:{")
+        self.key, self.mode = None, ""
+        return out + self._too_deep(key, text)
+
+    def _too_deep(self, key: str | None, text: str) -> str:
+        self.warnings.append(f"the value of {key!r} nests deeper than {MAX_DEPTH}: kept as text")
+        return to_json(text)
 
     def close(self) -> str:
         """Close the object; afterwards nothing more is written."""

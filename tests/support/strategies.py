@@ -4,7 +4,7 @@ give back for it, derived from the documented rules only (never by running a par
 A drawn message is never empty: reasoning and content are prose (tens to hundreds of
 characters: words, code, unicode with emoji, CJK and combining marks, several lines),
 often with whitespace at the edges; a message may hold up to eight calls with nested,
-unicode and escaped arguments.  Text and argument strings hold near-markers (a marker's
+unicode and escaped arguments, now and then one nested ``DEEP`` levels.  Text and argument strings hold near-markers (a marker's
 prefix, the marker with one character changed or a space inside) and, where the
 tokenizer tells them apart, the format's marker literals themselves.
 
@@ -94,8 +94,25 @@ KEYS = st.from_regex(r"[a-z_][a-z0-9_]{0,11}", fullmatch=True).filter(
 NAMES = st.from_regex(r"[a-z_][a-z0-9_]{0,15}", fullmatch=True)
 
 
-def argument_values(strings: st.SearchStrategy[str]) -> st.SearchStrategy[dict]:
-    """Arguments: strings (prose, escapes, markers), numbers, nested lists and objects."""
+# Deep values: objects and one-item lists nested this deep around a scalar.  The top
+# stays below every syntax's bound (Python's parser allows 200 brackets, nested
+# elements 128 levels), so each must come back as it was; deeper ones are
+# tests/test_deep_nesting.py's.
+DEEP = (20, 100)
+
+
+def deeply_nested(leaf: Any, depth: int, keys: list[str]) -> Any:
+    """``leaf`` inside ``depth`` levels, objects and lists in turn (built without recursion)."""
+    value = leaf
+    for level in range(depth):
+        value = [value] if level % 2 else {keys[level % len(keys)]: value}
+    return value
+
+
+def argument_values(strings: st.SearchStrategy[str], *,
+                    deep: bool = False) -> st.SearchStrategy[dict]:
+    """Arguments: strings (prose, escapes, markers), numbers, nested lists and objects;
+    with ``deep``, now and then a value nested ``DEEP`` levels."""
     escapes = st.sampled_from(['"', "\\", "\\n", "\n", "\t", '{"a": 1}', "[]", "", " ", "null",
                                "true", "3", "a\\u00e9b", "</", "'"])
     text = st.one_of(strings, escapes)
@@ -108,6 +125,12 @@ def argument_values(strings: st.SearchStrategy[str]) -> st.SearchStrategy[dict]:
         st.lists(st.dictionaries(KEYS, text, max_size=3), max_size=3))
     nested = st.recursive(scalars | homogeneous,
                           lambda inner: st.dictionaries(KEYS, inner, max_size=3), max_leaves=6)
+    if deep:
+        deep_value = st.builds(deeply_nested, scalars, st.integers(*DEEP),
+                               st.lists(KEYS, min_size=1, max_size=3))
+        # One value in about twenty: often enough to be drawn, rare enough to stay fast.
+        plain = nested
+        nested = st.integers(0, 19).flatmap(lambda r: deep_value if r == 0 else plain)
     return st.dictionaries(KEYS, nested, max_size=5)
 
 
@@ -190,7 +213,8 @@ class Drawn:
 
 @st.composite
 def messages(draw: st.DrawFn, module: Any, thinking: bool, tokenizer: Any,
-             typed_markers: bool, *, max_words: int = 80, max_calls: int = 8) -> Drawn:
+             typed_markers: bool, *, max_words: int = 80, max_calls: int = 8,
+             deep: bool = True) -> Drawn:
     """A non-empty message this format can write, as a model would write it."""
     renderer = module.RENDERER
     markers = marker_literals(module)
@@ -222,7 +246,7 @@ def messages(draw: st.DrawFn, module: Any, thinking: bool, tokenizer: Any,
     calls: list[tuple[str, dict]] = []
     if "calls" in present:
         names = draw(st.lists(NAMES, min_size=1, max_size=max_calls, unique=True), label="names")
-        values = argument_values(prose(markers, typed, max_words=12))
+        values = argument_values(prose(markers, typed, max_words=12), deep=deep)
         calls = [(name, scrub_value(draw(values, label="arguments"), ban_args)) for name in names]
         if content is not None and draw(st.booleans(), label="whitespace-only content"):
             content = draw(st.sampled_from(EDGES[3:]))  # dropped before calls (see below)
