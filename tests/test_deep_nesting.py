@@ -1,16 +1,16 @@
-"""Arguments nested any depth parse without an exception, in linear time (issue 16, item 9).
+"""Arguments nested any depth parse without an exception (issue 16, item 9).
 
 Each completion comes from the format's own renderer: the argument ``{"c": [7]}`` and
 ``{"c": [[7]]}`` rendered, the difference between the two repeated to any depth.  A value
 nested deeper than ``MAX_DEPTH`` is kept as its text, a string, with a warning (or, where
 the syntax itself drops too deep a value, the warning says so); the arguments stay JSON
-and streaming gives what ``parse()`` gives.
+and streaming gives what ``parse()`` gives.  (Time is not asserted here: tests never
+time; that parse time grows linearly with depth was measured by hand, see the commit.)
 """
 
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -101,18 +101,3 @@ def test_values_up_to_the_bound_stay_json() -> None:
         assert not isinstance(json.loads(whole.tool_calls[0].arguments)["c"], str)
     whole = module.parse(nested_completion(module, MAX_DEPTH + 1), tools=TOOLS)
     assert isinstance(json.loads(whole.tool_calls[0].arguments)["c"], str)
-
-
-def test_parse_time_is_linear_in_depth() -> None:
-    module = parsergen.load("hermes")
-    small, large = nested_completion(module, 2000), nested_completion(module, 20000)
-
-    def seconds(text: str) -> float:
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            module.parse(text, tools=TOOLS)
-            best = min(best, time.perf_counter() - start)
-        return best
-
-    assert seconds(large) < 30 * seconds(small) + 0.05  # 10x the text: ~10x, never 100x
