@@ -211,3 +211,30 @@ def _has_non_finite(value: Any) -> bool:
     if isinstance(value, dict):
         return any(map(_has_non_finite, value.values()))
     return False
+
+
+# -- the other argument syntaxes --------------------------------------------------------
+
+_NUMBER_X = [{"type": "function", "function": {"name": "f", "parameters": {
+    "type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "array"}}}}}]
+OTHER_SYNTAXES = [
+    ("hermes", '<tool_call>\n{"name": "f", "arguments": {"x": Infinity, "y": [NaN]}}\n</tool_call>',
+     {"x": "Infinity", "y": "[NaN]"}),
+    ("gemma4", "<|tool_call>call:f{x:inf,y:[nan,-Infinity]}<tool_call|>",
+     {"x": "inf", "y": ["nan", "-Infinity"]}),
+    ("qwen3", "</think><tool_call>\n<function=f>\n<parameter=x>\n-inf\n</parameter>\n"
+     "<parameter=y>\n[1, NaN]\n</parameter>\n</function>\n</tool_call>",
+     {"x": "-inf", "y": "[1, NaN]"}),
+    ("minimax_m2", '<minimax:tool_call><invoke name="f"><parameter name="x">nan</parameter>'
+     "</invoke></minimax:tool_call>", {"x": "nan"}),
+]
+
+
+@pytest.mark.parametrize(("fmt", "text", "expected"), OTHER_SYNTAXES)
+@pytest.mark.parametrize("tools", [None, _NUMBER_X])
+def test_other_syntaxes_never_write_non_finite_numbers(fmt: str, text: str, expected: Any,
+                                                      tools: Any) -> None:
+    """JSON readers, notation and typed element values: NaN and Infinity stay text, even
+    where the schema says number (schema typing never makes a non-finite float)."""
+    (args,), _ = _both(fmt, text, tools)
+    assert strict(args) == expected
