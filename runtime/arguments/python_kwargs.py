@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import PY_STRING_STOP, PyScan, jsonable, py_escape_size, py_literal, py_unescape
+from .scanning import PY_STRING_STOP, PyScan, py_escape_size, py_literal, py_unescape
 from .writer import ArgumentsWriter
 
 class PythonArguments:
@@ -18,20 +18,23 @@ class PythonArguments:
     between a call's parentheses.
     """
 
-    __slots__ = ("writer", "state", "held", "key", "quote", "value", "scan")
+    __slots__ = ("writer", "state", "held", "key", "quote", "value", "scan", "gap",
+                 "loose")
 
     def __init__(self, writer: ArgumentsWriter) -> None:
         self.writer = writer
-        self.state = "key?"  # key?, key, value?, string, literal
+        self.state = "key?"  # key?, key, value?, string, after (a string's quote), literal
         self.held = ""
         self.key: list[str] = []
         self.quote = ""
         self.value: list[str] = []
         self.scan = PyScan()  # strings and brackets inside a literal
+        self.gap = ""  # space after a string's closing quote, text if the string goes on
+        self.loose = False  # a quote in this string was text: only a comma or the end ends it
 
     def complete(self) -> bool:
         """Whether no value is open (a literal ends only at a comma or the end)."""
-        return self.state == "key?" and not self.held
+        return (self.state == "key?" or self.state == "after") and not self.held
 
     def feed(self, text: str) -> str:
         out: list[str] = []
@@ -61,7 +64,7 @@ class PythonArguments:
                 key = "".join(self.key).strip()
                 if ch in "'\"":
                     out.append(self.writer.begin(key))
-                    self.state, self.quote = "string", ch
+                    self.state, self.quote, self.loose = "string", ch, False
                     pos += 1
                 else:
                     self.state, self.value = "literal", []
@@ -84,10 +87,29 @@ class PythonArguments:
                     pos = end + size
                 if piece:
                     out.append(self.writer.text("".join(piece)))
-                if pos < n:  # the closing quote
-                    out.append(self.writer.end())
+                if pos < n:  # the closing quote, unless what follows says otherwise
                     pos += 1
+                    self.state, self.gap = "after", ""
+            elif state == "after":
+                if ch in " \t\r\n":
+                    self.gap += ch
+                    pos += 1
+                elif ch == ",":
+                    out.append(self.writer.end())
                     self.state = "key?"
+                elif ch in "'\"" and not self.loose:  # "a" "b": implicit concatenation
+                    self.state, self.quote = "string", ch
+                    pos += 1
+                else:
+                    # 'x 'y': no literal.  The quote was text, not the string's end: the
+                    # value is all up to the quote before a comma (or the end), not cut.
+                    if not self.loose:
+                        key = "".join(self.key).strip()
+                        self.writer.warnings.append(
+                            f"the string value of {key!r} goes on after its closing quote: "
+                            "the quote is kept as text")
+                    out.append(self.writer.text(self.quote + self.gap))
+                    self.state, self.loose = "string", True
             else:  # literal: up to a comma outside brackets and strings
                 scan = self.scan
                 end = scan.next(text, pos)
@@ -107,15 +129,21 @@ class PythonArguments:
         raw = "".join(self.value).strip()
         key = "".join(self.key).strip()
         try:
-            value = py_literal(raw)
+            value, lost = py_literal(raw)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            value = raw
-        value = jsonable(value)
+            value, lost = raw, []
+            self.writer.warnings.append(f"the value of {key!r} is not a Python literal: "
+                                        "kept as text")
+        for text in lost:
+            self.writer.warnings.append(f"{text!r} in the value of {key!r} cannot be JSON: "
+                                        "kept as text")
         return self.writer.field(key, value)
 
     def finish(self) -> str:
         out = ""
-        if self.state == "string":
+        if self.state == "after":
+            out = self.writer.end()
+        elif self.state == "string":
             if self.held:  # a cut escape stays as written
                 out = self.writer.text(self.held)
             out += self.writer.end()
