@@ -24,7 +24,6 @@ import gc
 import json
 import sys
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -173,26 +172,11 @@ class Driver:
 
 def main() -> int:
     """Answer commands until stdin closes."""
+    from peer import serve  # benchmarks/ is this script's folder: on sys.path
+
     protocol = sys.stdout
     sys.stdout = sys.stderr  # whatever a parser prints must not corrupt the protocol channel
-    driver = Driver()
-    for line in sys.stdin:
-        command = json.loads(line)
-        try:
-            if command["cmd"] == "hello":
-                answer = driver.hello()
-            elif command["cmd"] == "load":
-                answer = driver.load(command["file"])
-            elif command["cmd"] == "run":
-                answer = driver.run(command["variant"])
-            else:
-                answer = {"error": f"unknown command {command['cmd']!r}"}
-        except Exception as exc:  # report to the caller rather than die silently
-            traceback.print_exc()  # to stderr, which the caller shows on error
-            answer = {"error": f"{type(exc).__name__}: {exc}"}
-        protocol.write(json.dumps(answer, ensure_ascii=False) + "\n")
-        protocol.flush()
-    return 0
+    return serve(Driver(), protocol)
 
 
 if __name__ == "__main__":

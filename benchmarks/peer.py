@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import tempfile
-from typing import Any
+import traceback
+from typing import IO, Any, Protocol
 
 
 class Peer:
@@ -48,3 +50,33 @@ class Peer:
             self.proc.stdin.close()  # EOF ends the driver's loop
             self.proc.wait(timeout=60)
         self.log.close()
+
+
+class Served(Protocol):
+    """What a driver answers: ``hello``, ``load`` a completions file, ``run`` a variant."""
+
+    def hello(self) -> dict[str, Any]: ...
+    def load(self, file: str) -> dict[str, Any]: ...
+    def run(self, variant: Any) -> dict[str, Any]: ...
+
+
+def serve(driver: Served, protocol: IO[str]) -> int:
+    """The driver side: answer commands from stdin until it closes, on ``protocol`` (the
+    real stdout; the driver's own stdout goes to stderr so prints cannot corrupt it)."""
+    for line in sys.stdin:
+        command = json.loads(line)
+        try:
+            if command["cmd"] == "hello":
+                answer = driver.hello()
+            elif command["cmd"] == "load":
+                answer = driver.load(command["file"])
+            elif command["cmd"] == "run":
+                answer = driver.run(command["variant"])
+            else:
+                answer = {"error": f"unknown command {command['cmd']!r}"}
+        except Exception as exc:  # report to the caller rather than die silently
+            traceback.print_exc()  # to stderr, which the caller shows on error
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        protocol.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        protocol.flush()
+    return 0

@@ -28,7 +28,6 @@ import gc
 import json
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,12 @@ class Driver:
         self.tokenizers: dict[str, Any] = {}
         self.data: dict[str, Any] = {}
         self.config: Any = None
+
+    def hello(self) -> dict[str, Any]:
+        """Which vLLM answers."""
+        import vllm
+
+        return {"vllm": vllm.__version__}
 
     def tokenizer(self, name: str) -> Any:
         # vLLM's server wraps every tokenizer in get_cached_tokenizer (get_vocab() and
@@ -156,26 +161,9 @@ class Driver:
 
 def main() -> int:
     """Answer commands until stdin closes."""
-    import vllm
+    from peer import serve  # benchmarks/ is this script's folder: on sys.path
 
-    driver = Driver()
-    for line in sys.stdin:
-        command = json.loads(line)
-        try:
-            if command["cmd"] == "hello":
-                answer: dict[str, Any] = {"vllm": vllm.__version__}
-            elif command["cmd"] == "load":
-                answer = driver.load(command["file"])
-            elif command["cmd"] == "run":
-                answer = driver.run(command["variant"])
-            else:
-                answer = {"error": f"unknown command {command['cmd']!r}"}
-        except Exception as exc:  # report to run.py rather than die silently
-            traceback.print_exc()  # to stderr, which run.py shows on error
-            answer = {"error": f"{type(exc).__name__}: {exc}"}
-        PROTOCOL.write(json.dumps(answer, ensure_ascii=False) + "\n")
-        PROTOCOL.flush()
-    return 0
+    return serve(Driver(), PROTOCOL)
 
 
 if __name__ == "__main__":
