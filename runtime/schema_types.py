@@ -57,8 +57,28 @@ def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Pro
             params = fn.get("parameters")
             if not isinstance(params, Mapping):
                 return None
-            return compile_schema(params).props
+            return _compiled_parameters(params).props
     return None
+
+
+# Compiled parameters by their JSON text: a server sends the same tools with request
+# after request, and compiling costs more than writing the schema out.  Bounded.
+_COMPILED: dict[str, Compiled] = {}
+_COMPILED_LIMIT = 512
+
+
+def _compiled_parameters(params: Mapping[str, Any]) -> Compiled:
+    """``compile_schema(params)``, shared by every request whose schema is the same."""
+    try:
+        key = json.dumps(params, sort_keys=True, default=repr)
+    except (TypeError, ValueError):  # keys that cannot be sorted: not shared
+        return compile_schema(params)
+    found = _COMPILED.get(key)
+    if found is None:
+        if len(_COMPILED) >= _COMPILED_LIMIT:
+            _COMPILED.clear()
+        found = _COMPILED[key] = compile_schema(params)
+    return found
 
 
 class ToolTyping:
