@@ -55,7 +55,6 @@ DEFAULTS: dict[str, Any] = {
     "tool_name": {},
     "render": {},
 }
-DEFAULT_CONTENT_EVENTS: dict[str, str] = DEFAULTS["content_events"]
 DEFAULT_SYNTAX: str = DEFAULTS["arguments"]["syntax"]
 
 
