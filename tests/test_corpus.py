@@ -253,7 +253,7 @@ def test_schema_check_names_the_file(tmp_path: Path) -> None:
 
 
 def test_corpus_is_not_empty() -> None:
-    assert len(CASES) >= 12
+    assert len(CASES) >= 20
 
 
 @pytest.mark.parametrize("cadence", CADENCES)
