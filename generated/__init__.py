@@ -137,9 +137,9 @@ INDEX = (
         description="DeepSeek V3.1 - <think> reasoning when thinking, <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜> calls",
         aliases=(),
         models=(
-            ModelPattern("deepseek-v3.1"),  # models (line 5)
-            ModelPattern("deepseek-v31"),  # models (line 5)
-            ModelPattern("deepseek-v3.2-exp"),  # models (line 5)
+            ModelPattern("deepseek-v3.1", thinking=False),  # models (line 8)
+            ModelPattern("deepseek-v31", thinking=False),  # models (line 9)
+            ModelPattern("deepseek-v3.2-exp", thinking=False),  # models (line 10)
         ),
         thinking_switch=(("thinking", None), ("enable_thinking", None)),
         thinking_default=False,
@@ -165,8 +165,9 @@ INDEX = (
         description='DeepSeek V3.2 - DSML calls, <｜DSML｜function_calls> wrapping <｜DSML｜invoke name="NAME"> with <｜DSML｜parameter name="K" string="true|false"> values',
         aliases=(),
         models=(
-            ModelPattern("deepseek-v3.2"),  # models (line 4)
-            ModelPattern("deepseek-v32"),  # models (line 4)
+            ModelPattern("deepseek-v3.2", thinking=False),  # models (line 8)
+            ModelPattern("deepseek-v32", thinking=False),  # models (line 9)
+            ModelPattern("deepseek-v3.2-speciale", thinking=True),  # models (line 10)
         ),
         thinking_switch=(),
         thinking_default=False,
@@ -183,7 +184,7 @@ INDEX = (
         name="deepseek_v4",
         description="DeepSeek V4 - <think> reasoning and DSML calls wrapped in <｜DSML｜tool_calls>",
         aliases=(),
-        models=(ModelPattern("deepseek-v4"),),  # models (line 5)
+        models=(ModelPattern("deepseek-v4", thinking=True),),  # models (line 9)
         thinking_switch=(("thinking", None), ("enable_thinking", None)),
         thinking_default=True,
         has_tool_calls=True,
@@ -205,8 +206,8 @@ INDEX = (
         description='DeepSeek V4.1 - deepseek_v4 with spaced DSML tags (<｜DSML｜ calls>, <｜DSML｜ invoke name="NAME">)',
         aliases=(),
         models=(
-            ModelPattern("deepseek-v4.1"),  # models (line 5)
-            ModelPattern("deepseek-v41"),  # models (line 5)
+            ModelPattern("deepseek-v{>=4.1,<5}", thinking=True),  # models (line 7)
+            ModelPattern("deepseek-v41", thinking=True),  # models (line 8)
         ),
         thinking_switch=(("thinking", None), ("enable_thinking", None)),
         thinking_default=True,
@@ -224,8 +225,8 @@ INDEX = (
         description='Google Gemma 4 - <|channel>thought reasoning<channel|>, <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|> calls',
         aliases=(),
         models=(
-            ModelPattern("gemma-4"),  # models (line 4)
-            ModelPattern("gemma4"),  # models (line 4)
+            ModelPattern("gemma-4", thinking=False),  # models (line 6)
+            ModelPattern("gemma4", thinking=False),  # models (line 7)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=False,
@@ -259,13 +260,9 @@ INDEX = (
         description="GLM-4.5/4.6/4.7 - <think> reasoning, <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call> calls",
         aliases=("glm45", "glm47", "ling3"),
         models=(
-            ModelPattern("glm-4.5"),  # models (line 5)
-            ModelPattern("glm-4.6"),  # models (line 5)
-            ModelPattern("glm-4.7"),  # models (line 5)
-            ModelPattern("glm4.5"),  # models (line 5)
-            ModelPattern("glm4.6"),  # models (line 5)
-            ModelPattern("glm4.7"),  # models (line 5)
-            ModelPattern("glm-5"),  # models (line 5)
+            ModelPattern("glm-{>=4.5,<6}", thinking=True),  # models (line 9)
+            ModelPattern("glm{>=4.5,<6}", thinking=True),  # models (line 10)
+            ModelPattern("ling-{>=3,<4}", thinking=True),  # models (line 11)
         ),
         thinking_switch=(("thinking", None), ("enable_thinking", None)),
         thinking_default=True,
@@ -282,10 +279,7 @@ INDEX = (
         name="granite",
         description='IBM Granite 3.x - <|tool_call|>[{"name": ..., "arguments": {...}}, ...]: one JSON array of calls',
         aliases=(),
-        models=(
-            ModelPattern("granite-3"),  # models (line 4)
-            ModelPattern("granite-4.0"),  # models (line 4)
-        ),
+        models=(ModelPattern("granite-3"),),  # models (line 4)
         thinking_switch=(),
         thinking_default=False,
         has_tool_calls=True,
@@ -302,8 +296,8 @@ INDEX = (
         description="IBM Granite 4.2 with thinking - the nemotron_v3 grammar; the newlines after </think> are not content",
         aliases=(),
         models=(
-            ModelPattern("granite-4.2"),  # models (line 5)
-            ModelPattern("granite-4.1"),  # models (line 5)
+            ModelPattern("granite-4.1", thinking=True),  # models (line 8)
+            ModelPattern("granite-4.2", thinking=True),  # models (line 9)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
@@ -321,14 +315,15 @@ INDEX = (
         description='Hermes and Qwen2.5 - <tool_call>{"name": NAME, "arguments": {...}}</tool_call> JSON calls',
         aliases=("granite4",),
         models=(
-            ModelPattern("qwen2.5"),  # models (line 7)
-            ModelPattern("qwen2-"),  # models (line 7)
-            ModelPattern("hermes-2"),  # models (line 7)
-            ModelPattern("hermes-3"),  # models (line 7)
-            ModelPattern("hermes-4"),  # models (line 7)
-            ModelPattern("hermes-2-pro-mistral-"),  # models (line 7)
-            ModelPattern("hermes-3-llama-3.1"),  # models (line 8)
-            ModelPattern("hermes-3-llama-3.2"),  # models (line 8)
+            ModelPattern("qwen2.5"),  # models (line 9)
+            ModelPattern("qwen2-"),  # models (line 9)
+            ModelPattern("hermes-2"),  # models (line 9)
+            ModelPattern("hermes-3"),  # models (line 9)
+            ModelPattern("hermes-4"),  # models (line 9)
+            ModelPattern("hermes-2-pro-mistral-"),  # models (line 9)
+            ModelPattern("hermes-3-llama-3.1"),  # models (line 10)
+            ModelPattern("hermes-3-llama-3.2"),  # models (line 10)
+            ModelPattern("granite-4.0"),  # models (line 10)
         ),
         thinking_switch=(),
         thinking_default=False,
@@ -371,8 +366,10 @@ INDEX = (
         description="Moonshot Kimi K2 - <think> reasoning, <|tool_calls_section_begin|> sections of functions.NAME:N calls with JSON arguments",
         aliases=(),
         models=(
-            ModelPattern("kimi-k2"),  # models (line 4)
-            ModelPattern("kimi_k2"),  # models (line 4)
+            ModelPattern("kimi-k2", thinking=False),  # models (line 9)
+            ModelPattern("kimi_k2", thinking=False),  # models (line 10)
+            ModelPattern("kimi-k2-thinking", thinking=True),  # models (line 11)
+            ModelPattern("kimi-k{>=2.5,<3}", thinking=True),  # models (line 12)
         ),
         thinking_switch=(("thinking", None), ("enable_thinking", None)),
         thinking_default=True,
@@ -481,7 +478,7 @@ INDEX = (
         name="mimo",
         description="Xiaomi MiMo - the qwen3 grammar with parameter values kept verbatim (no newline trimming)",
         aliases=(),
-        models=(ModelPattern("mimo"),),  # models (line 5)
+        models=(ModelPattern("mimo", thinking=True),),  # models (line 8)
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
         has_tool_calls=True,
@@ -697,9 +694,8 @@ INDEX = (
         description="Qwen3, Qwen3.5 and Qwen3-Coder - <think> reasoning, <tool_call><function=NAME><parameter=KEY>value</parameter> calls",
         aliases=("qwen3_coder", "qwen3_xml"),
         models=(
-            ModelPattern("qwen3-coder"),  # models (line 5)
-            ModelPattern("qwen3.5"),  # models (line 5)
-            ModelPattern("qwen3.6"),  # models (line 5)
+            ModelPattern("qwen3-coder", thinking=False),  # models (line 8)
+            ModelPattern("qwen{>=3.5,<4}"),  # models (line 11)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
@@ -717,8 +713,16 @@ INDEX = (
         description='Qwen3 and QwQ - <think> reasoning, then hermes JSON calls <tool_call>{"name": ..., "arguments": ...}</tool_call>',
         aliases=(),
         models=(
-            ModelPattern("qwen3-"),  # models (line 5)
-            ModelPattern("qwq"),  # models (line 5)
+            ModelPattern("qwen3-"),  # models (line 8)
+            ModelPattern("-instruct-2507", thinking=False),  # models (line 12)
+            ModelPattern("-thinking-2507", thinking=True),  # models (line 13)
+            ModelPattern(
+                "qwen3-next-80b-a3b-instruct", thinking=False
+            ),  # models (line 14)
+            ModelPattern(
+                "qwen3-next-80b-a3b-thinking", thinking=True
+            ),  # models (line 15)
+            ModelPattern("qwq", thinking=True),  # models (line 17)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
@@ -752,8 +756,8 @@ INDEX = (
         description="ByteDance Seed-OSS - the qwen3 grammar with <seed:think> and <seed:tool_call> markers",
         aliases=(),
         models=(
-            ModelPattern("seed-oss"),  # models (line 5)
-            ModelPattern("seedoss"),  # models (line 5)
+            ModelPattern("seed-oss", thinking=True),  # models (line 7)
+            ModelPattern("seedoss", thinking=True),  # models (line 8)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,

@@ -64,9 +64,11 @@ def pattern_errors(pattern: str) -> list[str]:
         if None in ops or len(set(ops)) != len(ops):
             errors.append(f"version {{{inner}}}: write at most one '>=N' and one '<N', "
                           "separated by a comma")
-        elif len(ops) == 2 and not _range(inner)[0] < _range(inner)[1]:  # type: ignore[operator]
+            continue
+        low, high = _range(inner)
+        if low is not None and high is not None and _cmp(low, high) >= 0:
             errors.append(f"version {{{inner}}} is an empty range")
-    if not _PLACEHOLDER.sub("0", pattern).strip():
+    if not rest.strip():
         errors.append("a pattern needs some text besides its version")
     return errors
 
