@@ -225,8 +225,8 @@ INDEX = (
         description='Google Gemma 4 - <|channel>thought reasoning<channel|>, <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|> calls',
         aliases=(),
         models=(
-            ModelPattern("gemma-4", thinking=False),  # models (line 6)
-            ModelPattern("gemma4", thinking=False),  # models (line 7)
+            ModelPattern("gemma-4", thinking=False),  # models (line 8)
+            ModelPattern("gemma4", thinking=False),  # models (line 9)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=False,

@@ -151,7 +151,8 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("MiniMaxAI/MiniMax-M2", "minimax_m2", {}),
     ("MiniMaxAI/MiniMax-M2.1", "minimax_m2", {}),
     ("MiniMaxAI/MiniMax-M3", "minimax_m3", {}),
-    # Gemma 4 thinks only with enable_thinking (huggingface.co/google/gemma-4-31B-it).
+    # Gemma 4 thinks only when the request turns it on (<|think|> in the system turn:
+    # ai.google.dev/gemma/docs/capabilities/thinking; vLLM parser/gemma4.py).
     ("google/gemma-4-E2B-it", "gemma4", OFF),
     ("google/gemma-4-E4B-it", "gemma4", OFF),
     ("google/gemma-4-26B-A4B-it", "gemma4", OFF),
