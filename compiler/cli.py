@@ -76,11 +76,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
 def _cmd_detect(args: argparse.Namespace) -> int:
     import parsergen
 
-    found = parsergen.detect(args.model)
+    found = parsergen.route(args.model)
     if found is None:
         print(f"no format for {args.model!r}", file=sys.stderr)
         return 1
-    print(found)
+    print(found.describe())
     return 0
 
 
@@ -89,7 +89,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
     if args.jsonl:
         return _cmd_parse_jsonl(args)
-    name = args.format or (parsergen.detect(args.model) if args.model else None)
+    route = None if args.format or not args.model else parsergen.route(args.model)
+    name = args.format or (route.format if route else None)
     if name is None:
         print("give --format NAME, or --model ID of a known model", file=sys.stderr)
         return 2
@@ -98,6 +99,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     except KeyError:
         print(f"unknown format {name!r}; 'parsergen list' shows them", file=sys.stderr)
         return 2
+    if args.thinking is None and route is not None:
+        args.thinking = route.defaults.get("thinking")  # the model variant's default
     if args.file in (None, "-"):
         text = sys.stdin.read()
     else:
@@ -176,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("list", help="list the bundled formats")
     p.set_defaults(run=_cmd_list)
 
-    p = sub.add_parser("detect", help="the format for a model name (repo id or local path)")
+    p = sub.add_parser("detect", help="the format for a model name (repo id or local path), "
+                       "then its defaults (thinking: true/false and where it comes from)")
     p.add_argument("model", metavar="NAME")
     p.set_defaults(run=_cmd_detect)
 

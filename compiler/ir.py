@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from parsergen.index import ModelPattern
 from parsergen.runtime.events import STATE_NAMES
 from parsergen.runtime.lexicon import relevant_closure
 
@@ -196,8 +197,9 @@ class FormatIR:
     reasoning: ReasoningIR | None
     turn_boundary_tokens: tuple[str, ...]
     aliases: tuple[str, ...]
-    models: tuple[str, ...]
+    models: tuple[ModelPattern, ...]
     models_line: int
+    model_lines: tuple[int, ...]  # the spec line of each models entry
     render: RenderIR
     thinking_switch: tuple[tuple[str, Any], ...]  # (key, value that means on; None: truthy)
     # Where derived values come from: a name (``arguments``, ``assembly.<flag>``,
@@ -293,8 +295,10 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         reasoning=_reasoning(spec, states, variants, line("reasoning")),
         turn_boundary_tokens=tuple(sorted(spec["turn_boundary_tokens"])),
         aliases=tuple(sorted(spec["aliases"])),
-        models=tuple(spec["models"]),
+        models=tuple(ModelPattern(m["pattern"], m["thinking"]) for m in spec["models"]),
         models_line=line("models") or 1,
+        model_lines=tuple(line("models", i) or line("models") or 1
+                          for i in range(len(spec["models"]))),
         render=build_render(spec, (on, off), tuple(
             frozenset(t.name for t in v.terminals) for v in variants)),
         thinking_switch=tuple((e["key"], e["on"]) for e in spec["thinking_switch"]),

@@ -93,6 +93,8 @@ def lower(spec: dict[str, Any], positions: Positions) -> Lowered:
     toggles = isinstance(spec.get("initial_state"), dict)
     # Without a thinking-dependent start there is nothing to switch: thinking is off.
     out["thinking_default"] = bool(spec.get("thinking_default", True)) if toggles else False
+    out["models"] = [{"pattern": e, "thinking": None} if isinstance(e, str)
+                     else {"thinking": None, **e} for e in spec.get("models", ())]
     out["thinking_switch"] = [{"key": e, "on": None} if isinstance(e, str) else dict(e)
                               for e in spec.get("thinking_switch", ())]
     return Lowered(out, positions, frozenset(spec), spec)

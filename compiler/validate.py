@@ -120,9 +120,27 @@ class SpecValidator:
             self.error(("transitions",), "the spec reaches REASONING: declare reasoning.start "
                        "and reasoning.end (its markers)")
         self._check_render(terminals)
+        self._check_models()
         if reasoning.get("wait") == "thinking" and not isinstance(spec.get("initial_state"), dict):
             self.error(("reasoning", "wait"), "'thinking' needs an initial_state that depends "
                        "on thinking")
+
+    def _check_models(self) -> None:
+        from parsergen.routing import pattern_errors
+
+        models = self.spec.get("models")
+        seen: dict[str, int] = {}
+        for i, item in enumerate(models if isinstance(models, list) else []):
+            path: Path = ("models", i) if isinstance(item, str) else ("models", i, "pattern")
+            pattern = item if isinstance(item, str) else as_mapping(item).get("pattern")
+            if not isinstance(pattern, str):
+                continue  # the schema reported it
+            for message in pattern_errors(pattern):
+                self.error(path, f"pattern {pattern!r}: {message}")
+            if pattern.lower() in seen:
+                self.error(path, f"pattern {pattern!r} is listed twice (also entry "
+                           f"{seen[pattern.lower()]})")
+            seen.setdefault(pattern.lower(), i)
 
     def _check_render(self, terminals: dict[str, Any]) -> None:
         from .render import FIELDS, template_errors

@@ -3,7 +3,8 @@
 ``parsergen.formats()`` lists the bundled formats and ``parsergen.load(name)``
 returns a format's generated module (``StreamingParser``, ``FORMAT``, ``SPEC``);
 ``parsergen.entry(name)`` its index entry (names, model routes, thinking switch,
-markers), read without importing the module.
+markers), read without importing the module; ``parsergen.route(model)`` the format of
+a model with its variant's defaults (``Route.parse``, ``Route.chat_parser`` apply them).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
-from .index import FormatEntry
+from .index import FormatEntry, ModelPattern
+from .routing import Route, route
 
 __version__ = "0.1.0"
 
@@ -73,24 +75,10 @@ def switch_thinking(switch: Iterable[tuple[str, Any]],
 
 
 def detect(model_name: str | None = None, *, tokenizer: object = None) -> str | None:
-    """The format that parses a model's reasoning and tool calls, or None.
-
-    By name first (the most specific ``models`` pattern of any spec wins; a name two
-    formats claim equally is not guessed), else by the tokenizer's marker tokens and
-    chat template.  Reads the format index only: no format module is imported.
-    """
-    from parsergen.generated import INDEX
-
-    from .routing import Router, detect_by_tokenizer
-
-    if model_name:
-        found = Router({e.name: e.models for e in INDEX}).detect(model_name)
-        if found is not None:
-            return found
-    if tokenizer is not None:
-        full = [e for e in INDEX if e.models]  # not reasoning-only parts
-        return detect_by_tokenizer(full, tokenizer)
-    return None
+    """The format that parses a model's reasoning and tool calls, or None: the format of
+    ``route(model_name, tokenizer=tokenizer)`` (see ``parsergen.route``)."""
+    found = route(model_name, tokenizer=tokenizer)
+    return found.format if found is not None else None
 
 
 def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[str, Any] | None:
@@ -103,6 +91,5 @@ def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[
     return load(name).structural_tag(tools, tool_choice=tool_choice)
 
 
-__all__ = ["FormatEntry", "aliases", "detect", "entry", "formats", "load", "structural_tag",
-           "switch_thinking",
-           "thinking"]
+__all__ = ["FormatEntry", "ModelPattern", "Route", "aliases", "detect", "entry", "formats",
+           "load", "route", "structural_tag", "switch_thinking", "thinking"]

@@ -34,12 +34,16 @@ def _tokenizer(name: str) -> Any:
     return AutoTokenizer.from_pretrained(name)
 
 
-def _format(record: Mapping[str, Any], fmt: str | None, model: str | None) -> str:
-    name = fmt or parsergen.detect(record.get("model") or model)
-    if not name:
+def _format(record: Mapping[str, Any], fmt: str | None,
+            model: str | None) -> tuple[str, Mapping[str, Any]]:
+    """The format's name and the model variant's defaults (none for a given format)."""
+    if fmt:
+        return fmt, {}
+    route = parsergen.route(record.get("model") or model)
+    if route is None:
         raise RecordError(f"no format for model {record.get('model') or model!r}; "
                           "give --format")
-    return name
+    return route.format, route.defaults
 
 
 def parse_record(record: Mapping[str, Any], *, format: str | None = None,
@@ -53,8 +57,9 @@ def parse_record(record: Mapping[str, Any], *, format: str | None = None,
     text = record.get("completion")
     if not isinstance(text, str):
         raise RecordError("'completion' must be a string")
+    name, defaults = _format(record, format, model)
     try:
-        module = parsergen.load(_format(record, format, model))
+        module = parsergen.load(name)
     except KeyError as exc:
         raise RecordError(f"unknown format {exc.args[0]!r}") from None
     prompt = record.get("prompt")
@@ -76,7 +81,7 @@ def parse_record(record: Mapping[str, Any], *, format: str | None = None,
     if ids is not None and not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
         raise RecordError("'token_ids' must be a list of integers")
     message = module.parse(text, tools=tools, tokenizer=tok, token_ids=ids,
-                           prompt_token_ids=prompt_ids, prompt_text=prompt_text)
+                           prompt_token_ids=prompt_ids, prompt_text=prompt_text, **defaults)
     return message.to_openai(reasoning_key=reasoning_key)
 
 

@@ -11,14 +11,30 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class ModelPattern:
+    """One ``models`` entry: a model-name pattern and the defaults of the models it names."""
+
+    # Case-insensitive text of model names; ``{>=3.5}`` / ``{>=4.5,<6}`` stand for a
+    # version number in that range (parsergen.routing).
+    pattern: str
+    # The variant's thinking default (None: the format's own default applies).
+    thinking: bool | None = None
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The options this entry sets, by parser argument name."""
+        return {} if self.thinking is None else {"thinking": self.thinking}
+
+
+@dataclass(frozen=True)
 class FormatEntry:
     """One format's names, model routes, thinking switch and the markers that identify it."""
 
     name: str
     description: str
     aliases: tuple[str, ...]
-    # Case-insensitive substrings of the model names the format parses (routing.Router).
-    models: tuple[str, ...]
+    # The model names the format parses, with their defaults (routing.Router).
+    models: tuple[ModelPattern, ...]
     # (chat_template_kwargs key, the value that means on; None: any truthy value), in order.
     thinking_switch: tuple[tuple[str, Any], ...]
     thinking_default: bool
@@ -33,4 +49,4 @@ class FormatEntry:
     reasoning_end: str | None
 
 
-__all__ = ["FormatEntry"]
+__all__ = ["FormatEntry", "ModelPattern"]

@@ -1,17 +1,39 @@
 """Which format parses a model: by name patterns, most specific first, never by order.
 
-Each format declares case-insensitive substrings of model names (``models`` in its
-spec).  A pattern that contains another is more specific than it (``step-3.5`` over
-``step-3``); the most specific matching patterns decide, and if they belong to two
-formats the name is ambiguous and nothing is guessed.
+Each format declares patterns of model names (``models`` in its spec): case-insensitive
+text, where ``{...}`` stands for a version number in a range: ``{>=3.5}`` matches
+``3.5``, ``3.10`` and ``4``; ``{>=4.5,<6}`` also stops before 6; ``{}`` is any version.
+A number is read whole (``qwen{>=3.5}`` does not match ``qwen3-8b``: 3 is below 3.5).
+A pattern whose match in a name covers another's is more specific than it
+(``step-3.5`` over ``step-3``, ``deepseek-v{>=4.1}`` over ``deepseek-v4`` on
+``deepseek-v4.2``); on the same text, the pattern with more literal characters wins
+(``deepseek-v4.1`` over ``deepseek-v{>=4}``).  The most specific matching patterns
+decide, with the defaults of them all (``qwen3-`` names the format, ``-instruct-2507``
+adds the variant's ``thinking: false``); if they name two formats, or give one option
+two values, the name is ambiguous and nothing is guessed.
+
+``route(model)`` gives a ``Route``: the format and those defaults, which every parser it
+makes gets (an argument the caller passes wins over them).  It reads the format index
+only; the format's module is imported when a parser is first asked for.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from types import MappingProxyType, ModuleType
+from typing import Any
 
-from .index import FormatEntry
+from .index import FormatEntry, ModelPattern
+
+Version = tuple[int, ...]
+Span = tuple[int, int]
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_BOUND = re.compile(r"(>=|<)(\d+(?:\.\d+)*)")
+_NUMBER = r"(?<![\d.])(\d+(?:\.\d+)*)(?!\.?\d)"
 
 
 def model_key(name: str) -> str:
@@ -22,39 +44,174 @@ def model_key(name: str) -> str:
     return name.lower()
 
 
+def version(text: str) -> Version:
+    """``"3.5"`` as ``(3, 5)``, trailing zeros dropped (``4`` and ``4.0`` are equal)."""
+    parts = [int(p) for p in text.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def pattern_errors(pattern: str) -> list[str]:
+    """What is wrong with a pattern's notation (empty: it is well formed)."""
+    errors = []
+    rest = _PLACEHOLDER.sub("", pattern)
+    if "{" in rest or "}" in rest:
+        errors.append("unbalanced '{' or '}': a version is written {>=3.5} or {>=3.5,<4}")
+    for inner in _PLACEHOLDER.findall(pattern):
+        bounds = [b for b in inner.replace(" ", "").split(",") if b]
+        ops = [m.group(1) if (m := _BOUND.fullmatch(b)) else None for b in bounds]
+        if None in ops or len(set(ops)) != len(ops):
+            errors.append(f"version {{{inner}}}: write at most one '>=N' and one '<N', "
+                          "separated by a comma")
+            continue
+        low, high = _range(inner)
+        if low is not None and high is not None and _cmp(low, high) >= 0:
+            errors.append(f"version {{{inner}}} is an empty range")
+    if not rest.strip():
+        errors.append("a pattern needs some text besides its version")
+    return errors
+
+
+def _range(inner: str) -> tuple[Version | None, Version | None]:
+    low = high = None
+    for op, number in _BOUND.findall(inner.replace(" ", "")):
+        if op == ">=":
+            low = version(number)
+        else:
+            high = version(number)
+    return low, high
+
+
+class Pattern:
+    """One compiled pattern: where it matches in a name."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        pieces = _PLACEHOLDER.split(text)  # literal, range, literal, range, ...
+        self.literals = pieces[0::2]
+        self.ranges = [_range(inner) for inner in pieces[1::2]]
+        self.literal_length = sum(len(p) for p in self.literals)
+        self._regex = re.compile(_NUMBER.join(re.escape(p) for p in self.literals))
+
+    def spans(self, key: str) -> list[Span]:
+        """Every place the pattern matches ``key`` (overlapping ones too)."""
+        out = []
+        pos = 0
+        while (m := self._regex.search(key, pos)) is not None:
+            if all(_within(version(m.group(i + 1)), low, high)
+                   for i, (low, high) in enumerate(self.ranges)):
+                out.append(m.span())
+            pos = m.start() + 1
+        return out
+
+    def examples(self) -> list[str]:
+        """Names the pattern matches, one per kind of version it admits (for conflicts)."""
+        names = [""]
+        for i, literal in enumerate(self.literals):
+            names = [n + literal for n in names]
+            if i < len(self.ranges):
+                names = [n + v for n in names for v in _versions(*self.ranges[i])]
+        return names
+
+
+def _within(v: Version, low: Version | None, high: Version | None) -> bool:
+    return (low is None or _cmp(v, low) >= 0) and (high is None or _cmp(v, high) < 0)
+
+
+def _cmp(a: Version, b: Version) -> int:
+    n = max(len(a), len(b))
+    a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+    return (a > b) - (a < b)
+
+
+def _versions(low: Version | None, high: Version | None) -> list[str]:
+    """Sample versions in a range: its start, the next minor and the next major."""
+    low = low or (1,)
+    samples = [low, low[:-1] + (low[-1] + 1,) if len(low) > 1 else low + (1,), (low[0] + 1,)]
+    out = []
+    for v in samples:
+        text = ".".join(map(str, v))
+        if _within(v, low, high) and text not in out:
+            out.append(text)
+    return out
+
+
+@lru_cache(maxsize=512)
+def compiled(text: str) -> Pattern:
+    """The compiled form of a (lowercased) pattern."""
+    return Pattern(text)
+
+
+def _as_pattern(p: str | ModelPattern) -> ModelPattern:
+    return p if isinstance(p, ModelPattern) else ModelPattern(p)
+
+
 class Router:
     """Model-name patterns per format, and the decisions they make."""
 
-    def __init__(self, patterns: Mapping[str, Iterable[str]]) -> None:
-        self.patterns = sorted({(p.lower(), fmt) for fmt, ps in patterns.items() for p in ps})
+    def __init__(self, patterns: Mapping[str, Iterable[str | ModelPattern]]) -> None:
+        options: dict[tuple[str, str], tuple[tuple[str, Any], ...]] = {}
+        for fmt, ps in patterns.items():
+            for p in map(_as_pattern, ps):
+                options[(p.pattern.lower(), fmt)] = tuple(sorted(p.defaults.items()))
+        self.patterns = sorted(options)
+        self._options = options
 
     def candidates(self, name: str) -> list[tuple[str, str]]:
         """The most specific (pattern, format) pairs matching ``name``."""
         key = model_key(name)
-        matches = [(p, f) for p, f in self.patterns if p in key]
+        spans = {pf: compiled(pf[0]).spans(key) for pf in self.patterns}
+        matches = [pf for pf in self.patterns if spans[pf]]
+
+        def covers(q: str, qs: Span, p: str, ps: Span) -> bool:
+            inside = qs[0] <= ps[0] and ps[1] <= qs[1]
+            return inside and (qs != ps or compiled(q).literal_length
+                               > compiled(p).literal_length)
+
         return [(p, f) for p, f in matches
-                if not any(p != q and p in q for q, _ in matches)]
+                if not any(q != p and covers(q, qs, p, ps)
+                           for q, g in matches for qs in spans[(q, g)] for ps in spans[(p, f)])]
+
+    def route(self, name: str) -> tuple[str, dict[str, Any]] | None:
+        """The one format for ``name`` and its defaults, or None (no pattern, or an
+        ambiguous name: two formats, or one format with two different defaults)."""
+        top = self.candidates(name)
+        if len({f for _, f in top}) != 1:
+            return None
+        # The defaults of every deciding pattern apply (``qwen3-`` names the format,
+        # ``-instruct-2507`` the variant); two values for one option are ambiguous.
+        defaults: dict[str, Any] = {}
+        for p, f in top:
+            for key, value in self._options[(p, f)]:
+                if defaults.setdefault(key, value) != value:
+                    return None
+        return top[0][1], defaults
 
     def detect(self, name: str) -> str | None:
         """The one format for ``name``, or None (no pattern, or an ambiguous name)."""
-        formats = {f for _, f in self.candidates(name)}
-        return formats.pop() if len(formats) == 1 else None
+        found = self.route(name)
+        return found[0] if found else None
 
     def conflicts(self) -> list[tuple[str, str, str, str, str]]:
-        """Pattern pairs of two formats that make some name ambiguous.
+        """Pattern pairs that make some name ambiguous (of two formats, or of one
+        format with two different defaults).
 
-        Names are built from each pair: the pattern itself when two formats share it,
-        and the two merged where one ends with a name piece the other begins with
-        (``kimi-k2`` and ``k2-thinking`` give ``kimi-k2-thinking``).  Returns (pattern, format,
-        pattern, format, example name).
+        Names are built from each pair (a version stands for a few sample versions of
+        its range): the pattern itself when the two match the same text, and the two
+        merged where one ends with a name piece the other begins with (``kimi-k2`` and
+        ``k2-thinking`` give ``kimi-k2-thinking``).  Returns (pattern, format, pattern,
+        format, example name).
         """
         out = []
         for i, (p, a) in enumerate(self.patterns):
             for q, b in self.patterns[i + 1 :]:
-                if a == b:
+                if a == b and self._options[(p, a)] == self._options[(q, b)]:
                     continue
-                for name in _merges(p, q):
-                    if self.detect(name) is None:
+                names = [n for x in compiled(p).examples() for y in compiled(q).examples()
+                         for n in _merges(x, y)]
+                for name in names:
+                    if self.route(name) is None:
                         out.append((p, a, q, b, name))
                         break
         return out
@@ -113,3 +270,106 @@ def detect_by_tokenizer(entries: Iterable[FormatEntry], tokenizer: object) -> st
         elif score == best_score:
             best.append(entry.name)
     return best[0] if len(best) == 1 else None
+
+
+# -- routes: a format and its defaults ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Route:
+    """The format of a model and the defaults of its variant (``{"thinking": False}``)."""
+
+    format: str
+    defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def module(self) -> ModuleType:
+        """The format's generated module (imported on first use)."""
+        import parsergen
+
+        return parsergen.load(self.format)
+
+    @property
+    def entry(self) -> FormatEntry:
+        """The format's index entry."""
+        import parsergen
+
+        return parsergen.entry(self.format)
+
+    def options(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """``kwargs`` over the route's defaults; an argument passed as None is not given
+        (None is every parser's "use the default")."""
+        given = {k: v for k, v in kwargs.items() if v is not None}
+        return {**self.defaults, **given}
+
+    def chat_parser(self, *args: Any, **kwargs: Any) -> Any:
+        """The format's ``ChatParser(*args, **kwargs)`` with the route's defaults."""
+        return self.module.ChatParser(*args, **self.options(kwargs))
+
+    def streaming_parser(self, *args: Any, **kwargs: Any) -> Any:
+        """The format's ``StreamingParser(*args, **kwargs)`` with the route's defaults."""
+        return self.module.StreamingParser(*args, **self.options(kwargs))
+
+    def parse(self, text: str, **kwargs: Any) -> Any:
+        """The format's ``parse(text, **kwargs)`` (a ``ParsedMessage``) with the route's
+        defaults."""
+        return self.module.parse(text, **self.options(kwargs))
+
+    def thinking(self, chat_template_kwargs: Mapping[str, Any] | None = None) -> bool:
+        """Whether a request thinks: its ``chat_template_kwargs`` switch if it sets one,
+        else the route's default, else the format's."""
+        from . import switch_thinking
+
+        entry = self.entry
+        found = switch_thinking(entry.thinking_switch, chat_template_kwargs)
+        if found is not None:
+            return found
+        return bool(self.defaults.get("thinking", entry.thinking_default))
+
+    def describe(self) -> str:
+        """The format, then one ``option: value`` line per default (for ``parsergen
+        detect``); thinking is shown with where it comes from."""
+        lines = [self.format]
+        entry = self.entry
+        for key, value in sorted(self.defaults.items()):
+            lines.append(f"{key}: {_show(value)} (model)")
+        if "thinking" not in self.defaults and entry.thinking_switch:
+            lines.append(f"thinking: {_show(entry.thinking_default)} (format default)")
+        return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    return "true" if value is True else "false" if value is False else str(value)
+
+
+@cache
+def _router() -> Router:
+    """The router of the bundled formats (built once: the index never changes)."""
+    from parsergen.generated import INDEX
+
+    return Router({e.name: e.models for e in INDEX})
+
+
+def route(model_name: str | None = None, *, tokenizer: object = None) -> Route | None:
+    """The route of a model, or None.
+
+    By name first (the most specific ``models`` patterns of all specs decide, with their
+    defaults; a name two formats claim equally is not guessed), else by the tokenizer's
+    marker tokens and chat template (a route without defaults).  Reads the format index
+    only: no format module is imported.
+    """
+    from parsergen.generated import INDEX
+
+    if model_name:
+        found = _router().route(model_name)
+        if found is not None:
+            return Route(found[0], MappingProxyType(found[1]))
+    if tokenizer is not None:
+        full = [e for e in INDEX if e.models]  # not reasoning-only parts
+        name = detect_by_tokenizer(full, tokenizer)
+        return Route(name) if name is not None else None
+    return None
+
+
+__all__ = ["ModelPattern", "Pattern", "Route", "Router", "detect_by_tokenizer", "model_key",
+           "pattern_errors", "route", "version"]

@@ -16,7 +16,7 @@ import parsergen
 from parsergen import integrations
 from parsergen.compiler import cli
 from parsergen.generated import ALIASES, FORMATS, INDEX
-from parsergen.index import FormatEntry
+from parsergen.index import FormatEntry, ModelPattern
 
 
 def _first_spelling(terminal: Any) -> str:
@@ -38,7 +38,8 @@ def test_the_index_agrees_with_the_module(name: str) -> None:
     assert entry.name == spec["name"] == name
     assert entry.description == spec["description"]
     assert sorted(entry.aliases) == sorted(spec.get("aliases", ()))
-    assert entry.models == tuple(spec.get("models", ()))
+    assert entry.models == tuple(ModelPattern(m) if isinstance(m, str) else ModelPattern(**m)
+                                 for m in spec.get("models", ()))
     switch = [(e, None) if isinstance(e, str) else (e["key"], e["on"])
               for e in spec.get("thinking_switch", ())]
     assert list(entry.thinking_switch) == switch

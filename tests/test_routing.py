@@ -26,124 +26,189 @@ from parsergen.compiler.build import project_root, repo_specs
 from parsergen.compiler.routing import routing_conflicts
 from parsergen.routing import Router, model_key
 
-# Real Hugging Face model ids and the format that parses their output.
-MODELS = [
-    # Qwen3 (2504 and 2507 releases), QwQ: <think> + hermes JSON calls.
-    ("Qwen/Qwen3-0.6B", "qwen3_json"),
-    ("Qwen/Qwen3-8B", "qwen3_json"),
-    ("Qwen/Qwen3-32B", "qwen3_json"),
-    ("Qwen/Qwen3-30B-A3B", "qwen3_json"),
-    ("Qwen/Qwen3-235B-A22B", "qwen3_json"),
-    ("Qwen/Qwen3-235B-A22B-Instruct-2507", "qwen3_json"),
-    ("Qwen/QwQ-32B", "qwen3_json"),
-    ("unsloth/Qwen3-8B-GGUF", "qwen3_json"),
-    # Qwen3-Coder, Qwen3.5, Qwen3.6: XML parameters.
-    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3"),
-    ("Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3"),
-    ("Qwen/Qwen3.5-9B", "qwen3"),
-    ("Qwen/Qwen3.5-35B-A3B", "qwen3"),
-    ("Qwen/Qwen3.5-397B-A17B", "qwen3"),
-    ("Qwen/Qwen3.6-27B", "qwen3"),
-    ("Qwen/Qwen3.6-35B-A3B", "qwen3"),
-    # Qwen2 / Qwen2.5 and Nous Hermes: hermes.
-    ("Qwen/Qwen2-7B-Instruct", "hermes"),
-    ("Qwen/Qwen2.5-7B-Instruct", "hermes"),
-    ("Qwen/Qwen2.5-72B-Instruct", "hermes"),
-    ("Qwen/Qwen2.5-Coder-32B-Instruct", "hermes"),
-    ("NousResearch/Hermes-2-Pro-Llama-3-8B", "hermes"),
-    ("NousResearch/Hermes-2-Pro-Mistral-7B", "hermes"),  # not mistral
-    ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),  # not llama3_json
-    ("NousResearch/Hermes-3-Llama-3.1-70B", "hermes"),
-    ("NousResearch/Hermes-3-Llama-3.2-3B", "hermes"),
-    ("NousResearch/Hermes-4-14B", "hermes"),
-    ("NousResearch/Hermes-4-70B", "hermes"),
-    ("NousResearch/Hermes-4-405B", "hermes"),
-    # Seed-OSS, StepFun.
-    ("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed_oss"),
-    ("ByteDance-Seed/Seed-OSS-36B-Base", "seed_oss"),
-    ("stepfun-ai/step3", "step3_reasoning"),
-    ("stepfun-ai/Step-3.5-Flash", "step3p5"),
-    # DeepSeek.
-    ("deepseek-ai/DeepSeek-R1", "deepseek_r1"),
-    ("deepseek-ai/DeepSeek-R1-Zero", "deepseek_r1"),
-    ("deepseek-ai/DeepSeek-R1-0528", "deepseek_r1"),
-    ("deepseek-ai/DeepSeek-R1-0528-Qwen3-8B", "deepseek_r1"),  # not qwen3_json
-    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", "deepseek_r1"),
-    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek_r1"),
-    ("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "deepseek_r1"),
-    ("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "deepseek_r1"),
-    ("deepseek-ai/DeepSeek-V3", "deepseek_v3"),
-    ("deepseek-ai/DeepSeek-V3-Base", "deepseek_v3"),
-    ("deepseek-ai/DeepSeek-V3-0324", "deepseek_v3"),
-    ("deepseek-ai/DeepSeek-V3.1", "deepseek_v31"),
-    ("deepseek-ai/DeepSeek-V3.1-Terminus", "deepseek_v31"),
-    ("deepseek-ai/DeepSeek-V3.2-Exp", "deepseek_v31"),  # V3.1's calls, not V3.2's DSML
-    ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32"),
-    ("deepseek-ai/DeepSeek-V3.2-Speciale", "deepseek_v32"),
-    ("deepseek-ai/DeepSeek-V4-Flash", "deepseek_v4"),
-    ("deepseek-ai/DeepSeek-V4-Pro", "deepseek_v4"),
-    ("deepseek-ai/DeepSeek-V4.1-Flash", "deepseek_v41"),
-    # Kimi, GLM, MiniMax.
-    ("moonshotai/Kimi-K2-Instruct", "kimi_k2"),
-    ("moonshotai/Kimi-K2-Instruct-0905", "kimi_k2"),
-    ("moonshotai/Kimi-K2-Thinking", "kimi_k2"),
-    ("moonshotai/Kimi-K2.5", "kimi_k2"),
-    ("moonshotai/Kimi-K3", "kimi_k3"),
-    ("zai-org/GLM-4.5", "glm47_moe"),
-    ("zai-org/GLM-4.5-Air", "glm47_moe"),
-    ("zai-org/GLM-4.6", "glm47_moe"),
-    ("zai-org/GLM-4.7", "glm47_moe"),
-    ("zai-org/GLM-4.7-Flash", "glm47_moe"),
-    ("zai-org/GLM-5", "glm47_moe"),
-    ("MiniMaxAI/MiniMax-M2", "minimax_m2"),
-    ("MiniMaxAI/MiniMax-M2.1", "minimax_m2"),
-    ("MiniMaxAI/MiniMax-M3", "minimax_m3"),
-    # Gemma 4, gpt-oss.
-    ("google/gemma-4-E2B-it", "gemma4"),
-    ("google/gemma-4-E4B-it", "gemma4"),
-    ("google/gemma-4-26B-A4B-it", "gemma4"),
-    ("google/gemma-4-31B-it", "gemma4"),
-    ("openai/gpt-oss-20b", "openai"),
-    ("openai/gpt-oss-120b", "openai"),
-    ("unsloth/gpt-oss-20b-GGUF", "openai"),
-    # Mistral.
-    ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral"),
-    ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral"),
-    ("mistralai/Mistral-Large-Instruct-2411", "mistral"),
-    ("mistralai/Magistral-Small-2506", "mistral"),
-    ("mistralai/Magistral-Small-2509", "mistral"),
-    ("mistralai/Devstral-Small-2505", "mistral"),
-    ("mistralai/Devstral-Small-2507", "mistral"),
-    ("mistralai/Ministral-8B-Instruct-2410", "mistral"),
-    ("mistralai/Ministral-3-14B-Instruct-2512", "mistral"),
-    # Llama.
-    ("meta-llama/Llama-3.1-8B-Instruct", "llama3_json"),
-    ("meta-llama/Llama-3.1-70B-Instruct", "llama3_json"),
-    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "llama3_json"),
-    ("meta-llama/Llama-3.2-1B-Instruct", "llama3_json"),
-    ("meta-llama/Llama-3.2-3B-Instruct", "llama3_json"),
-    ("meta-llama/Llama-3.3-70B-Instruct", "llama3_json"),
-    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4_pythonic"),
-    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4_pythonic"),
-    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "llama4_pythonic"),
-    # Granite.
-    ("ibm-granite/granite-3.1-8b-instruct", "granite"),
-    ("ibm-granite/granite-3.3-8b-instruct", "granite"),
-    ("ibm-granite/granite-4.0-micro", "granite"),
-    ("ibm-granite/granite-4.0-h-tiny", "granite"),
-    ("ibm-granite/granite-4.0-h-small", "granite"),
-    ("ibm-granite/granite-4.1-3b", "granite_thinking"),
-    ("ibm-granite/granite-4.1-8b", "granite_thinking"),
-    # Nemotron 3, MiMo, PLaMo 3, ToolACE.
-    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron_v3"),
-    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "nemotron_v3"),
-    ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "nemotron_v3"),
-    ("XiaomiMiMo/MiMo-7B-RL", "mimo"),
-    ("XiaomiMiMo/MiMo-V2-Flash", "mimo"),
-    ("pfnet/plamo-3-nict-2b-base", "plamo3"),
-    ("pfnet/plamo-3-nict-8b-base", "plamo3"),
-    ("pfnet/plamo-3-nict-31b-base", "plamo3"),
-    ("Team-ACE/ToolACE-8B", "pythonic"),
+# Real Hugging Face model ids, the format that parses their output and the defaults of
+# their variant (the route's ``defaults``; {} leaves the format's own default).  Each
+# group cites the model card or chat template its expectation comes from.
+OFF: dict[str, bool] = {"thinking": False}
+ON: dict[str, bool] = {"thinking": True}
+MODELS: list[tuple[str, str, dict[str, bool]]] = [
+    # Qwen3 hybrid (2504): <think> + hermes JSON calls; thinking on by default, the model
+    # writes <think> itself (the format's default): huggingface.co/Qwen/Qwen3-8B
+    ("Qwen/Qwen3-0.6B", "qwen3_json", {}),
+    ("Qwen/Qwen3-8B", "qwen3_json", {}),
+    ("Qwen/Qwen3-32B", "qwen3_json", {}),
+    ("Qwen/Qwen3-30B-A3B", "qwen3_json", {}),
+    ("Qwen/Qwen3-235B-A22B", "qwen3_json", {}),
+    ("unsloth/Qwen3-8B-GGUF", "qwen3_json", {}),
+    # "supports only non-thinking mode and does not generate <think></think> blocks":
+    # huggingface.co/Qwen/Qwen3-235B-A22B-Instruct-2507, .../Qwen3-4B-Instruct-2507
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507", "qwen3_json", OFF),
+    ("Qwen/Qwen3-30B-A3B-Instruct-2507", "qwen3_json", OFF),
+    ("Qwen/Qwen3-4B-Instruct-2507", "qwen3_json", OFF),
+    # "the default chat template automatically includes <think>": the output holds only
+    # </think>: huggingface.co/Qwen/Qwen3-235B-A22B-Thinking-2507
+    ("Qwen/Qwen3-235B-A22B-Thinking-2507", "qwen3_json", ON),
+    ("Qwen/Qwen3-30B-A3B-Thinking-2507", "qwen3_json", ON),
+    ("Qwen/Qwen3-4B-Thinking-2507", "qwen3_json", ON),
+    # Qwen3-Next: hermes calls (docs.vllm.ai recipes: --tool-call-parser hermes); Instruct
+    # never thinks, Thinking's template opens <think>:
+    # huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct, .../Qwen3-Next-80B-A3B-Thinking
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "qwen3_json", OFF),
+    ("Qwen/Qwen3-Next-80B-A3B-Thinking", "qwen3_json", ON),
+    # QwQ's template ends the prompt with <think>\n: huggingface.co/Qwen/QwQ-32B
+    ("Qwen/QwQ-32B", "qwen3_json", ON),
+    # Qwen3-Coder: XML parameters, "supports only non-thinking mode":
+    # huggingface.co/Qwen/Qwen3-Coder-30B-A3B-Instruct
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3", OFF),
+    ("Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3", OFF),
+    ("Qwen/Qwen3-Coder-Next", "qwen3", OFF),
+    # Qwen3.5, 3.6 and later 3.x: XML parameters, hybrid thinking on by default (the
+    # template opens <think>; enable_thinking false pre-fills an empty block):
+    # huggingface.co/Qwen/Qwen3.5-397B-A17B; 3.7 and 3.8 by the version pattern.
+    ("Qwen/Qwen3.5-9B", "qwen3", {}),
+    ("Qwen/Qwen3.5-35B-A3B", "qwen3", {}),
+    ("Qwen/Qwen3.5-397B-A17B", "qwen3", {}),
+    ("Qwen/Qwen3.6-27B", "qwen3", {}),
+    ("Qwen/Qwen3.6-35B-A3B", "qwen3", {}),
+    ("Qwen/Qwen3.7-35B-A3B", "qwen3", {}),
+    ("Qwen/Qwen3.8-27B", "qwen3", {}),
+    # Qwen2 / Qwen2.5 and Nous Hermes: hermes (huggingface.co/Qwen/Qwen2.5-7B-Instruct,
+    # huggingface.co/NousResearch/Hermes-3-Llama-3.1-8B: <tool_call> JSON).
+    ("Qwen/Qwen2-7B-Instruct", "hermes", {}),
+    ("Qwen/Qwen2.5-7B-Instruct", "hermes", {}),
+    ("Qwen/Qwen2.5-72B-Instruct", "hermes", {}),
+    ("Qwen/Qwen2.5-Coder-32B-Instruct", "hermes", {}),
+    ("NousResearch/Hermes-2-Pro-Llama-3-8B", "hermes", {}),
+    ("NousResearch/Hermes-2-Pro-Mistral-7B", "hermes", {}),  # not mistral
+    ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes", {}),  # not llama3_json
+    ("NousResearch/Hermes-3-Llama-3.1-70B", "hermes", {}),
+    ("NousResearch/Hermes-3-Llama-3.2-3B", "hermes", {}),
+    ("NousResearch/Hermes-4-14B", "hermes", {}),
+    ("NousResearch/Hermes-4-70B", "hermes", {}),
+    ("NousResearch/Hermes-4-405B", "hermes", {}),
+    # Seed-OSS opens its own <seed:think> (thinking_budget, no switch to off):
+    # huggingface.co/ByteDance-Seed/Seed-OSS-36B-Instruct
+    ("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed_oss", ON),
+    ("ByteDance-Seed/Seed-OSS-36B-Base", "seed_oss", ON),
+    # StepFun (huggingface.co/stepfun-ai/Step-3.5-Flash: always thinks, no switch).
+    ("stepfun-ai/step3", "step3_reasoning", {}),
+    ("stepfun-ai/Step-3.5-Flash", "step3p5", {}),
+    # DeepSeek-R1: always reasons; the template opens <think> (it may be missing from
+    # the output): huggingface.co/deepseek-ai/DeepSeek-R1-0528
+    ("deepseek-ai/DeepSeek-R1", "deepseek_r1", {}),
+    ("deepseek-ai/DeepSeek-R1-Zero", "deepseek_r1", {}),
+    ("deepseek-ai/DeepSeek-R1-0528", "deepseek_r1", {}),
+    ("deepseek-ai/DeepSeek-R1-0528-Qwen3-8B", "deepseek_r1", {}),  # not qwen3_json
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", "deepseek_r1", {}),
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek_r1", {}),
+    ("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "deepseek_r1", {}),
+    ("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "deepseek_r1", {}),
+    ("deepseek-ai/DeepSeek-V3", "deepseek_v3", {}),
+    ("deepseek-ai/DeepSeek-V3-Base", "deepseek_v3", {}),
+    ("deepseek-ai/DeepSeek-V3-0324", "deepseek_v3", {}),
+    # V3.1 thinks only with chat_template_kwargs {"thinking": true}; by default the
+    # prompt ends with </think>: huggingface.co/deepseek-ai/DeepSeek-V3.1,
+    # docs.vllm.ai/projects/recipes/en/stable/DeepSeek/DeepSeek-V3_1.html
+    ("deepseek-ai/DeepSeek-V3.1", "deepseek_v31", OFF),
+    ("deepseek-ai/DeepSeek-V3.1-Terminus", "deepseek_v31", OFF),
+    ("deepseek-ai/DeepSeek-V3.2-Exp", "deepseek_v31", OFF),  # V3.1's calls, not DSML
+    # V3.2's encoding: thinking_mode "chat" unless asked (vLLM tokenizers/deepseek_v32.py,
+    # huggingface.co/deepseek-ai/DeepSeek-V3.2/tree/main/encoding); Speciale only
+    # reasons: huggingface.co/deepseek-ai/DeepSeek-V3.2-Speciale
+    ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32", OFF),
+    ("deepseek-ai/DeepSeek-V3.2-Speciale", "deepseek_v32", ON),
+    # V4's encoding thinks unless the request turns it off (vLLM tokenizers/deepseek_v4.py;
+    # api-docs.deepseek.com/guides/thinking_mode); V4.x after 4.1 by the version pattern.
+    ("deepseek-ai/DeepSeek-V4-Flash", "deepseek_v4", ON),
+    ("deepseek-ai/DeepSeek-V4-Pro", "deepseek_v4", ON),
+    ("deepseek-ai/DeepSeek-V4.1-Flash", "deepseek_v41", ON),
+    ("deepseek-ai/DeepSeek-V4.2-Pro", "deepseek_v41", ON),
+    # Kimi: K2-Instruct does not reason (huggingface.co/moonshotai/Kimi-K2-Instruct);
+    # K2-Thinking writes <think> itself (huggingface.co/moonshotai/Kimi-K2-Thinking);
+    # K2.5 thinks unless {"thinking": false} (huggingface.co/moonshotai/Kimi-K2.5);
+    # later K2.x by the version pattern.
+    ("moonshotai/Kimi-K2-Instruct", "kimi_k2", OFF),
+    ("moonshotai/Kimi-K2-Instruct-0905", "kimi_k2", OFF),
+    ("moonshotai/Kimi-K2-Base", "kimi_k2", OFF),
+    ("moonshotai/Kimi-K2-Thinking", "kimi_k2", ON),
+    ("moonshotai/Kimi-K2.5", "kimi_k2", ON),
+    ("moonshotai/Kimi-K2.6", "kimi_k2", ON),
+    ("moonshotai/Kimi-K3", "kimi_k3", {}),
+    # GLM-4.5 and later think by default and write <think> themselves
+    # (huggingface.co/zai-org/GLM-4.5: "thinking mode ... enabled by default");
+    # 5.x by the version pattern.
+    ("zai-org/GLM-4.5", "glm47_moe", ON),
+    ("zai-org/GLM-4.5-Air", "glm47_moe", ON),
+    ("zai-org/GLM-4.6", "glm47_moe", ON),
+    ("zai-org/GLM-4.7", "glm47_moe", ON),
+    ("zai-org/GLM-4.7-Flash", "glm47_moe", ON),
+    ("zai-org/GLM-5", "glm47_moe", ON),
+    ("zai-org/GLM-5.1", "glm47_moe", ON),
+    # Ling 3: GLM-4.7's calls, thinking on by default
+    # (docs.vllm.ai/en/stable/api/vllm/parser/ling3/).
+    ("inclusionAI/Ling-3.0-flash", "glm47_moe", ON),
+    ("inclusionAI/Ling-3.0-tiny", "glm47_moe", ON),
+    ("MiniMaxAI/MiniMax-M2", "minimax_m2", {}),
+    ("MiniMaxAI/MiniMax-M2.1", "minimax_m2", {}),
+    ("MiniMaxAI/MiniMax-M3", "minimax_m3", {}),
+    # Gemma 4 thinks only when the request turns it on (<|think|> in the system turn:
+    # ai.google.dev/gemma/docs/capabilities/thinking; vLLM parser/gemma4.py).
+    ("google/gemma-4-E2B-it", "gemma4", OFF),
+    ("google/gemma-4-E4B-it", "gemma4", OFF),
+    ("google/gemma-4-26B-A4B-it", "gemma4", OFF),
+    ("google/gemma-4-31B-it", "gemma4", OFF),
+    # gpt-oss: Harmony, whose header decides (huggingface.co/openai/gpt-oss-20b).
+    ("openai/gpt-oss-20b", "openai", {}),
+    ("openai/gpt-oss-120b", "openai", {}),
+    ("unsloth/gpt-oss-20b-GGUF", "openai", {}),
+    # Mistral tekken v11+: [TOOL_CALLS]NAME[ARGS]
+    # (huggingface.co/mistralai/Mistral-Small-3.2-24B-Instruct-2506).
+    ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral", {}),
+    ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral", {}),
+    ("mistralai/Mistral-Large-Instruct-2411", "mistral", {}),
+    ("mistralai/Magistral-Small-2506", "mistral", {}),
+    ("mistralai/Magistral-Small-2509", "mistral", {}),
+    ("mistralai/Devstral-Small-2505", "mistral", {}),
+    ("mistralai/Devstral-Small-2507", "mistral", {}),
+    ("mistralai/Ministral-8B-Instruct-2410", "mistral", {}),
+    ("mistralai/Ministral-3-14B-Instruct-2512", "mistral", {}),
+    # Llama (huggingface.co/meta-llama/Llama-3.1-8B-Instruct: JSON calls, <|python_tag|>).
+    ("meta-llama/Llama-3.1-8B-Instruct", "llama3_json", {}),
+    ("meta-llama/Llama-3.1-70B-Instruct", "llama3_json", {}),
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "llama3_json", {}),
+    ("meta-llama/Llama-3.2-1B-Instruct", "llama3_json", {}),
+    ("meta-llama/Llama-3.2-3B-Instruct", "llama3_json", {}),
+    ("meta-llama/Llama-3.3-70B-Instruct", "llama3_json", {}),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4_pythonic", {}),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4_pythonic", {}),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "llama4_pythonic", {}),
+    # Granite 3.x: <|tool_call|>[...] (huggingface.co/ibm-granite/granite-3.3-8b-instruct;
+    # its <think> mode, off by default, is not parsed as reasoning by this format).
+    ("ibm-granite/granite-3.1-8b-instruct", "granite", {}),
+    ("ibm-granite/granite-3.3-8b-instruct", "granite", {}),
+    # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
+    # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
+    ("ibm-granite/granite-4.0-micro", "hermes", {}),
+    ("ibm-granite/granite-4.0-h-tiny", "hermes", {}),
+    ("ibm-granite/granite-4.0-h-small", "hermes", {}),
+    # Granite 4.1+: Nemotron 3's syntax, opens its own <think> unless enable_thinking is
+    # false (vLLM parser/granite_thinking.py).
+    ("ibm-granite/granite-4.1-3b", "granite_thinking", ON),
+    ("ibm-granite/granite-4.1-8b", "granite_thinking", ON),
+    # Nemotron 3, PLaMo 3, ToolACE.
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron_v3", {}),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "nemotron_v3", {}),
+    ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "nemotron_v3", {}),
+    # MiMo and MiMo-VL write <think> themselves (huggingface.co/XiaomiMiMo/MiMo-VL-7B-RL;
+    # vLLM parser/mimo.py: enable_thinking defaults to true).
+    ("XiaomiMiMo/MiMo-7B-RL", "mimo", ON),
+    ("XiaomiMiMo/MiMo-V2-Flash", "mimo", ON),
+    ("XiaomiMiMo/MiMo-VL-7B-RL", "mimo", ON),
+    ("XiaomiMiMo/MiMo-VL-7B-RL-2508", "mimo", ON),
+    ("pfnet/plamo-3-nict-2b-base", "plamo3", {}),
+    ("pfnet/plamo-3-nict-8b-base", "plamo3", {}),
+    ("pfnet/plamo-3-nict-31b-base", "plamo3", {}),
+    ("Team-ACE/ToolACE-8B", "pythonic", {}),
 ]
 
 # Real models no bundled format parses: nothing is guessed for them.
@@ -181,14 +246,17 @@ def bundled_router(order: list[str] | None = None) -> Router:
 
 def test_the_table_is_large_and_covers_every_routed_format() -> None:
     assert len(MODELS) >= 60
-    assert len({m for m, _ in MODELS}) == len(MODELS)
+    assert len({m for m, _, _ in MODELS}) == len(MODELS)
     routed = {n for n in parsergen.formats() if parsergen.entry(n).models}
     # Kimi K3 and MiniMax M3 are being written; inkling has no public checkpoint.
-    assert routed - {f for _, f in MODELS} <= {"inkling", "kimi_k3", "minimax_m3"}
+    assert routed - {f for _, f, _ in MODELS} <= {"inkling", "kimi_k3", "minimax_m3"}
 
 
-@pytest.mark.parametrize(("model", "expected"), MODELS)
-def test_real_model_ids(model: str, expected: str) -> None:
+@pytest.mark.parametrize(("model", "expected", "defaults"), MODELS)
+def test_real_model_ids(model: str, expected: str, defaults: dict[str, bool]) -> None:
+    found = parsergen.route(model)
+    assert found is not None
+    assert (found.format, dict(found.defaults)) == (expected, defaults)
     assert parsergen.detect(model) == expected
 
 
@@ -231,7 +299,7 @@ def test_decisions_do_not_depend_on_registration_order() -> None:
     names = parsergen.formats()
     reference = bundled_router(names)
     orders = [names[::-1]] + [random.Random(seed).sample(names, len(names)) for seed in (1, 2)]
-    every = [m for m, _ in MODELS] + UNROUTED + [p for p, _ in PATHS]
+    every = [m for m, _, _ in MODELS] + UNROUTED + [p for p, _ in PATHS]
     for order in orders:
         router = bundled_router(order)
         assert [router.detect(m) for m in every] == [reference.detect(m) for m in every]
@@ -347,14 +415,27 @@ def test_cli_build_fails_on_a_conflict(tmp_path: Path, monkeypatch, capsys) -> N
 
 
 @pytest.mark.parametrize(("model", "expected"), [
-    ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),
-    ("/models/Qwen3-Coder-30B-A3B-Instruct/", "qwen3"),
-    ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32"),
+    ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),  # no reasoning: nothing to say
+    ("/models/Qwen3-Coder-30B-A3B-Instruct/", "qwen3\nthinking: false (model)"),
+    ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32\nthinking: false (model)"),
+    ("Qwen/Qwen3-8B", "qwen3_json\nthinking: true (format default)"),
+    ("moonshotai/Kimi-K2-Thinking", "kimi_k2\nthinking: true (model)"),
 ])
-def test_cli_detect_prints_the_format(model: str, expected: str, capsys) -> None:
+def test_cli_detect_prints_the_format_and_its_defaults(model: str, expected: str,
+                                                       capsys) -> None:
     assert cli.main(["detect", model]) == 0
     out = capsys.readouterr()
     assert out.out == f"{expected}\n" and out.err == ""
+
+
+def test_cli_parse_by_model_applies_the_defaults(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text("Hello")
+    assert cli.main(["parse", "--model", "Qwen/Qwen3-Coder-30B-A3B-Instruct", str(path)]) == 0
+    assert capsys.readouterr().out == 'TEXT_CHUNK "Hello"\n'
+    argv = ["parse", "--model", "Qwen/Qwen3-Coder-30B-A3B-Instruct", "--thinking", str(path)]
+    assert cli.main(argv) == 0  # an explicit flag wins
+    assert capsys.readouterr().out.startswith('REASONING_CHUNK "Hello"')
 
 
 def test_cli_detect_without_a_format(capsys) -> None:
@@ -450,6 +531,7 @@ vocab = {"<|tool_calls_section_begin|>": 1, "<|tool_calls_section_end|>": 2,
          "<|tool_call_begin|>": 3, "<|tool_call_argument_begin|>": 4, "<|tool_call_end|>": 5,
          "<think>": 6, "</think>": 7}  # Kimi K2's markers
 found = [parsergen.detect("Qwen/Qwen3-Coder-30B-A3B-Instruct"), parsergen.detect("gpt2"),
+         dict(parsergen.route("Qwen/Qwen3-4B-Instruct-2507").defaults),
          parsergen.detect("/models/x", tokenizer=SimpleNamespace(get_vocab=lambda: vocab)),
          parsergen.thinking("qwen3", {"enable_thinking": False}),
          parsergen.entry("qwen3_coder").name, parsergen.aliases()["harmony"]]
@@ -463,7 +545,7 @@ def test_detection_imports_no_format_module(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-c", DETECT_IN_A_FRESH_PROCESS], cwd=tmp_path,
                          capture_output=True, text=True, check=True)
     assert res.stdout.splitlines() == [
-        "['qwen3', None, 'kimi_k2', False, 'qwen3', 'openai']", "[]"]
+        "['qwen3', None, {'thinking': False}, 'kimi_k2', False, 'qwen3', 'openai']", "[]"]
 
 
 def test_an_object_without_a_vocabulary() -> None:
