@@ -193,6 +193,7 @@ class FormatIR:
     arguments: dict[str, Any]
     assembly: dict[str, bool]  # every flag, defaults filled in
     tool_name_pattern: str | None
+    tool_name_entities: str | None  # character references decoded in names ("xml")
     reasoning: ReasoningIR | None
     turn_boundary_tokens: tuple[str, ...]
     aliases: tuple[str, ...]
@@ -290,6 +291,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         arguments=dict(spec["arguments"]),
         assembly=dict(spec["assembly"]),
         tool_name_pattern=spec["tool_name"].get("pattern"),
+        tool_name_entities=spec["tool_name"].get("entities"),
         reasoning=_reasoning(spec, states, variants, line("reasoning")),
         turn_boundary_tokens=tuple(sorted(spec["turn_boundary_tokens"])),
         aliases=tuple(sorted(spec["aliases"])),

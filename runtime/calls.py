@@ -14,7 +14,7 @@ import re
 import secrets
 import string
 import uuid
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from .arguments import ArgumentSyntax, ArgumentsWriter
@@ -75,7 +75,8 @@ class ToolCalls:
 
     def __init__(self, events: StreamingParserBase, content: ContentText, *,
                  syntax: ArgumentSyntax, tools: Any, valid_names: Collection[str] | None,
-                 name_pattern: re.Pattern[str] | None, stream_args: bool, ids: CallIds,
+                 name_pattern: re.Pattern[str] | None,
+                 name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
                  no_tools: bool, warnings: list[str]) -> None:
         self.events = events
         self.content = content
@@ -85,6 +86,7 @@ class ToolCalls:
         self.typing = ToolTyping(tools)
         self.valid_names = valid_names
         self.name_pattern = name_pattern
+        self.name_entities = name_entities  # decodes character references in a name
         self.stream_args = stream_args
         self.ids = ids
         # tool_choice "none": no call is started; text read in tool states is content.
@@ -193,6 +195,8 @@ class ToolCalls:
                 groups = m.groupdict()
                 name = groups.get("name") or name
                 call_id = groups.get("id") or ""
+        if self.name_entities is not None:
+            name = self.name_entities(name)
         if not name or (self.valid_names is not None and name not in self.valid_names):
             call.invalid = True
             why = "an empty name" if not name else f"unknown tool {name!r}"

@@ -1,0 +1,153 @@
+"""The rest of what models write (#16 item 5), format by format.
+
+Each case is parsed whole and streamed one character per delta; both must give the
+message the model meant.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate
+from parsergen.runtime.arguments.notation import NotationArguments, bare_value
+from parsergen.runtime.arguments.scanning import unescape_xml
+from parsergen.runtime.arguments.writer import ArgumentsWriter
+
+
+def both(fmt: str, text: str, tools: Any = None, **kwargs: Any) -> Any:
+    """parse() of ``text``, asserted equal to the same text streamed per character."""
+    module = parsergen.load(fmt)
+    whole = module.ChatParser(tools=tools, ids="sequential", **kwargs).complete(text)
+    streamed = module.ChatParser(tools=tools, ids="sequential", **kwargs)
+    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
+    assert (per_char.reasoning, per_char.content) == (whole.reasoning, whole.content)
+    assert [(c.name, json.loads(c.arguments)) for c in per_char.tool_calls] == [
+        (c.name, json.loads(c.arguments)) for c in whole.tool_calls]
+    return whole
+
+
+def calls(message: Any) -> list[tuple[str, Any]]:
+    return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
+
+
+def tool(name: str, properties: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": name, "parameters": {
+        "type": "object", "properties": properties}}}]
+
+
+# -- Gemma 4: bare values typed by their notation ------------------------------------
+
+Q = '<|"|>'
+
+
+@pytest.mark.parametrize("word, value", [
+    ("25", 25), ("-3", -3), ("1.5", 1.5), ("2e3", 2000.0), ("true", True),
+    ("false", False), ("null", None), ("Paris", "Paris"), ("1e400", "1e400"),
+    ("inf", "inf"), ("NaN", "NaN"), ("True", "True"), ("0x10", "0x10"), ("", ""),
+    ("12 apples", "12 apples"),
+])
+def test_gemma4_bare_word(word: str, value: Any) -> None:
+    assert bare_value(word) == value
+    if value is not None and not isinstance(value, bool):
+        assert type(bare_value(word)) is type(value)
+
+
+def test_gemma4_bare_values_typed_at_every_depth_without_a_schema() -> None:
+    text = (f"<|tool_call>call:set{{temp:25,on:true,off:false,none:null,ratio:0.5,"
+            f"city:{Q}Paris{Q},quoted:{Q}25{Q},word:warm ,"
+            f"nested:{{level:{{deep:[1,{Q}2{Q},true,null,x,{{n:-7}}]}},z:3}}}}<tool_call|>")
+    message = both("gemma4", text)
+    assert calls(message) == [("set", {
+        "temp": 25, "on": True, "off": False, "none": None, "ratio": 0.5, "city": "Paris",
+        "quoted": "25", "word": "warm",
+        "nested": {"level": {"deep": [1, "2", True, None, "x", {"n": -7}]}, "z": 3}})]
+    # Key order as written, at every depth.
+    args = message.tool_calls[0].arguments
+    assert list(json.loads(args)) == ["temp", "on", "off", "none", "ratio", "city", "quoted",
+                                      "word", "nested"]
+    assert list(json.loads(args)["nested"]) == ["level", "z"]
+
+
+def test_gemma4_schema_still_types_bare_values() -> None:
+    tools = tool("set", {"temp": {"type": "string"}, "n": {"type": "number"},
+                         "o": {"type": "object", "properties": {"k": {"type": "string"}}}})
+    text = f"<|tool_call>call:set{{temp:25,n:{Q}7{Q},o:{{k:true,j:true}},other:4}}<tool_call|>"
+    assert calls(both("gemma4", text, tools)) == [
+        ("set", {"temp": "25", "n": 7, "o": {"k": "true", "j": True}, "other": 4})]
+
+
+def test_gemma4_bare_value_cut_by_the_end_of_the_call_is_whole() -> None:
+    # The closing brace ends the value; a word left open at the end is still typed.
+    writer = ArgumentsWriter(None)
+    reader = NotationArguments(writer, delimiter=Q)
+    out = reader.feed("a:1") + reader.feed("2,b:tr") + reader.feed("ue") + reader.finish()
+    assert json.loads(out) == {"a": 12, "b": True}
+
+
+# -- Kimi K3: XML character references in attribute values ---------------------------
+
+def test_unescape_xml() -> None:
+    assert unescape_xml("a&amp;b &lt;c&gt; &quot;d&quot; &apos;e&apos;") == "a&b <c> \"d\" 'e'"
+    assert unescape_xml("&#65;&#x42;&#X43;") == "ABC"
+    # Not a reference XML defines, or not a character: kept as written.
+    for kept in ("&copy;", "&amp", "AT&T", "&#0;", "&#xD800;", "&#x110000;", "&#;"):
+        assert unescape_xml(kept) == kept
+    assert unescape_xml("&amp;lt;") == "&lt;"  # decoded once
+
+
+K3 = "<|open|>tools<|sep|>{}<|close|>tools<|sep|>"
+
+
+def k3_call(attrs: str, arguments: str) -> str:
+    return f"<|open|>call {attrs}<|sep|>{arguments}<|close|>call<|sep|>"
+
+
+def k3_arg(attrs: str, value: str) -> str:
+    return f"<|open|>argument {attrs}<|sep|>{value}<|close|>argument<|sep|>"
+
+
+def test_kimi_k3_attribute_values_unescaped() -> None:
+    text = K3.format(k3_call(
+        'tool="search&amp;replace&#95;v2" index="1"',
+        k3_arg('key="a&quot;b&lt;c&gt;&apos;" type="string"', "x &amp; y &lt;z&gt;")
+        + k3_arg('key="n&#x41;" type="integer"', "3")))
+    message = both("kimi_k3", text, thinking=False)
+    # Attribute values are escaped by the template; a string value is raw text.
+    assert calls(message) == [("search&replace_v2", {"a\"b<c>'": "x &amp; y &lt;z&gt;",
+                                                     "nA": 3})]
+
+
+def test_kimi_k3_escaped_key_is_typed_by_its_schema() -> None:
+    tools = tool("f", {"a&b": {"type": "integer"}})
+    text = K3.format(k3_call('tool="f" index="1"', k3_arg('key="a&amp;b" type="string"', "4")))
+    assert calls(both("kimi_k3", text, tools, thinking=False)) == [("f", {"a&b": 4})]
+
+
+def test_kimi_k3_render_escapes_what_parsing_unescapes() -> None:
+    module = parsergen.load("kimi_k3")
+    message = parsergen.runtime.ParsedMessage(
+        reasoning=None, content=None, tool_calls=(parsergen.runtime.ToolCall(
+            id="x", name="f", arguments=json.dumps({'q"<&>': "a&amp;"})),))
+    text = module.render(message, thinking=False)
+    assert 'key="q&quot;&lt;&amp;&gt;"' in text
+    assert calls(both("kimi_k3", text, thinking=False)) == [("f", {'q"<&>': "a&amp;"})]
+
+
+# -- DeepSeek V4: a self-closing invoke is a call with {} ----------------------------
+
+@pytest.mark.parametrize("fmt, dsml, wrapper", [
+    ("deepseek_v4", "｜DSML｜", "tool_calls"),
+    ("deepseek_v41", "｜DSML｜ ", "calls"),
+])
+def test_deepseek_v4_self_closing_invoke(fmt: str, dsml: str, wrapper: str) -> None:
+    text = (f"Checking.\n\n<{dsml}{wrapper}>\n<{dsml}invoke name=\"get_time\"/>\n"
+            f"<{dsml}invoke name=\"f\">\n<{dsml}parameter name=\"a\" string=\"true\">x"
+            f"</{dsml}parameter>\n<{dsml}parameter name=\"e\" string=\"true\"/>\n"
+            f"</{dsml}invoke>\n<{dsml}invoke name=\"now\"/>\n</{dsml}{wrapper}>")
+    message = both(fmt, text, thinking=False)
+    assert calls(message) == [("get_time", {}), ("f", {"a": "x", "e": ""}), ("now", {})]
+    assert message.content == "Checking.\n\n"
