@@ -157,12 +157,17 @@ INDEX = (
         thinking_switch=(),
         thinking_default=False,
         has_tool_calls=True,
-        has_reasoning=False,
-        token_markers=("</｜DSML｜function_calls>", "<｜DSML｜function_calls>"),
+        has_reasoning=True,
+        token_markers=(
+            "</think>",
+            "<think>",
+            "</｜DSML｜function_calls>",
+            "<｜DSML｜function_calls>",
+        ),
         text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="'),
         preserve_tokens=(),
-        reasoning_start=None,
-        reasoning_end=None,
+        reasoning_start="<think>",
+        reasoning_end="</think>",
     ),
     # grammars/deepseek_v4.yaml
     FormatEntry(

@@ -151,3 +151,68 @@ def test_deepseek_v4_self_closing_invoke(fmt: str, dsml: str, wrapper: str) -> N
     message = both(fmt, text, thinking=False)
     assert calls(message) == [("get_time", {}), ("f", {"a": "x", "e": ""}), ("now", {})]
     assert message.content == "Checking.\n\n"
+
+
+# -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
+# encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
+# chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
+# when it is on and "<｜Assistant｜></think>" when it is off.
+
+V32_ON = "<｜begin▁of▁sentence｜><｜User｜>1+1=?<｜Assistant｜><think>"
+V32_OFF = "<｜begin▁of▁sentence｜><｜User｜>1+1=?<｜Assistant｜></think>"
+V32_CALL = ("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_time\">\n<｜DSML｜parameter "
+            "name=\"zone\" string=\"true\">UTC</｜DSML｜parameter>\n</｜DSML｜invoke>\n"
+            "</｜DSML｜function_calls>")
+
+
+def v32(text: str, prompt: str | None, tokenizer: Any = None) -> Any:
+    module = parsergen.load("deepseek_v32")
+    kwargs: dict[str, Any] = {"prompt_text": prompt}
+    if tokenizer is not None and prompt is not None:
+        kwargs = {"prompt_token_ids": tokenizer.encode(prompt, add_special_tokens=False)}
+    whole = module.parse(text, tokenizer=tokenizer, ids="sequential", **kwargs)
+    streamed = module.ChatParser(tokenizer, ids="sequential")
+    streamed.initialize(**kwargs)
+    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
+    assert (per_char.reasoning, per_char.content, calls(per_char)) == (
+        whole.reasoning, whole.content, calls(whole))
+    return whole
+
+
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_deepseek_v32_prompt_opens_reasoning(with_ids: bool, get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("deepseek") if with_ids else None
+    message = v32("1+1 is 2.</think>It is 2.", V32_ON, tokenizer)
+    assert (message.reasoning, message.content) == ("1+1 is 2.", "It is 2.")
+    message = v32("Let me look.</think>\n\n" + V32_CALL, V32_ON, tokenizer)
+    assert message.reasoning == "Let me look."
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+
+
+@pytest.mark.parametrize("prompt", [V32_OFF, None])
+def test_deepseek_v32_thinking_off_is_content(prompt: str | None) -> None:
+    message = v32("It is 2. " + V32_CALL, prompt)
+    assert (message.reasoning, message.content) == (None, "It is 2. ")
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+
+
+def test_deepseek_v32_think_written_in_the_output_opens_reasoning() -> None:
+    message = v32("<think>Hmm.</think>It is 2.", None)
+    assert (message.reasoning, message.content) == ("Hmm.", "It is 2.")
+
+
+def test_deepseek_v32_call_in_reasoning_ends_it() -> None:
+    message = v32("Need the time." + V32_CALL, V32_ON)
+    assert message.reasoning == "Need the time."
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+
+
+def test_deepseek_v32_reasoning_ids_follow_the_prompt(get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("deepseek")
+    parser = parsergen.load("deepseek_v32").StreamingParser(tokenizer)
+    on = tokenizer.encode(V32_ON, add_special_tokens=False)
+    off = tokenizer.encode(V32_OFF, add_special_tokens=False)
+    answer = tokenizer.encode("r</think>a", add_special_tokens=False)
+    assert not parser.is_reasoning_end(on)
+    assert parser.is_reasoning_end(on + answer)
+    assert parser.is_reasoning_end(off)
