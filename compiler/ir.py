@@ -196,6 +196,7 @@ class FormatIR:
     tool_name_entities: str | None  # character references decoded in names ("xml")
     reasoning: ReasoningIR | None
     turn_boundary_tokens: tuple[str, ...]
+    cut_header: str | None  # regex: a MESSAGE_HEADER the completion ends in that is framing
     aliases: tuple[str, ...]
     models: tuple[str, ...]
     models_line: int
@@ -266,6 +267,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
     lines: dict[str, int | None] = {
         key: line(key) for key in ("arguments", "initial_state", "thinking_default",
                                    "preserve_tokens", "turn_boundary_tokens", "tool_name",
+                                   "cut_header",
                                    "thinking_switch", "reasoning", "render")
     }
     lines.update({f"assembly.{flag}": line("assembly", flag)
@@ -294,6 +296,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         tool_name_entities=spec["tool_name"].get("entities"),
         reasoning=_reasoning(spec, states, variants, line("reasoning")),
         turn_boundary_tokens=tuple(sorted(spec["turn_boundary_tokens"])),
+        cut_header=spec["cut_header"],
         aliases=tuple(sorted(spec["aliases"])),
         models=tuple(spec["models"]),
         models_line=line("models") or 1,

@@ -216,3 +216,36 @@ def test_deepseek_v32_reasoning_ids_follow_the_prompt(get_tokenizer: Any) -> Non
     assert not parser.is_reasoning_end(on)
     assert parser.is_reasoning_end(on + answer)
     assert parser.is_reasoning_end(off)
+
+
+# -- Harmony: a completion cut inside a message header -------------------------------
+
+HARMONY_FINAL = "<|channel|>final<|message|>Checking.<|end|>"
+
+
+@pytest.mark.parametrize("header", [
+    "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>js",
+    "<|start|>assistant<|channel|>commentary to=functions.get",
+    "<|start|>assistant to=functions.get_weather",
+    "<|start|>assistant<|channel|>fin",
+    "<|start|>assis",
+    "<|start|><|ch",
+])
+def test_harmony_cut_inside_a_header_is_neither_content_nor_a_call(header: str) -> None:
+    from parsergen.runtime.accounting import account
+
+    module = parsergen.load("openai")
+    text = HARMONY_FINAL + header
+    message = both("openai", text)
+    assert (message.content, message.tool_calls) == ("Checking.", ())
+    accounting = account(module.StreamingParser(), [(text, [])])
+    assert accounting.text == text and not accounting.problems
+    assert ("framing MESSAGE_HEADER", header[len("<|start|>"):]) in accounting.segments
+    # The first header of a completion (the prompt wrote <|start|>assistant) too.
+    assert both("openai", "<|channel|>analysis<|message|>Hmm.<|end|>" + header).content is None
+
+
+def test_harmony_text_that_is_no_header_stays_content() -> None:
+    # Special tokens stripped by the server: what is left is not a header.
+    text = "analysisThe user asks.assistantfinalHello"
+    assert both("openai", text).content == text
