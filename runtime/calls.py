@@ -33,7 +33,7 @@ class Call:
     """One tool call being assembled."""
 
     __slots__ = ("index", "name_parts", "name", "id", "sent", "invalid", "raw", "reader",
-                 "writer", "ended", "text", "ws_before")
+                 "writer", "ended", "text", "ws_before", "written")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -48,6 +48,7 @@ class Call:
         self.ended = False
         self.text: list[str] = []  # everything the model wrote for it, markers included
         self.ws_before = ""  # content whitespace the call made drop
+        self.written = False  # the model wrote more than markers and whitespace for it
 
 
 class CallIds:
@@ -119,6 +120,8 @@ class ToolCalls:
         if call is None:
             return
         call.text.append(raw.text)
+        if raw.marker is None and not raw.text.isspace():
+            call.written = True
         if call.invalid:
             self.content.add(raw.text, content)  # the rest of a call that is no call
         elif call.raw is not None:
@@ -131,6 +134,7 @@ class ToolCalls:
         if self.pending is not None:
             call.raw.append(self.pending.text)
             call.text.append(self.pending.text)
+            call.written = self.pending.marker is None and not self.pending.text.isspace()
             self.pending = None
         if self.syntax.names_call:  # the reader reads the name from the arguments' text
             call.reader = self.syntax.reader(self._new_writer, None)
@@ -267,6 +271,13 @@ class ToolCalls:
             self.settle(self.events.state_id, content)
         self._close(call)
         text = "".join(call.text)
+        if not call.sent and not call.written:
+            # Only the call's markers: the completion stopped right after them. A marker
+            # is no text for the user, and there is no call.
+            self.warnings.append(f"tool call {call.index} ended right after its marker "
+                                 f"{text.strip()!r}: no call, and no content")
+            self.content.add(call.ws_before, content)
+            return
         if not call.sent:
             self.warnings.append(f"tool call {call.index} was cut off before its name was "
                                  "complete; its text is content")

@@ -249,3 +249,75 @@ def test_harmony_text_that_is_no_header_stays_content() -> None:
     # Special tokens stripped by the server: what is left is not a header.
     text = "analysisThe user asks.assistantfinalHello"
     assert both("openai", text).content == text
+
+
+# -- Mistral: [CALL_ID], a trailing [TOOL_CALLS], the pre-v11 JSON array --------------
+
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_mistral_call_id_before_args(with_ids: bool, get_tokenizer: Any) -> None:
+    # mistral-common v13: [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}; the id is the model's.
+    text = ('Checking.[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"city": "Paris"}'
+            '[TOOL_CALLS]get_time[CALL_ID]Zz9Yy8Xx7[ARGS]{}')
+    tokenizer = get_tokenizer("mistral") if with_ids else None
+    module = parsergen.load("mistral")
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer is not None else None
+    message = module.parse(text, tokenizer=tokenizer, token_ids=ids)
+    assert message.content == "Checking."
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in message.tool_calls] == [
+        ("a1B2c3D4e", "get_weather", {"city": "Paris"}), ("Zz9Yy8Xx7", "get_time", {})]
+    streamed = module.ChatParser(tokenizer)
+    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
+    assert [(c.id, c.name) for c in per_char.tool_calls] == [
+        ("a1B2c3D4e", "get_weather"), ("Zz9Yy8Xx7", "get_time")]
+
+
+def test_mistral_without_call_id_makes_its_own_ids() -> None:
+    message = both("mistral", '[TOOL_CALLS]get_time[ARGS]{"zone": "UTC"}')
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+    assert len(message.tool_calls[0].id) == 9 and message.tool_calls[0].id.isalnum()
+
+
+@pytest.mark.parametrize("fmt", ["mistral", "mistral_pre_v11"])
+@pytest.mark.parametrize("text, content", [
+    ("Sure.[TOOL_CALLS]", "Sure."),
+    ("[TOOL_CALLS]", None),
+    ("Let me look.[TOOL_CALLS] ", "Let me look."),
+])
+def test_mistral_trailing_tool_calls_marker_is_not_content(fmt: str, text: str,
+                                                           content: str | None) -> None:
+    module = parsergen.load(fmt)
+    parser = module.ChatParser()
+    message = parser.complete(text)
+    assert (message.content, message.tool_calls) == (content, ())
+    assert both(fmt, text).content == content
+
+
+MISTRAL_V3_CALLS = ('[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris", '
+                    '"days": 3}, "id": "a1b2C3d4E"}, {"name": "get_time", "arguments": '
+                    '{"zone": "UTC"}, "id": "Zz9Yy8Xx7"}]')
+
+
+@pytest.mark.parametrize("model", ["mistralai/Mistral-7B-Instruct-v0.3",
+                                   "mistralai/Mixtral-8x22B-Instruct-v0.1",
+                                   "mistralai/Mistral-Nemo-Instruct-2407"])
+def test_mistral_pre_v11_models_route_to_the_array_syntax(model: str) -> None:
+    assert parsergen.detect(model) == "mistral_pre_v11"
+
+
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_mistral_pre_v11_array(with_ids: bool, get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("mistral") if with_ids else None
+    module = parsergen.load("mistral_pre_v11")
+    ids = tokenizer.encode(MISTRAL_V3_CALLS, add_special_tokens=False) if with_ids else None
+    message = module.parse(MISTRAL_V3_CALLS, tokenizer=tokenizer, token_ids=ids)
+    assert calls(message) == [("get_weather", {"city": "Paris", "days": 3}),
+                              ("get_time", {"zone": "UTC"})]
+    assert message.content is None
+    assert calls(both("mistral_pre_v11", "Let me check." + MISTRAL_V3_CALLS)) == calls(message)
+    # The v11 format reads the same text as a call named "[": the syntaxes differ.
+    assert [c.name for c in parsergen.load("mistral").parse(MISTRAL_V3_CALLS).tool_calls] != [
+        "get_weather", "get_time"]
+
+
+def test_mistral_pre_v11_text_that_is_no_array_stays_content() -> None:
+    assert both("mistral_pre_v11", "The answer is [1, 2].").content == "The answer is [1, 2]."
