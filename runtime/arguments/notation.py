@@ -143,6 +143,7 @@ class NotationArguments:
         return self.writer.field(self.key, parse_notation(text, self.delim))
 
     def _word_field(self) -> str:
+        """The untyped bare word read so far, as a field typed by its notation."""
         return self.writer.field(self.key, bare_value("".join(self.nested).strip()))
 
     def _end_bare(self) -> str:
@@ -267,6 +268,7 @@ _LITERAL_START = frozenset("-0123456789tfn")
 
 
 def _not_json(name: str) -> Any:
+    """NaN and Infinity are no JSON literals."""
     raise ValueError(f"{name} is not JSON")
 
 

@@ -19,6 +19,7 @@ _XML_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
 
 def _xml_reference(m: re.Match[str]) -> str:
+    """The character one XML reference stands for."""
     named, dec, hexa = m.groups()
     if named:
         return _XML_NAMED[named]
