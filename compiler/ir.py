@@ -194,8 +194,10 @@ class FormatIR:
     arguments: dict[str, Any]
     assembly: dict[str, bool]  # every flag, defaults filled in
     tool_name_pattern: str | None
+    tool_name_entities: str | None  # character references decoded in names ("xml")
     reasoning: ReasoningIR | None
     turn_boundary_tokens: tuple[str, ...]
+    cut_header: str | None  # regex: a MESSAGE_HEADER the completion ends in that is framing
     aliases: tuple[str, ...]
     models: tuple[ModelPattern, ...]
     models_line: int
@@ -267,6 +269,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
     lines: dict[str, int | None] = {
         key: line(key) for key in ("arguments", "initial_state", "thinking_default",
                                    "preserve_tokens", "turn_boundary_tokens", "tool_name",
+                                   "cut_header",
                                    "thinking_switch", "reasoning", "render")
     }
     lines.update({f"assembly.{flag}": line("assembly", flag)
@@ -292,8 +295,10 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         arguments=dict(spec["arguments"]),
         assembly=dict(spec["assembly"]),
         tool_name_pattern=spec["tool_name"].get("pattern"),
+        tool_name_entities=spec["tool_name"].get("entities"),
         reasoning=_reasoning(spec, states, variants, line("reasoning")),
         turn_boundary_tokens=tuple(sorted(spec["turn_boundary_tokens"])),
+        cut_header=spec["cut_header"],
         aliases=tuple(sorted(spec["aliases"])),
         models=tuple(ModelPattern(m["pattern"], m["thinking"]) for m in spec["models"]),
         models_line=line("models") or 1,

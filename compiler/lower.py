@@ -52,6 +52,7 @@ DEFAULTS: dict[str, Any] = {
     "thinking_switch": [],
     "preserve_tokens": [],
     "turn_boundary_tokens": [],
+    "cut_header": None,
     "tool_name": {},
     "render": {},
 }

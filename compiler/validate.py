@@ -108,6 +108,7 @@ class SpecValidator:
         self._check_thinking(terminals)
         self._check_reachable(transitions)
         self._check_tool_name()
+        self._check_cut_header()
         self._check_tool_body()
         self._check_header_rules(transitions)
         reasoning = as_mapping(spec.get("reasoning"))
@@ -185,6 +186,15 @@ class SpecValidator:
                  if "arguments" in self.spec else f"the default arguments.syntax {name!r}")
         self.error(("tool_body",), f"{body!r} does not fit {where}, which allows: "
                    f"{', '.join(allowed)}")
+
+    def _check_cut_header(self) -> None:
+        pattern = self.spec.get("cut_header")
+        if not isinstance(pattern, str):
+            return
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            self.error(("cut_header",), f"not a regular expression: {exc}")
 
     def _check_tool_name(self) -> None:
         pattern = as_mapping(self.spec.get("tool_name")).get("pattern")

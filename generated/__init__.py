@@ -28,6 +28,7 @@ FORMATS = (
     "minimax_m2_reasoning",
     "minimax_m3",
     "mistral",
+    "mistral_pre_v11",
     "mistral_reasoning",
     "nemotron_v3",
     "openai",
@@ -172,12 +173,17 @@ INDEX = (
         thinking_switch=(),
         thinking_default=False,
         has_tool_calls=True,
-        has_reasoning=False,
-        token_markers=("</｜DSML｜function_calls>", "<｜DSML｜function_calls>"),
+        has_reasoning=True,
+        token_markers=(
+            "</think>",
+            "<think>",
+            "</｜DSML｜function_calls>",
+            "<｜DSML｜function_calls>",
+        ),
         text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="'),
         preserve_tokens=(),
-        reasoning_start=None,
-        reasoning_end=None,
+        reasoning_start="<think>",
+        reasoning_end="</think>",
     ),
     # grammars/deepseek_v4.yaml
     FormatEntry(
@@ -195,7 +201,7 @@ INDEX = (
             "</｜DSML｜tool_calls>",
             "<｜DSML｜tool_calls>",
         ),
-        text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="'),
+        text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="', '"/>'),
         preserve_tokens=(),
         reasoning_start="<think>",
         reasoning_end="</think>",
@@ -214,7 +220,7 @@ INDEX = (
         has_tool_calls=True,
         has_reasoning=True,
         token_markers=("</think>", "<think>", "</｜DSML｜ calls>", "<｜DSML｜ calls>"),
-        text_markers=("</｜DSML｜ invoke>", '">', '<｜DSML｜ invoke name="'),
+        text_markers=("</｜DSML｜ invoke>", '">', '<｜DSML｜ invoke name="', '"/>'),
         preserve_tokens=(),
         reasoning_start="<think>",
         reasoning_end="</think>",
@@ -581,11 +587,37 @@ INDEX = (
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
-        token_markers=("[ARGS]", "[/THINK]", "[THINK]", "[TOOL_CALLS]"),
+        token_markers=("[ARGS]", "[CALL_ID]", "[/THINK]", "[THINK]", "[TOOL_CALLS]"),
         text_markers=("{",),
         preserve_tokens=(),
         reasoning_start="[THINK]",
         reasoning_end="[/THINK]",
+    ),
+    # grammars/mistral_pre_v11.yaml
+    FormatEntry(
+        name="mistral_pre_v11",
+        description='Mistral before tokenizer v11 (v3, v3 tekken, v7) - [TOOL_CALLS] [{"name": ..., "arguments": {...}}, ...]: one JSON array of calls',
+        aliases=(),
+        models=(
+            ModelPattern("mistral-7b-instruct-v0.3"),  # models (line 11)
+            ModelPattern("mixtral-8x22b-instruct"),  # models (line 11)
+            ModelPattern("codestral-22b"),  # models (line 11)
+            ModelPattern("mathstral"),  # models (line 11)
+            ModelPattern("mistral-large-instruct-2407"),  # models (line 12)
+            ModelPattern("mistral-small-instruct-2409"),  # models (line 12)
+            ModelPattern("mistral-nemo"),  # models (line 12)
+            ModelPattern("pixtral-12b"),  # models (line 13)
+            ModelPattern("ministral-8b-instruct-2410"),  # models (line 13)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("[TOOL_CALLS]",),
+        text_markers=(),
+        preserve_tokens=(),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/mistral_reasoning.yaml
     FormatEntry(

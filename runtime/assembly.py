@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentSyntax, syntax
+from .arguments.scanning import ENTITY_DECODERS
 from .calls import CallIds, ToolCalls
 from .events import REASONING, TOOL_ARGS, EventType, RawText
 from .messages import (
@@ -117,6 +118,7 @@ class ChatParser:
     # Every assembly option, filled in by the compiler (compiler/lower.py DEFAULTS).
     ASSEMBLY: ClassVar[Mapping[str, Any]]
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
+    TOOL_NAME_ENTITIES: ClassVar[str | None] = None  # references decoded in names ("xml")
 
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
@@ -143,7 +145,9 @@ class ChatParser:
         valid = names if flags["validate_tool_names"] and names else None
         self._calls = ToolCalls(
             self.events, self._text, syntax=self.SYNTAX, tools=self.tools, valid_names=valid,
-            name_pattern=self.TOOL_NAME_PATTERN, stream_args=flags["stream_arg_deltas"],
+            name_pattern=self.TOOL_NAME_PATTERN,
+            name_entities=ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""),
+            stream_args=flags["stream_arg_deltas"],
             ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
             warnings=self.warnings)
         # Set by a REASONING_END event, content or a call; see reasoning_ended.

@@ -14,7 +14,7 @@ import re
 import secrets
 import string
 import uuid
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from .arguments import ArgumentSyntax, ArgumentsWriter
@@ -33,7 +33,7 @@ class Call:
     """One tool call being assembled."""
 
     __slots__ = ("index", "name_parts", "name", "id", "sent", "invalid", "raw", "reader",
-                 "writer", "ended", "text", "ws_before")
+                 "writer", "ended", "text", "ws_before", "written")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -48,6 +48,7 @@ class Call:
         self.ended = False
         self.text: list[str] = []  # everything the model wrote for it, markers included
         self.ws_before = ""  # content whitespace the call made drop
+        self.written = False  # the model wrote more than markers and whitespace for it
 
 
 class CallIds:
@@ -75,7 +76,8 @@ class ToolCalls:
 
     def __init__(self, events: StreamingParserBase, content: ContentText, *,
                  syntax: ArgumentSyntax, tools: Any, valid_names: Collection[str] | None,
-                 name_pattern: re.Pattern[str] | None, stream_args: bool, ids: CallIds,
+                 name_pattern: re.Pattern[str] | None,
+                 name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
                  no_tools: bool, warnings: list[str]) -> None:
         self.events = events
         self.content = content
@@ -85,6 +87,7 @@ class ToolCalls:
         self.typing = ToolTyping(tools)
         self.valid_names = valid_names
         self.name_pattern = name_pattern
+        self.name_entities = name_entities  # decodes character references in a name
         self.stream_args = stream_args
         self.ids = ids
         # tool_choice "none": no call is started; text read in tool states is content.
@@ -117,6 +120,8 @@ class ToolCalls:
         if call is None:
             return
         call.text.append(raw.text)
+        if raw.marker is None and not raw.text.isspace():
+            call.written = True
         if call.invalid:
             self.content.add(raw.text, content)  # the rest of a call that is no call
         elif call.raw is not None:
@@ -129,6 +134,7 @@ class ToolCalls:
         if self.pending is not None:
             call.raw.append(self.pending.text)
             call.text.append(self.pending.text)
+            call.written = self.pending.marker is None and not self.pending.text.isspace()
             self.pending = None
         if self.syntax.names_call:  # the reader reads the name from the arguments' text
             call.reader = self.syntax.reader(self._new_writer, None)
@@ -193,6 +199,8 @@ class ToolCalls:
                 groups = m.groupdict()
                 name = groups.get("name") or name
                 call_id = groups.get("id") or ""
+        if self.name_entities is not None:
+            name = self.name_entities(name)
         if not name or (self.valid_names is not None and name not in self.valid_names):
             call.invalid = True
             why = "an empty name" if not name else f"unknown tool {name!r}"
@@ -263,6 +271,13 @@ class ToolCalls:
             self.settle(self.events.state_id, content)
         self._close(call)
         text = "".join(call.text)
+        if not call.sent and not call.written:
+            # Only the call's markers: the completion stopped right after them. A marker
+            # is no text for the user, and there is no call.
+            self.warnings.append(f"tool call {call.index} ended right after its marker "
+                                 f"{text.strip()!r}: no call, and no content")
+            self.content.add(call.ws_before, content)
+            return
         if not call.sent:
             self.warnings.append(f"tool call {call.index} was cut off before its name was "
                                  "complete; its text is content")

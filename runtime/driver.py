@@ -34,6 +34,7 @@ Other modules use the public side only: ``feed``/``advance``/``plain_events``/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -66,6 +67,9 @@ class StreamingParserBase:
     THINKING_DEFAULT: ClassVar[bool] = False
     REASONING_RULES: ClassVar[Reasoning | None] = None
     BODY: ClassVar[type[ToolBody]] = TextBody  # how TOOL_ARGS text becomes calls
+    # A MESSAGE_HEADER the completion ends in whose whole text matches this is framing
+    # (cut_header); otherwise, or without it, the text is content.
+    CUT_HEADER: ClassVar[re.Pattern[str] | None] = None
     PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
@@ -263,7 +267,11 @@ class StreamingParserBase:
         elif state == REASONING:
             out.append(SemanticEvent(_REASONING_END, "", self.tool_index))
         elif state == MESSAGE_HEADER and self.header:
-            out.append(SemanticEvent(_TEXT_CHUNK, self.header, self.tool_index))
+            # A header cut by the end of the completion: framing where the spec's
+            # cut_header says it is one (no text for the user, no call); else content.
+            cut = self.CUT_HEADER
+            if cut is None or cut.fullmatch(self.header) is None:
+                out.append(SemanticEvent(_TEXT_CHUNK, self.header, self.tool_index))
             self.header = ""
         self.state_id = CONTENT
         return out

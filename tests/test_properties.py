@@ -49,7 +49,8 @@ TOKENIZER = {
     "deepseek_v31": "deepseek", "deepseek_v32": "deepseek", "deepseek_v4": "deepseek",
     "deepseek_v41": "deepseek", "glm47_moe": "glm", "minimax_m2": "minimax",
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
-    "mistral": "mistral", "mistral_reasoning": "mistral", "granite": "granite",
+    "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
+    "granite": "granite",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4",
 }

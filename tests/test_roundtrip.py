@@ -98,6 +98,13 @@ def _mistral_calls(calls) -> str:
                    for name, args in calls)
 
 
+def _mistral_pre_v11_calls(calls) -> str:
+    # Mistral-7B-Instruct-v0.3's template: one array, each call with its 9-character id.
+    items = [json.dumps({"name": name, "arguments": args, "id": f"call{i:05d}"},
+                        ensure_ascii=False) for i, (name, args) in enumerate(calls)]
+    return "[TOOL_CALLS] [" + ", ".join(items) + "]"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -121,6 +128,9 @@ FORMATS = {
                           ("</think>", "｜DSML｜"), "<｜end▁of▁sentence｜>"),
     "mistral": Format("mistral", "tekken", "[THINK]", "[/THINK]", _mistral_calls,
                       ("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]"), "</s>"),
+    # Mistral-Nemo-Instruct-2407: tokenizer v3 tekken, no reasoning.
+    "mistral_pre_v11": Format("mistral_pre_v11", "tekken", "", "", _mistral_pre_v11_calls,
+                              ("[TOOL_CALLS]",), "</s>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken}
@@ -162,6 +172,7 @@ PROMPTS = {
     ("mistral", "model_opens"): MISTRAL_HISTORY,
     ("mistral", "open"): MISTRAL_HISTORY + "[THINK]",
     ("mistral", "closed"): MISTRAL_HISTORY + "[THINK]Easy.[/THINK]",
+    ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
 }
 
 
@@ -211,6 +222,10 @@ CASES = [
     Case("mistral-prefilled-think", "mistral", "open", FULL),
     Case("mistral-closed-content-and-call", "mistral", "closed",
          Message(None, CONTENT, (NOTE, WEATHER))),
+    Case("mistral_pre_v11-calls", "mistral_pre_v11", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("mistral_pre_v11-content-and-call", "mistral_pre_v11", "closed",
+         Message(None, CONTENT, (NOTE,))),
+    Case("mistral_pre_v11-content-only", "mistral_pre_v11", "closed", Message(None, CONTENT)),
 ]
 
 

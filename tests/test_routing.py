@@ -170,7 +170,13 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("mistralai/Magistral-Small-2509", "mistral", {}),
     ("mistralai/Devstral-Small-2505", "mistral", {}),
     ("mistralai/Devstral-Small-2507", "mistral", {}),
-    ("mistralai/Ministral-8B-Instruct-2410", "mistral", {}),
+    # Tokenizer v3 / v3 tekken (Mistral's tokenization guide): the pre-v11 JSON array.
+    ("mistralai/Ministral-8B-Instruct-2410", "mistral_pre_v11", {}),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "mistral_pre_v11", {}),
+    ("mistralai/Mixtral-8x22B-Instruct-v0.1", "mistral_pre_v11", {}),
+    ("mistralai/Mistral-Nemo-Instruct-2407", "mistral_pre_v11", {}),
+    ("mistralai/Mistral-Large-Instruct-2407", "mistral_pre_v11", {}),
+    ("mistralai/Codestral-22B-v0.1", "mistral_pre_v11", {}),
     ("mistralai/Ministral-3-14B-Instruct-2512", "mistral", {}),
     # Llama (huggingface.co/meta-llama/Llama-3.1-8B-Instruct: JSON calls, <|python_tag|>).
     ("meta-llama/Llama-3.1-8B-Instruct", "llama3_json", {}),

@@ -389,6 +389,26 @@ MISTRAL = [
 ]
 
 
+# Before tokenizer v11: one JSON array of calls after [TOOL_CALLS] (a space between, as
+# the v3 templates write it; v0.3's adds each call's 9-character "id").
+MISTRAL_PRE_V11 = [
+    Case("one_call_with_id", ("[TOOL_CALLS]", ' [{"name": "get_weather", "arguments": '
+                              '{"city": "Paris", "days": 3}, "id": "a1b2C3d4E"}]')),
+    Case("two_calls", ("[TOOL_CALLS]", ' [{"name": "get_weather", "arguments": {"city": '
+                       '"Paris"}}, {"name": "get_time", "arguments": {"zone": "UTC"}}]')),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("content_then_call", ("Let me check.", "[TOOL_CALLS]",
+                               ' [{"name": "search", "arguments": {"q": "vllm"}}]')),
+    Case("tricky_json", ("[TOOL_CALLS]", ' [{"name": "run", "arguments": {"code": "x = [1]; '
+                         'y = {\\"a\\": \\"]}\\"}", "city": "Zürich 😀"}}]')),
+    Case("schema_typed", ("[TOOL_CALLS]", ' [{"name": "get_weather", "arguments": '
+                          '{"city": "Paris", "days": "3"}}]')),
+    Case("trailing_marker", ("Sure.", "[TOOL_CALLS]")),
+    Case("literal_marker_in_prose", ("Use ", Lit("[TOOL_CALLS]"), " then JSON. ",
+                                     "[TOOL_CALLS]", ' [{"name": "b", "arguments": {}}]')),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -639,6 +659,7 @@ CORPUS: dict[str, list[Case]] = {
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
     "mistral": MISTRAL,
+    "mistral_pre_v11": MISTRAL_PRE_V11,
     "granite": GRANITE,
     "inkling": INKLING,
     "plamo3": PLAMO,
@@ -678,6 +699,9 @@ REFERENCES: dict[str, Reference] = {
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
+    # No vLLM golden: vLLM parses this syntax only with a pre-v11 mistral-common
+    # tokenizer object; parsergen's own reviewed events and hand-written messages.
+    "mistral_pre_v11": Reference(None, "mistral"),
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,8 +15,9 @@ class NotationArguments:
     """Gemma 4's call notation: ``key:value`` pairs, strings between ``DELIM``s.
 
     Values are ``DELIM``-quoted strings (streamed), ``{...}`` objects and ``[...]``
-    lists of the same notation (typed when complete), or bare words, which stay text
-    until the schema types them.  The object's own opening brace was read by the
+    lists of the same notation (typed when complete), or bare words: a number,
+    ``true``, ``false`` or ``null`` is that JSON value, any other word is text, unless
+    the tool's schema types the field.  The object's own opening brace was read by the
     grammar; its closing ``}`` (or ``)``) ends the arguments.
     """
 
@@ -25,7 +27,7 @@ class NotationArguments:
     def __init__(self, writer: ArgumentsWriter, *, delimiter: str) -> None:
         self.writer = writer
         self.delim = delimiter
-        self.state = "key?"  # key?, key, value?, string, bare, nested, done
+        self.state = "key?"  # key?, key, value?, string, bare, word, nested, done
         self.buf = ""
         self.key = ""
         self.nested: list[str] = []
@@ -82,8 +84,13 @@ class NotationArguments:
                     self.state, self.nested, self.depth, self.in_string = "nested", [], 0, False
                     self.deepest = 0
                 else:
-                    out.append(self.writer.begin(self.key))
-                    self.state = "bare"
+                    # A bare word is typed by its notation (25, true, null) unless the
+                    # tool's schema types the field.
+                    if self.writer.typed(self.key):
+                        out.append(self.writer.begin(self.key))
+                        self.state = "bare"
+                    else:
+                        self.state, self.nested = "word", []
             elif state == "string":
                 i = buf.find(delim, pos)
                 if i < 0:
@@ -106,6 +113,15 @@ class NotationArguments:
                 out.append(self._end_bare())
                 pos = end
                 self.state = "key?"
+            elif state == "word":
+                end = _find_any(buf, pos, ",}])")
+                if end < 0:
+                    self.nested.append(buf[pos:])
+                    break
+                self.nested.append(buf[pos:end])
+                out.append(self._word_field())
+                pos = end
+                self.state = "key?"
             else:  # nested
                 limit = n - partial_len(buf, pos, (delim,))  # a split DELIM waits
                 end = self._nested_end(buf, pos, limit)
@@ -125,6 +141,10 @@ class NotationArguments:
         if self.deepest > MAX_DEPTH:
             return self.writer.text_field(self.key, text)
         return self.writer.field(self.key, parse_notation(text, self.delim))
+
+    def _word_field(self) -> str:
+        """The untyped bare word read so far, as a field typed by its notation."""
+        return self.writer.field(self.key, bare_value("".join(self.nested).strip()))
 
     def _end_bare(self) -> str:
         # A bare word is stripped text; the writer holds typed fields until now.
@@ -167,6 +187,8 @@ class NotationArguments:
             out += self.writer.text(self.buf) + self.writer.end() if self.buf else self.writer.end()
         elif self.state == "bare":
             out += self._end_bare()
+        elif self.state == "word":
+            out += self._word_field()
         elif self.state == "nested":
             self.writer.warnings.append("arguments ended inside a nested value")
             out += self._nested_field()
@@ -186,7 +208,8 @@ def _find_any(text: str, pos: int, chars: str) -> int:
 
 
 def parse_notation(text: str, delim: str) -> Any:
-    """A complete ``{...}`` or ``[...]`` value of the notation, bare words as text."""
+    """A complete ``{...}`` or ``[...]`` value of the notation, bare words typed by
+    their notation (``bare_value``)."""
     value, _ = _notation_value(text, 0, delim)
     return value
 
@@ -224,7 +247,32 @@ def _notation_value(text: str, pos: int, delim: str) -> tuple[Any, int]:
             items[key], pos = _notation_value(text, colon + 1, delim)
     end = _find_any(text, pos, ",}]")
     end = n if end < 0 else end
-    return text[pos:end].strip(), end
+    return bare_value(text[pos:end].strip()), end
+
+
+def bare_value(word: str) -> Any:
+    """A bare word as the notation writes values: a JSON number, ``true``, ``false`` or
+    ``null`` is that value; anything else (``inf``, ``1e400``, ``Paris``) is text."""
+    if not word or word[0] not in _LITERAL_START:
+        return word
+    try:
+        value = _JSON_LITERAL(word)
+    except ValueError:
+        return word
+    if isinstance(value, float) and not math.isfinite(value):
+        return word  # 1e400: JSON cannot hold it
+    return value if value is None or isinstance(value, (bool, int, float)) else word
+
+
+_LITERAL_START = frozenset("-0123456789tfn")
+
+
+def _not_json(name: str) -> Any:
+    """NaN and Infinity are no JSON literals."""
+    raise ValueError(f"{name} is not JSON")
+
+
+_JSON_LITERAL = json.JSONDecoder(parse_constant=_not_json).decode
 
 
 class NotationSyntax(ArgumentSyntax):

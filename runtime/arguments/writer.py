@@ -68,6 +68,10 @@ class ArgumentsWriter:
         self.types = STRING
         self.warnings: list[str] = []
 
+    def typed(self, key: str) -> bool:
+        """Whether the tools' schema types field ``key``."""
+        return bool(self.properties) and self.properties.get(key) is not None
+
     def begin(self, key: str, kind: str = "text") -> str:
         """Open field ``key``. ``kind`` says what the value's text is: "text" (typed by
         the schema, a string without one), "json:C" (a JSON value starting with C,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import partial_len, tail_prefix
+from .scanning import ENTITY_DECODERS, partial_len, tail_prefix
 from .writer import ArgumentsWriter, json_type
 
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
@@ -19,7 +19,8 @@ class TaggedArguments:
 
     The header is the field's name, or (``header="attributes"``) XML attributes whose
     ``name`` is the field's name; with ``string_attribute`` an attribute that is not
-    ``"true"`` marks a JSON value (DeepSeek's ``string="false"``).  A value also ends
+    ``"true"`` marks a JSON value (DeepSeek's ``string="false"``); a tag that closes
+    itself (``name="K"/>``) is an empty value.  A value also ends
     where the next field opens.  With ``trim`` one leading and one trailing newline of
     a value are dropped (templates put the value on its own line).  Text outside
     fields is ignored.
@@ -27,13 +28,16 @@ class TaggedArguments:
 
     __slots__ = ("writer", "open", "name_end", "value_open", "close", "trim", "buf",
                  "where", "name", "started", "nl", "searched", "attributes", "name_attr",
-                 "string_attr", "string_value", "string_default", "kind")
+                 "string_attr", "string_value", "string_default", "kind", "entities")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str, name_end: str,
                  close: str, value_open: str | None = None, trim: bool = False,
                  header: str = "name", name_attribute: str = "name",
-                 string_attribute: str | Mapping[str, str] | None = None) -> None:
+                 string_attribute: str | Mapping[str, str] | None = None,
+                 entities: str | None = None) -> None:
         self.writer = writer
+        # Decodes character references in attribute values (Kimi K3 escapes them).
+        self.entities = ENTITY_DECODERS[entities] if entities else None
         self.open, self.name_end, self.close = open, name_end, close
         self.value_open = value_open
         self.trim = trim
@@ -81,10 +85,14 @@ class TaggedArguments:
                     self.searched = max(0, len(self.buf) - len(self.name_end) + 1)
                     break
                 self.searched = 0
-                self._header(buf[pos:i])
+                empty = self._header(buf[pos:i])
                 pos = i + len(self.name_end)
-                self.where = "before_value" if self.value_open else "value"
                 self.started = self.nl = False
+                if empty:  # <parameter name="K"/>: closed in its own tag, no value
+                    out.append(self.writer.begin(self.name, self.kind) + self.writer.end())
+                    self.where = "outside"
+                    continue
+                self.where = "before_value" if self.value_open else "value"
                 if self.where == "value":
                     out.append(self.writer.begin(self.name, self.kind))
             elif where == "before_value":
@@ -115,18 +123,22 @@ class TaggedArguments:
                     self.where = "name"
         return "".join(out)
 
-    def _header(self, header: str) -> None:
-        """Read the field's name (and value kind) from the text before NAME_END."""
+    def _header(self, header: str) -> bool:
+        """Read the field's name (and value kind) from the text before NAME_END; whether
+        the tag closes itself (attributes ending in ``/``: an empty value)."""
         if not self.attributes:
             self.name, self.kind = header.strip(), "text"
-            return
+            return False
         attrs = {k: dq or sq or bare for k, dq, sq, bare in _ATTRIBUTE.findall(header)}
+        if self.entities is not None:
+            attrs = {k: self.entities(v) for k, v in attrs.items()}
         self.name = attrs.get(self.name_attr, "").strip()
         if (self.string_attr is None
                 or attrs.get(self.string_attr, self.string_default) == self.string_value):
             self.kind = "text"
         else:
             self.kind = "json_or_text"
+        return header.rstrip().endswith("/")
 
     def _value(self, text: str, final: bool) -> str:
         if self.trim:
@@ -158,6 +170,12 @@ class TaggedArguments:
 
 
 _LITERAL = {"$ref": "#/$defs/literal"}
+
+
+def escape_xml(text: str) -> str:
+    """An XML attribute value's text escaped (``&`` first, then ``<``, ``>``, ``"``)."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
 
 
 # xgrammar's XML styles, each of one spelling of this syntax (checked by rendering calls
@@ -224,10 +242,14 @@ class TaggedSyntax(ArgumentSyntax):
             "description": ("With header: attributes, which values are text; any other "
                             "value is JSON (text if it does not parse)."),
         },
+        "entities": {"enum": ["xml"], "description": (
+            "With header: attributes, character references in attribute values are "
+            "decoded: xml (&amp; &lt; &gt; &quot; &apos;, &#N; and &#xH;; Kimi K3). "
+            "Values between the tags are raw text either way.")},
     }, required=("open", "name_end", "close"))
     bodies = ("text",)
     __slots__ = ("open", "name_end", "close", "value_open", "trim", "attributes",
-                 "name_attribute", "string_attribute", "_kwargs")
+                 "name_attribute", "string_attribute", "entities", "_kwargs")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
@@ -238,11 +260,13 @@ class TaggedSyntax(ArgumentSyntax):
         self.attributes = options.get("header") == "attributes"
         self.name_attribute = options.get("name_attribute", "name")
         self.string_attribute = options.get("string_attribute")
+        self.entities = options.get("entities")
         self._kwargs = {"open": self.open, "name_end": self.name_end, "close": self.close,
                         "value_open": self.value_open, "trim": self.trim,
                         "header": options.get("header", "name"),
                         "name_attribute": self.name_attribute,
-                        "string_attribute": self.string_attribute}
+                        "string_attribute": self.string_attribute,
+                        "entities": self.entities}
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return TaggedArguments(make_writer(name or ""), **self._kwargs)
@@ -257,7 +281,7 @@ class TaggedSyntax(ArgumentSyntax):
         for key, value in arguments.items():
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
             if self.attributes:
-                header = f' {self.name_attribute}="{key}"'
+                header = f' {self.name_attribute}="{escape_xml(key) if self.entities else key}"'
                 if isinstance(string_attr, Mapping):  # type="string", else the JSON type
                     header += f' {string_attr["name"]}="{string_attr["value"] if isinstance(value, str) else json_type(value)}"'
                 elif string_attr:

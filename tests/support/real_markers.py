@@ -51,7 +51,9 @@ MINIMAX_M2 = ("MiniMaxAI/MiniMax-M2 chat_template (copy: llama.cpp "
               "models/templates/unsloth-MiniMax-M2.jinja); github.com/MiniMax-AI/MiniMax-M2.5 "
               "docs/tool_calling_guide.md")
 MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.SpecialTokens "
-           "(tool_calls, args, begin_think, end_think)")
+           "(tool_calls, args, call_id, begin_think, end_think)")
+MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo-Instruct-2407's "
+              "(tool calls: '[TOOL_CALLS] [' then the JSON array of {\"name\", \"arguments\"})")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
@@ -112,7 +114,9 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
         "<think>", "</think>", "<minimax:tool_call>", "</minimax:tool_call>",
         '<invoke name="', "</invoke>", '<parameter name="', "</parameter>")),
     "minimax_m2_reasoning": FormatMarkers(MINIMAX_M2, ("<think>", "</think>")),
-    "mistral": FormatMarkers(MISTRAL, ("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]")),
+    "mistral": FormatMarkers(MISTRAL, ("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]",
+                                       "[CALL_ID]")),
+    "mistral_pre_v11": FormatMarkers(MISTRAL_V3, ("[TOOL_CALLS]",)),
     "mistral_reasoning": FormatMarkers(MISTRAL, ("[THINK]", "[/THINK]")),
     "openai": FormatMarkers(HARMONY, (
         "<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>",

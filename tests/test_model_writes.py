@@ -1,0 +1,323 @@
+"""The rest of what models write (#16 item 5), format by format.
+
+Each case is parsed whole and streamed one character per delta; both must give the
+message the model meant.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate
+from parsergen.runtime.arguments.notation import NotationArguments, bare_value
+from parsergen.runtime.arguments.scanning import unescape_xml
+from parsergen.runtime.arguments.writer import ArgumentsWriter
+
+
+def both(fmt: str, text: str, tools: Any = None, **kwargs: Any) -> Any:
+    """parse() of ``text``, asserted equal to the same text streamed per character."""
+    module = parsergen.load(fmt)
+    whole = module.ChatParser(tools=tools, ids="sequential", **kwargs).complete(text)
+    streamed = module.ChatParser(tools=tools, ids="sequential", **kwargs)
+    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
+    assert (per_char.reasoning, per_char.content) == (whole.reasoning, whole.content)
+    assert [(c.name, json.loads(c.arguments)) for c in per_char.tool_calls] == [
+        (c.name, json.loads(c.arguments)) for c in whole.tool_calls]
+    return whole
+
+
+def calls(message: Any) -> list[tuple[str, Any]]:
+    return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
+
+
+def tool(name: str, properties: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": name, "parameters": {
+        "type": "object", "properties": properties}}}]
+
+
+# -- Gemma 4: bare values typed by their notation ------------------------------------
+
+Q = '<|"|>'
+
+
+@pytest.mark.parametrize("word, value", [
+    ("25", 25), ("-3", -3), ("1.5", 1.5), ("2e3", 2000.0), ("true", True),
+    ("false", False), ("null", None), ("Paris", "Paris"), ("1e400", "1e400"),
+    ("inf", "inf"), ("NaN", "NaN"), ("True", "True"), ("0x10", "0x10"), ("", ""),
+    ("12 apples", "12 apples"),
+])
+def test_gemma4_bare_word(word: str, value: Any) -> None:
+    assert bare_value(word) == value
+    if value is not None and not isinstance(value, bool):
+        assert type(bare_value(word)) is type(value)
+
+
+def test_gemma4_bare_values_typed_at_every_depth_without_a_schema() -> None:
+    text = (f"<|tool_call>call:set{{temp:25,on:true,off:false,none:null,ratio:0.5,"
+            f"city:{Q}Paris{Q},quoted:{Q}25{Q},word:warm ,"
+            f"nested:{{level:{{deep:[1,{Q}2{Q},true,null,x,{{n:-7}}]}},z:3}}}}<tool_call|>")
+    message = both("gemma4", text)
+    assert calls(message) == [("set", {
+        "temp": 25, "on": True, "off": False, "none": None, "ratio": 0.5, "city": "Paris",
+        "quoted": "25", "word": "warm",
+        "nested": {"level": {"deep": [1, "2", True, None, "x", {"n": -7}]}, "z": 3}})]
+    # Key order as written, at every depth.
+    args = message.tool_calls[0].arguments
+    assert list(json.loads(args)) == ["temp", "on", "off", "none", "ratio", "city", "quoted",
+                                      "word", "nested"]
+    assert list(json.loads(args)["nested"]) == ["level", "z"]
+
+
+def test_gemma4_schema_still_types_bare_values() -> None:
+    tools = tool("set", {"temp": {"type": "string"}, "n": {"type": "number"},
+                         "o": {"type": "object", "properties": {"k": {"type": "string"}}}})
+    text = f"<|tool_call>call:set{{temp:25,n:{Q}7{Q},o:{{k:true,j:true}},other:4}}<tool_call|>"
+    assert calls(both("gemma4", text, tools)) == [
+        ("set", {"temp": "25", "n": 7, "o": {"k": "true", "j": True}, "other": 4})]
+
+
+def test_gemma4_bare_value_cut_by_the_end_of_the_call_is_whole() -> None:
+    # The closing brace ends the value; a word left open at the end is still typed.
+    writer = ArgumentsWriter(None)
+    reader = NotationArguments(writer, delimiter=Q)
+    out = reader.feed("a:1") + reader.feed("2,b:tr") + reader.feed("ue") + reader.finish()
+    assert json.loads(out) == {"a": 12, "b": True}
+
+
+# -- Kimi K3: XML character references in attribute values ---------------------------
+
+def test_unescape_xml() -> None:
+    assert unescape_xml("a&amp;b &lt;c&gt; &quot;d&quot; &apos;e&apos;") == "a&b <c> \"d\" 'e'"
+    assert unescape_xml("&#65;&#x42;&#X43;") == "ABC"
+    # Not a reference XML defines, or not a character: kept as written.
+    for kept in ("&copy;", "&amp", "AT&T", "&#0;", "&#xD800;", "&#x110000;", "&#;"):
+        assert unescape_xml(kept) == kept
+    assert unescape_xml("&amp;lt;") == "&lt;"  # decoded once
+
+
+K3 = "<|open|>tools<|sep|>{}<|close|>tools<|sep|>"
+
+
+def k3_call(attrs: str, arguments: str) -> str:
+    return f"<|open|>call {attrs}<|sep|>{arguments}<|close|>call<|sep|>"
+
+
+def k3_arg(attrs: str, value: str) -> str:
+    return f"<|open|>argument {attrs}<|sep|>{value}<|close|>argument<|sep|>"
+
+
+def test_kimi_k3_attribute_values_unescaped() -> None:
+    text = K3.format(k3_call(
+        'tool="search&amp;replace&#95;v2" index="1"',
+        k3_arg('key="a&quot;b&lt;c&gt;&apos;" type="string"', "x &amp; y &lt;z&gt;")
+        + k3_arg('key="n&#x41;" type="integer"', "3")))
+    message = both("kimi_k3", text, thinking=False)
+    # Attribute values are escaped by the template; a string value is raw text.
+    assert calls(message) == [("search&replace_v2", {"a\"b<c>'": "x &amp; y &lt;z&gt;",
+                                                     "nA": 3})]
+
+
+def test_kimi_k3_escaped_key_is_typed_by_its_schema() -> None:
+    tools = tool("f", {"a&b": {"type": "integer"}})
+    text = K3.format(k3_call('tool="f" index="1"', k3_arg('key="a&amp;b" type="string"', "4")))
+    assert calls(both("kimi_k3", text, tools, thinking=False)) == [("f", {"a&b": 4})]
+
+
+def test_kimi_k3_render_escapes_what_parsing_unescapes() -> None:
+    module = parsergen.load("kimi_k3")
+    message = parsergen.runtime.ParsedMessage(
+        reasoning=None, content=None, tool_calls=(parsergen.runtime.ToolCall(
+            id="x", name="f", arguments=json.dumps({'q"<&>': "a&amp;"})),))
+    text = module.render(message, thinking=False)
+    assert 'key="q&quot;&lt;&amp;&gt;"' in text
+    assert calls(both("kimi_k3", text, thinking=False)) == [("f", {'q"<&>': "a&amp;"})]
+
+
+# -- DeepSeek V4: a self-closing invoke is a call with {} ----------------------------
+
+@pytest.mark.parametrize("fmt, dsml, wrapper", [
+    ("deepseek_v4", "｜DSML｜", "tool_calls"),
+    ("deepseek_v41", "｜DSML｜ ", "calls"),
+])
+def test_deepseek_v4_self_closing_invoke(fmt: str, dsml: str, wrapper: str) -> None:
+    text = (f"Checking.\n\n<{dsml}{wrapper}>\n<{dsml}invoke name=\"get_time\"/>\n"
+            f"<{dsml}invoke name=\"f\">\n<{dsml}parameter name=\"a\" string=\"true\">x"
+            f"</{dsml}parameter>\n<{dsml}parameter name=\"e\" string=\"true\"/>\n"
+            f"</{dsml}invoke>\n<{dsml}invoke name=\"now\"/>\n</{dsml}{wrapper}>")
+    message = both(fmt, text, thinking=False)
+    assert calls(message) == [("get_time", {}), ("f", {"a": "x", "e": ""}), ("now", {})]
+    assert message.content == "Checking.\n\n"
+
+
+# -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
+# encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
+# chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
+# when it is on and "<｜Assistant｜></think>" when it is off.
+
+V32_ON = "<｜begin▁of▁sentence｜><｜User｜>1+1=?<｜Assistant｜><think>"
+V32_OFF = "<｜begin▁of▁sentence｜><｜User｜>1+1=?<｜Assistant｜></think>"
+V32_CALL = ("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_time\">\n<｜DSML｜parameter "
+            "name=\"zone\" string=\"true\">UTC</｜DSML｜parameter>\n</｜DSML｜invoke>\n"
+            "</｜DSML｜function_calls>")
+
+
+def v32(text: str, prompt: str | None, tokenizer: Any = None) -> Any:
+    module = parsergen.load("deepseek_v32")
+    kwargs: dict[str, Any] = {"prompt_text": prompt}
+    if tokenizer is not None and prompt is not None:
+        kwargs = {"prompt_token_ids": tokenizer.encode(prompt, add_special_tokens=False)}
+    whole = module.parse(text, tokenizer=tokenizer, ids="sequential", **kwargs)
+    streamed = module.ChatParser(tokenizer, ids="sequential")
+    streamed.initialize(**kwargs)
+    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
+    assert (per_char.reasoning, per_char.content, calls(per_char)) == (
+        whole.reasoning, whole.content, calls(whole))
+    return whole
+
+
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_deepseek_v32_prompt_opens_reasoning(with_ids: bool, get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("deepseek") if with_ids else None
+    message = v32("1+1 is 2.</think>It is 2.", V32_ON, tokenizer)
+    assert (message.reasoning, message.content) == ("1+1 is 2.", "It is 2.")
+    message = v32("Let me look.</think>\n\n" + V32_CALL, V32_ON, tokenizer)
+    assert message.reasoning == "Let me look."
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+
+
+@pytest.mark.parametrize("prompt", [V32_OFF, None])
+def test_deepseek_v32_thinking_off_is_content(prompt: str | None) -> None:
+    message = v32("It is 2. " + V32_CALL, prompt)
+    assert (message.reasoning, message.content) == (None, "It is 2. ")
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+
+
+def test_deepseek_v32_think_written_in_the_output_opens_reasoning() -> None:
+    message = v32("<think>Hmm.</think>It is 2.", None)
+    assert (message.reasoning, message.content) == ("Hmm.", "It is 2.")
+
+
+def test_deepseek_v32_call_in_reasoning_ends_it() -> None:
+    message = v32("Need the time." + V32_CALL, V32_ON)
+    assert message.reasoning == "Need the time."
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+
+
+def test_deepseek_v32_reasoning_ids_follow_the_prompt(get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("deepseek")
+    parser = parsergen.load("deepseek_v32").StreamingParser(tokenizer)
+    on = tokenizer.encode(V32_ON, add_special_tokens=False)
+    off = tokenizer.encode(V32_OFF, add_special_tokens=False)
+    answer = tokenizer.encode("r</think>a", add_special_tokens=False)
+    assert not parser.is_reasoning_end(on)
+    assert parser.is_reasoning_end(on + answer)
+    assert parser.is_reasoning_end(off)
+
+
+# -- Harmony: a completion cut inside a message header -------------------------------
+
+HARMONY_FINAL = "<|channel|>final<|message|>Checking.<|end|>"
+
+
+@pytest.mark.parametrize("header", [
+    "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>js",
+    "<|start|>assistant<|channel|>commentary to=functions.get",
+    "<|start|>assistant to=functions.get_weather",
+    "<|start|>assistant<|channel|>fin",
+    "<|start|>assis",
+    "<|start|><|ch",
+])
+def test_harmony_cut_inside_a_header_is_neither_content_nor_a_call(header: str) -> None:
+    from parsergen.runtime.accounting import account
+
+    module = parsergen.load("openai")
+    text = HARMONY_FINAL + header
+    message = both("openai", text)
+    assert (message.content, message.tool_calls) == ("Checking.", ())
+    accounting = account(module.StreamingParser(), [(text, [])])
+    assert accounting.text == text and not accounting.problems
+    assert ("framing MESSAGE_HEADER", header[len("<|start|>"):]) in accounting.segments
+    # The first header of a completion (the prompt wrote <|start|>assistant) too.
+    assert both("openai", "<|channel|>analysis<|message|>Hmm.<|end|>" + header).content is None
+
+
+def test_harmony_text_that_is_no_header_stays_content() -> None:
+    # Special tokens stripped by the server: what is left is not a header.
+    text = "analysisThe user asks.assistantfinalHello"
+    assert both("openai", text).content == text
+
+
+# -- Mistral: [CALL_ID], a trailing [TOOL_CALLS], the pre-v11 JSON array --------------
+
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_mistral_call_id_before_args(with_ids: bool, get_tokenizer: Any) -> None:
+    # mistral-common v13: [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}; the id is the model's.
+    text = ('Checking.[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"city": "Paris"}'
+            '[TOOL_CALLS]get_time[CALL_ID]Zz9Yy8Xx7[ARGS]{}')
+    tokenizer = get_tokenizer("mistral") if with_ids else None
+    module = parsergen.load("mistral")
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer is not None else None
+    message = module.parse(text, tokenizer=tokenizer, token_ids=ids)
+    assert message.content == "Checking."
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in message.tool_calls] == [
+        ("a1B2c3D4e", "get_weather", {"city": "Paris"}), ("Zz9Yy8Xx7", "get_time", {})]
+    streamed = module.ChatParser(tokenizer)
+    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
+    assert [(c.id, c.name) for c in per_char.tool_calls] == [
+        ("a1B2c3D4e", "get_weather"), ("Zz9Yy8Xx7", "get_time")]
+
+
+def test_mistral_without_call_id_makes_its_own_ids() -> None:
+    message = both("mistral", '[TOOL_CALLS]get_time[ARGS]{"zone": "UTC"}')
+    assert calls(message) == [("get_time", {"zone": "UTC"})]
+    assert len(message.tool_calls[0].id) == 9 and message.tool_calls[0].id.isalnum()
+
+
+@pytest.mark.parametrize("fmt", ["mistral", "mistral_pre_v11"])
+@pytest.mark.parametrize("text, content", [
+    ("Sure.[TOOL_CALLS]", "Sure."),
+    ("[TOOL_CALLS]", None),
+    ("Let me look.[TOOL_CALLS] ", "Let me look."),
+])
+def test_mistral_trailing_tool_calls_marker_is_not_content(fmt: str, text: str,
+                                                           content: str | None) -> None:
+    module = parsergen.load(fmt)
+    parser = module.ChatParser()
+    message = parser.complete(text)
+    assert (message.content, message.tool_calls) == (content, ())
+    assert both(fmt, text).content == content
+
+
+MISTRAL_V3_CALLS = ('[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris", '
+                    '"days": 3}, "id": "a1b2C3d4E"}, {"name": "get_time", "arguments": '
+                    '{"zone": "UTC"}, "id": "Zz9Yy8Xx7"}]')
+
+
+@pytest.mark.parametrize("model", ["mistralai/Mistral-7B-Instruct-v0.3",
+                                   "mistralai/Mixtral-8x22B-Instruct-v0.1",
+                                   "mistralai/Mistral-Nemo-Instruct-2407"])
+def test_mistral_pre_v11_models_route_to_the_array_syntax(model: str) -> None:
+    assert parsergen.detect(model) == "mistral_pre_v11"
+
+
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_mistral_pre_v11_array(with_ids: bool, get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("mistral") if with_ids else None
+    module = parsergen.load("mistral_pre_v11")
+    ids = tokenizer.encode(MISTRAL_V3_CALLS, add_special_tokens=False) if with_ids else None
+    message = module.parse(MISTRAL_V3_CALLS, tokenizer=tokenizer, token_ids=ids)
+    assert calls(message) == [("get_weather", {"city": "Paris", "days": 3}),
+                              ("get_time", {"zone": "UTC"})]
+    assert message.content is None
+    assert calls(both("mistral_pre_v11", "Let me check." + MISTRAL_V3_CALLS)) == calls(message)
+    # The v11 format reads the same text as a call named "[": the syntaxes differ.
+    assert [c.name for c in parsergen.load("mistral").parse(MISTRAL_V3_CALLS).tool_calls] != [
+        "get_weather", "get_time"]
+
+
+def test_mistral_pre_v11_text_that_is_no_array_stays_content() -> None:
+    assert both("mistral_pre_v11", "The answer is [1, 2].").content == "The answer is [1, 2]."
