@@ -173,10 +173,11 @@ def test_markers_of_several_tokens_work_from_ids(get_tokenizer) -> None:
 
 # Formats with reasoning markers the tokenizer does not have as one token: the parser
 # reads them as text, so typed as prose inside reasoning they still act as markers.
+# Telling them from prose would take matching a marker's token sequence by id.
 TEXT_MARKERS = {
-    "deepseek_v4": "DSML call markers are several tokens",
-    "deepseek_v41": "DSML call markers are several tokens",
-    "inkling": "its special tokens are read as text, as vLLM's engine does",
+    "deepseek_v4": "DSML call markers are text (several tokens in the test vocabulary)",
+    "deepseek_v41": "DSML call markers are text (several tokens in the test vocabulary)",
+    "inkling": "its markers are special tokens that the spec reads as text on purpose",
     "kimi_k3": "channel markers are several tokens (<|open|>, a word, <|sep|>)",
     "minimax_m3": "markers are added tokens that are not special; generated text may split them",
     "plamo3": "markers are several tokens whose pieces stay text",
