@@ -167,6 +167,8 @@ class ReasoningIR:
     wait: tuple[bool, bool]  # wait for reasoning to end: thinking on, off
     start_opens: tuple[bool, bool]  # a start marker opens reasoning from the initial state
     newline_framing: bool
+    start_optional: bool  # a prompt without a marker keeps the initial state
+    calls_are_text: bool  # REASONING has no transitions into tool states
     line: int | None  # the spec's reasoning section
 
 
@@ -275,6 +277,9 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
     lines.update({f"assembly.{flag}": line("assembly", flag)
                   for flag in spec["assembly"]
                   if flag in lowered.source.get("assembly", {})})
+    lines.update({f"reasoning.{key}": line("reasoning", key)
+                  for key in spec.get("reasoning", ())
+                  if key in lowered.source.get("reasoning", {})})
     lines["tool_body"] = line("tool_body") or line("arguments", "syntax")
     return FormatIR(
         name=spec["name"],
@@ -380,7 +385,8 @@ def _reasoning(spec: dict[str, Any], states: list[StateIR],
         for v in variants
     )
     return ReasoningIR(start, end, implicit, wait, start_opens,
-                       bool(declared.get("newline_framing", False)), line)
+                       bool(declared.get("newline_framing", False)),
+                       declared["start_optional"], declared["calls_are_text"], line)
 
 
 def _variant(thinking: bool, initial: str, terminals: tuple[TerminalIR, ...],

@@ -4,8 +4,9 @@ One pass, after validation: every default comes from one table (``DEFAULTS``, an
 argument syntax registry for ``tool_body``), and shorthand is desugared - a
 transition written as a target becomes ``{to, emit}``, a terminal written as text
 becomes ``{text: [...]}``, ``reasoning.ended_by_tool_calls`` becomes the REASONING
-transitions it implies.  ``Lowered.line`` says where each value came from: its spec
-line, or None when it is a default, so generated code can cite it.
+transitions it implies and ``reasoning.calls_are_text`` removes those into tool
+states.  ``Lowered.line`` says where each value came from: its spec line, or None when
+it is a default, so generated code can cite it.
 
 The helpers here are pure and tolerate specs the schema rejected (validation uses
 them to reason about a spec that may be broken); ``lower`` itself needs a valid one.
@@ -47,6 +48,14 @@ DEFAULTS: dict[str, Any] = {
         "reasoning_header": None,
         "call_ids": "openai",
     },
+    # A reasoning section's options (filled in only where the spec has the section).
+    "reasoning": {
+        # The models may reason without writing the start marker: a prompt without a
+        # reasoning marker keeps the initial state (else the completion starts in content).
+        "start_optional": False,
+        # The models never call tools while reasoning: call markers there are reasoning text.
+        "calls_are_text": False,
+    },
     "aliases": [],
     "models": [],
     "thinking_switch": [],
@@ -84,6 +93,10 @@ def lower(spec: dict[str, Any], positions: Positions) -> Lowered:
     out = {key: _copy(value) for key, value in DEFAULTS.items()}
     out.update({key: _copy(value) for key, value in spec.items()})
     out["assembly"] = {**DEFAULTS["assembly"], **spec.get("assembly", {})}
+    if spec.get("reasoning"):
+        out["reasoning"] = {**DEFAULTS["reasoning"], **spec["reasoning"]}
+    else:
+        del out["reasoning"]
     out["tool_body"] = tool_body(spec)
     out["terminals"] = {name: _terminal(value) for name, value in spec["terminals"].items()}
     transitions = with_implicit_reasoning_ends(spec)["transitions"]
@@ -190,13 +203,28 @@ def implicit_reasoning_ends(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def with_implicit_reasoning_ends(spec: dict[str, Any]) -> dict[str, Any]:
-    """The spec with the transitions ``reasoning.ended_by_tool_calls`` implies."""
+    """The spec with the REASONING transitions its reasoning section implies:
+    ``ended_by_tool_calls`` adds calls that end reasoning, ``calls_are_text`` removes
+    every transition from REASONING into a tool state (the marker is reasoning text)."""
     added = implicit_reasoning_ends(spec)
+    if as_mapping(spec.get("reasoning")).get("calls_are_text") is True:
+        transitions = dict(as_mapping(spec.get("transitions")))
+        own = as_mapping(transitions.get("REASONING"))
+        transitions["REASONING"] = {term: target for term, target in own.items()
+                                    if _target(target) not in TOOL_STATE_NAMES}
+        return {**spec, "transitions": transitions}
     if not added:
         return spec
     transitions = dict(spec["transitions"])
     transitions["REASONING"] = {**as_mapping(transitions.get("REASONING")), **added}
     return {**spec, "transitions": transitions}
+
+
+def _target(value: Any) -> Any:
+    """The target state of a transition as written (a header rule list: its first)."""
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, str) else as_mapping(value).get("to")
 
 
 def reachable_states(spec: dict[str, Any]) -> set[str]:

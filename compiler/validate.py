@@ -122,6 +122,9 @@ class SpecValidator:
                        "and reasoning.end (its markers)")
         self._check_render(terminals)
         self._check_models()
+        if reasoning.get("calls_are_text") is True and reasoning.get("ended_by_tool_calls") is True:
+            self.error(("reasoning", "calls_are_text"), "calls_are_text and ended_by_tool_calls "
+                       "contradict each other: a call marker in reasoning is either text or a call")
         if reasoning.get("wait") == "thinking" and not isinstance(spec.get("initial_state"), dict):
             self.error(("reasoning", "wait"), "'thinking' needs an initial_state that depends "
                        "on thinking")

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(5)
+require_runtime(6)
 
 FORMAT = "minimax_m3"
 
@@ -168,6 +168,7 @@ class StreamingParser(StreamingParserBase):
         wait=(True, False),
         start_opens=(True, True),
         newline_framing=False,
+        start_optional=False,  # reasoning.start_optional (default)
     )
 
     # States whose plain text is one chunk event as it is: a delta without a

@@ -20,7 +20,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(5)
+require_runtime(6)
 
 FORMAT = "think_reasoning"
 
@@ -80,6 +80,7 @@ class StreamingParser(StreamingParserBase):
         wait=(True, True),
         start_opens=(True, True),
         newline_framing=False,
+        start_optional=False,  # reasoning.start_optional (default)
     )
 
     # States whose plain text is one chunk event as it is: a delta without a

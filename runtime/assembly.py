@@ -372,7 +372,8 @@ class ChatParser:
         held = self._header_held
         if held is not None:
             self._header_held = None
-            if held and held != self._header:
+            # The header line alone, with or without its newline, is an empty channel.
+            if held and held not in (self._header, self._header + "\n"):
                 self._reasoning(held, out)
         if self._framing_nl and not closed:
             # Only a newline before an end marker is framing; this one is text.

@@ -104,6 +104,10 @@ class StreamingParserBase:
         self.tool_index = -1
         self._pending = ""  # text that may still become a marker
         self._fresh = bool(lexicon.at_start)  # nothing consumed yet: at_start markers live
+        self._starters = lexicon.at_start  # markers live only as the completion's first text
+        # Start markers that open reasoning as the completion's first text (initialize).
+        self._opening: frozenset[str] = frozenset()
+        self._found: str | None = None  # what initialize's prompt walk found
         self.header = ""  # MESSAGE_HEADER text
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
@@ -117,17 +121,40 @@ class StreamingParserBase:
 
         Walking back from the prompt's end to the last reasoning marker, stopping at a
         turn boundary or any other special token: a start marker means the completion
-        begins inside reasoning, an end marker means in content; neither keeps the
-        format's default (which ``thinking`` may choose).  ``start`` ("reasoning" or
-        "content") says it explicitly instead, for a caller that knows (a server
-        that already parsed the reasoning hands the rest over as content).
+        begins inside reasoning, an end marker means in content.  A prompt with
+        neither leaves the model in content, where a start marker that begins the
+        completion opens reasoning (unless the format's models may reason without
+        writing it: ``reasoning.start_optional`` keeps the format's initial state).
+        Without a prompt the format's default stays (which ``thinking`` may choose).
+        ``start`` ("reasoning" or "content") says it explicitly instead, for a caller
+        that knows (a server that already parsed the reasoning hands the rest over as
+        content).
         """
-        found = self._prompt.start_marker(prompt_token_ids, prompt_text, start)
+        self._begin(self._prompt.start_marker(prompt_token_ids, prompt_text, start))
+
+    def _begin(self, found: str | None) -> None:
+        """Start after ``found`` (``PromptReader.start_marker``'s answer)."""
+        self._found = found
+        self._starters = self._lexicon.at_start
+        state = self.INITIAL_STATES[self.thinking]
+        opening: frozenset[str] = frozenset()
+        rules = self.REASONING_RULES
         if found == "start":
-            self.state_id = REASONING
+            state = REASONING
         elif found == "end":
-            self.state_id = CONTENT
-        self._start_state = self.state_id
+            state = CONTENT
+        elif (found == "none" and rules is not None and not rules.start_optional
+              and state in (REASONING, CONTENT)):
+            state = CONTENT
+            # Start markers that the grammar's CONTENT ignores open reasoning here, as
+            # the completion's first text; where CONTENT has its own, it decides.
+            lexicon = self._lexicon
+            opening = rules.start - lexicon.live.get(CONTENT, frozenset())
+            openers = {lit: name for lit, name in lexicon.literals.items() if name in opening}
+            self._starters = {**lexicon.at_start, **openers}
+            self._fresh = self._fresh or bool(openers)
+        self._opening = opening
+        self.state_id = self._start_state = state
         self._reasoning_closed = found == "end"
 
     @property
@@ -157,12 +184,7 @@ class StreamingParserBase:
             return len(token_ids) if self._start_state == REASONING else 0
         decode = self._info.decode
         parser = type(self)(self._tokenizer, thinking=self.thinking, raw=True)
-        # initialize() only ever starts in reasoning or content; any other start
-        # state is the format's default, which the fresh parser has too.
-        if self._start_state == REASONING:
-            parser.initialize(start="reasoning")
-        elif self._start_state == CONTENT:
-            parser.initialize(start="content")
+        parser._begin(self._found)  # where this completion starts, as initialize found
         return count_reasoning_tokens(parser, [decode(t) for t in token_ids], token_ids)
 
     @property
@@ -196,6 +218,11 @@ class StreamingParserBase:
         if delta_token_ids and not self._had_ids:
             self._had_ids = True
             self._matchers = self._strict_matchers
+            if self._opening and self._info is not None:
+                # Once ids come, a start marker typed as text is text.
+                resolved = self._info.resolved
+                self._starters = {lit: name for lit, name in self._starters.items()
+                                  if name not in self._opening or name not in resolved}
         scanner = self._scanner
         return scanner is not None and (
             bool(scanner.deferred) or not scanner.id_to_name.keys().isdisjoint(delta_token_ids))
@@ -278,12 +305,15 @@ class StreamingParserBase:
 
     def _at_start(self, buf: str, final: bool, out: list[SemanticEvent]) -> int | None:
         """At the start of the completion: consume a start-only marker, or hold for one."""
-        for lit, name in self._lexicon.at_start.items():
+        for lit, name in self._starters.items():
             if buf.startswith(lit):
                 self._fresh = False
                 if self.raw:
                     out.append(RawText(lit, self.state_id, name))
-                self.on_marker(name, lit, out)
+                if name in self._opening:
+                    self.state_id = REASONING
+                else:
+                    self.on_marker(name, lit, out)
                 return len(lit)
             if lit.startswith(buf) and not final:
                 return None
@@ -291,6 +321,7 @@ class StreamingParserBase:
         return 0
 
     def _marker(self, marker: Marker, out: list[SemanticEvent]) -> None:
+        first = self._fresh and not self._pending  # the marker begins the completion
         # Text before a marker token is complete: nothing can extend it any more.
         if self._pending:
             pending, self._pending = self._pending, ""
@@ -298,6 +329,9 @@ class StreamingParserBase:
         self._fresh = False
         if self.raw:
             out.append(RawText(marker.text, self.state_id, marker.name))
+        if first and marker.name in self._opening:
+            self.state_id = REASONING  # a start marker token that begins the completion
+            return
         self.on_marker(marker.name, marker.text, out)
 
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:

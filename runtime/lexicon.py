@@ -165,11 +165,13 @@ class Lexicon:
 
     def _info(self, tokenizer: Any) -> TokenizerInfo:
         return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
-                              self.turn_boundary_tokens, self.literals)
+                              self.turn_boundary_tokens, {**self.literals, **self.at_start})
 
     def texts(self, names: Sequence[str]) -> list[str]:
-        """Every spelling of the named terminals (those this variant has)."""
-        return [lit for lit, name in self.literals.items() if name in names]
+        """Every spelling of the named terminals (those this variant has), start-only
+        markers included."""
+        return [lit for lit, name in (*self.literals.items(), *self.at_start.items())
+                if name in names]
 
     @lru_cache(maxsize=64)
     def matchers(

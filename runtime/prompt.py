@@ -30,17 +30,22 @@ _STARTS = {"reasoning": "start", "content": "end"}
 class Reasoning:
     """A format's reasoning markers (terminal names) and what depends on thinking."""
 
-    __slots__ = ("start", "end", "implicit_end", "wait", "start_opens", "newline_framing")
+    __slots__ = ("start", "end", "implicit_end", "wait", "start_opens", "newline_framing",
+                 "start_optional")
 
     def __init__(self, *, start: Sequence[str], end: Sequence[str],
                  implicit_end: Sequence[str] = (), wait: tuple[bool, bool],
-                 start_opens: tuple[bool, bool], newline_framing: bool = False) -> None:
+                 start_opens: tuple[bool, bool], newline_framing: bool = False,
+                 start_optional: bool = False) -> None:
         self.start = frozenset(start)
         self.end = frozenset(end)
         self.implicit_end = frozenset(implicit_end)
         self.wait = {True: wait[0], False: wait[1]}
         self.start_opens = {True: start_opens[0], False: start_opens[1]}
         self.newline_framing = newline_framing
+        # The models may reason without writing the start marker: a prompt with no
+        # reasoning marker leaves the format's initial state, not content.
+        self.start_optional = start_optional
 
 
 def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
@@ -77,7 +82,8 @@ class PromptReader:
     def start_marker(self, ids: Sequence[int], text: str | None,
                      start: str | None = None) -> str | None:
         """The reasoning marker the completion starts after: "start" (it begins
-        inside reasoning), "end" (in content) or None (the format's default).
+        inside reasoning), "end" (in content), "none" (the prompt was read and has
+        neither) or None (no prompt to read: the format's default).
 
         Walking back from the prompt's end to the last reasoning marker, stopping at a
         turn boundary or any other special token; ``start`` ("reasoning" or
@@ -100,15 +106,15 @@ class PromptReader:
                 if _ends_at(ids, i, ends):
                     return "end"
                 if ids[i] in info.stop_ids:
-                    return None
-            return None
+                    break
+            return "none"
         if not text:
-            return None
+            return None  # ids the markers cannot be found in (no tokenizer): unread
         lexicon = self._lexicon
-        found, at = None, -1
+        found, at = "none", -1
         stops = [*lexicon.turn_boundary_tokens, *(info.drop_texts if info else ())]
         for kind, texts in (("start", lexicon.texts(reasoning.start)),
-                            ("end", lexicon.texts(reasoning.end)), (None, stops)):
+                            ("end", lexicon.texts(reasoning.end)), ("none", stops)):
             for marker in texts:
                 pos = text.rfind(marker)
                 if pos > at:

@@ -288,3 +288,23 @@ def test_cli_list_and_parse(tmp_path: Path) -> None:
     assert names == ["get_weather"]
     assert events[0]["type"] == "REASONING_CHUNK"
     assert run_cli("parse", "--format", "nope", str(example), cwd=tmp_path).returncode == 2
+
+
+def test_reasoning_options_are_checked(tmp_path: Path) -> None:
+    path = write(tmp_path, "r.yaml", """
+        extends: mistral
+        name: r
+        description: mistral whose calls both end reasoning and are reasoning text
+        reasoning: {calls_are_text: true, ended_by_tool_calls: true}
+        """)
+    assert errors(path) == ["r.yaml:4:13: $.reasoning.calls_are_text: calls_are_text and "
+                            "ended_by_tool_calls contradict each other: a call marker in "
+                            "reasoning is either text or a call"]
+    path = write(tmp_path, "s.yaml", """
+        extends: qwen3
+        name: s
+        description: qwen3 with a wrong option
+        reasoning: {start_optional: maybe}
+        """)
+    assert any("$.reasoning.start_optional: 'maybe' is not of type 'boolean'" in e
+               for e in errors(path)), errors(path)

@@ -6,6 +6,10 @@ import pytest
 
 import parsergen
 from parsergen.runtime import accumulate
+from parsergen.runtime.events import REASONING as REASONING_STATE
+from support.specs import build
+from support.tokenizers import TOKENIZERS, byte_token_ids
+from test_properties import TOKENIZER
 
 QWEN = parsergen.load("qwen3")
 
@@ -19,10 +23,13 @@ def qwen_ids(tokenizer, text: str) -> list[int]:
     [
         ("<|im_start|>assistant\n<think>\n", False, "REASONING"),  # the template opened it
         ("<|im_start|>assistant\n<think>\n\n</think>\n\n", True, "CONTENT"),  # closed it
-        ("<|im_start|>assistant\n", True, "REASONING"),  # no marker: the default
+        # No marker: the prompt is final, the model is in content (where a <think> it
+        # writes first opens reasoning), thinking or not.
+        ("<|im_start|>assistant\n", True, "CONTENT"),
         ("<|im_start|>assistant\n", False, "CONTENT"),
-        # A marker from an earlier turn is behind a boundary: the default again.
-        ("<think>x</think><|im_end|>\n<|im_start|>assistant\n", True, "REASONING"),
+        # A marker from an earlier turn is behind a boundary: no marker either.
+        ("<think>x</think><|im_end|>\n<|im_start|>assistant\n", True, "CONTENT"),
+        ("<think>x<|im_end|>\n<|im_start|>assistant\n", True, "CONTENT"),
     ],
 )
 def test_initial_state_from_the_prompt(get_tokenizer, prompt_tail, thinking, expected) -> None:
@@ -162,3 +169,97 @@ def test_markers_of_several_tokens_work_from_ids(get_tokenizer) -> None:
         by_text = k3.StreamingParser(thinking=thinking)
         by_text.initialize(prompt_text=prompt)
         assert by_ids.state == by_text.state == state
+
+
+# Formats with reasoning markers the tokenizer does not have as one token: the parser
+# reads them as text, so typed as prose inside reasoning they still act as markers.
+# Telling them from prose would take matching a marker's token sequence by id.
+TEXT_MARKERS = {
+    "deepseek_v32": "DSML call markers are text (several tokens in the test vocabulary)",
+    "deepseek_v4": "DSML call markers are text (several tokens in the test vocabulary)",
+    "deepseek_v41": "DSML call markers are text (several tokens in the test vocabulary)",
+    "inkling": "its markers are special tokens that the spec reads as text on purpose",
+    "kimi_k3": "channel markers are several tokens (<|open|>, a word, <|sep|>)",
+    "minimax_m3": "markers are added tokens that are not special; generated text may split them",
+    "plamo3": "markers are several tokens whose pieces stay text",
+}
+
+
+def _prose_ids(tokenizer, text: str, marker_ids: set[int]) -> list[int]:
+    """Ids of ``text`` typed as prose: no marker token among them."""
+    ids = tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    if any(i in marker_ids for i in ids) or tokenizer.decode(ids) != text:
+        ids = byte_token_ids(tokenizer, text)
+    assert not marker_ids & set(ids) and tokenizer.decode(ids) == text
+    return ids
+
+
+@pytest.mark.parametrize("fmt", sorted(f for f in parsergen.formats()
+                                       if parsergen.load(f).StreamingParser.REASONING_RULES))
+def test_a_marker_quoted_in_reasoning_with_token_ids_stays_reasoning(fmt: str) -> None:
+    module = parsergen.load(fmt)
+    rules = module.StreamingParser.REASONING_RULES
+    tokenizer = TOKENIZERS[TOKENIZER[fmt]]()
+    as_text = set()
+    for thinking in (True, False):
+        lexicon = module.StreamingParser.LEXICONS[thinking]
+        info = lexicon.info(tokenizer)
+        names = lexicon.live.get(REASONING_STATE, frozenset()) | rules.start | rules.end
+        for name in sorted(names):
+            for marker in lexicon.texts([name]):
+                if name not in info.resolved:
+                    as_text.add(name)
+                    continue
+                text = f"a {marker} b"
+                ids = [*tokenizer.encode("a ", add_special_tokens=False),
+                       *_prose_ids(tokenizer, marker, set(info.id_to_name)),
+                       *tokenizer.encode(" b", add_special_tokens=False)]
+                message = module.parse(text, tokenizer=tokenizer, token_ids=ids,
+                                       thinking=thinking, start="reasoning")
+                assert (message.reasoning, message.content) == (text, None), (thinking, marker)
+    assert bool(as_text) == (fmt in TEXT_MARKERS), sorted(as_text)
+
+
+@pytest.mark.parametrize("text, reasoning, content", [
+    ("<|channel>thought\n<channel|>Answer.", None, "Answer."),  # an empty thought channel
+    ("<|channel>thought<channel|>Answer.", None, "Answer."),
+    ("<|channel>thought\n", None, None),                        # cut right after its header
+    ("<|channel>thought\nPlan.<channel|>Answer.", "Plan.", "Answer."),
+    ("<|channel>thoughtful\n<channel|>A", "thoughtful", "A"),   # not the header line
+])
+@pytest.mark.parametrize("step", [1, 3, 100])
+@pytest.mark.parametrize("thinking", [True, False])
+def test_gemma4_empty_thought_channel_is_no_reasoning(text, reasoning, content, step,
+                                                     thinking) -> None:
+    module = parsergen.load("gemma4")
+    parser = module.ChatParser(thinking=thinking)
+    deltas = [parser.feed(text[i : i + step]) for i in range(0, len(text), step)]
+    message = accumulate([*deltas, parser.finish()])
+    assert (message.reasoning, message.content) == (reasoning, content)
+    whole = module.parse(text, thinking=thinking)
+    assert (whole.reasoning, whole.content) == (reasoning, content)
+    call = module.parse("<|channel>thought\n<channel|><|tool_call>call:f{a:1}<tool_call|>")
+    assert (call.reasoning, [c.name for c in call.tool_calls]) == (None, ["f"])
+
+
+def test_calls_are_text_keeps_call_markers_in_reasoning(tmp_path, get_tokenizer) -> None:
+    # Magistral never calls a tool inside its [THINK] block (a format says so with
+    # reasoning.calls_are_text, the opposite of ended_by_tool_calls).
+    module = build(tmp_path, """
+        extends: mistral
+        name: thinking_mistral
+        description: mistral whose models never call tools while reasoning
+        reasoning: {calls_are_text: true}
+        """)
+    assert "TOOL_CALLS" not in module.SPEC["transitions"]["REASONING"]
+    assert module.StreamingParser.REASONING_RULES.implicit_end == frozenset()
+    text = '[THINK]I could write [TOOL_CALLS]get_time[ARGS]{}.[/THINK][TOOL_CALLS]f[ARGS]{"a": 1}'
+    tokenizer = get_tokenizer("mistral")
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    for kwargs in ({}, {"tokenizer": tokenizer, "token_ids": ids}):
+        message = module.parse(text, **kwargs)
+        assert message.reasoning == "I could write [TOOL_CALLS]get_time[ARGS]{}."
+        assert [(c.name, c.arguments) for c in message.tool_calls] == [("f", '{"a": 1}')]
+    # The format it extends ends reasoning at the call, as vLLM does.
+    message = parsergen.load("mistral").parse(text)
+    assert message.reasoning == "I could write"

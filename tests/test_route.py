@@ -119,7 +119,7 @@ def test_a_route_names_its_module_and_entry() -> None:
 
 
 # A Qwen3-Coder / Instruct-2507 answer after a prompt ending in <|im_start|>assistant\n:
-# no reasoning marker anywhere, so only the variant's default can say it is content.
+# no reasoning marker anywhere: the prompt, when given, or the variant's default says content.
 PROMPT = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
 ANSWER = "Hello! How can I help?"
 
@@ -132,8 +132,10 @@ def test_a_model_that_never_thinks_answers_in_content(model: str) -> None:
     assert found is not None and found.defaults["thinking"] is False
     message = found.parse(ANSWER, prompt_text=PROMPT)
     assert (message.reasoning, message.content) == (None, ANSWER)
-    # The format alone (thinking on by default) calls the whole answer reasoning.
-    assert found.module.parse(ANSWER, prompt_text=PROMPT).content is None
+    # Without a prompt the format alone (thinking on by default) calls it all reasoning;
+    # with the prompt, which holds no reasoning marker, the prompt decides: content.
+    assert found.module.parse(ANSWER).content is None
+    assert found.module.parse(ANSWER, prompt_text=PROMPT).content == ANSWER
     # An explicit argument wins; None is no argument.
     assert found.parse(ANSWER, thinking=True).reasoning == ANSWER
     assert found.parse(ANSWER, thinking=None).content == ANSWER

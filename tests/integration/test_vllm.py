@@ -24,7 +24,7 @@ pytest.importorskip("vllm")
 
 import parsergen  # noqa: E402
 from parsergen.integrations import vllm as plugin  # noqa: E402
-from parsergen.runtime import ParsedMessage, ToolCall, accumulate  # noqa: E402
+from parsergen.runtime import STATE_NAMES, ParsedMessage, ToolCall, accumulate  # noqa: E402
 from support import messages as message_goldens  # noqa: E402
 from support import tokenizers as toks  # noqa: E402
 from support.goldens import Golden, load  # noqa: E402
@@ -44,7 +44,19 @@ TIER1 = ["qwen3", "seed_oss", "step3p5", "nemotron_v3", "kimi_k2", "kimi_k3", "d
 # None: vLLM has none for it (its "granite" is Granite 3.2's prose reasoning).
 VLLM_REASONING = {"glm47_moe": "glm47", "granite_thinking": "granite_thinking_parser",
                   "granite": None}
-PROMPT = "Hi"  # no reasoning marker: where the completion starts is the format's default
+PROMPT = "Hi"  # the user's message (the fake renderer gives the ids of _prompt)
+
+
+def _prompt(fmt: str, thinking: bool) -> str:
+    """A prompt that leaves the model where the goldens start (they pass none): after
+    the start marker when the format starts in reasoning, else after no marker (a
+    prompt is final: with neither marker the completion starts in content)."""
+    parser = parsergen.load(fmt).StreamingParser
+    rules, lexicon = parser.REASONING_RULES, parser.LEXICONS[thinking]
+    if rules is None or STATE_NAMES[parser.INITIAL_STATES[thinking]] != "REASONING":
+        return PROMPT
+    starts = lexicon.texts(rules.start)
+    return PROMPT + starts[0] if starts else PROMPT
 
 
 # -- a fake engine behind vLLM's real serving code ---------------------------------
@@ -199,7 +211,7 @@ def _setup(fmt: str, g: Golden) -> tuple[Any, list[int], dict | None]:
     if toggles and kwargs is None and g.thinking != module.StreamingParser().thinking:
         pytest.skip(f"{fmt} has no thinking switch a request could set to {g.thinking}")
     tokenizer = toks.TOKENIZERS[g.tokenizer]()
-    return tokenizer, tokenizer.encode(PROMPT, add_special_tokens=False), kwargs
+    return tokenizer, tokenizer.encode(_prompt(fmt, g.thinking), add_special_tokens=False), kwargs
 
 
 def _expected_stream(fmt: str, g: Golden, tokenizer: Any, prompt: list[int],
@@ -373,7 +385,8 @@ def test_required_and_named_tool_choice_parse_the_formats_own_calls(tool_choice,
 def test_thinking_switch_of_chat_template_kwargs() -> None:
     # The same text with thinking off: no reasoning phase, </think> is a stray marker.
     g = _qwen3_case("reasoning_content_call", "whole")
-    tokenizer, prompt, _ = _setup("qwen3", g)
+    tokenizer, _, _ = _setup("qwen3", g)
+    prompt = tokenizer.encode(_prompt("qwen3", False), add_special_tokens=False)
     tools = _tools("qwen3")
     got = serve("parsergen_qwen3", tokenizer, g.deltas, prompt, stream=False, tools=tools,
                 kwargs={"enable_thinking": False})
