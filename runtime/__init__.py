@@ -35,7 +35,15 @@ from .bodies import (
     TextBody,
     ToolBody,
 )
-from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
+from .messages import (
+    CutCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ParsedMessage,
+    ToolCall,
+    accumulate,
+    without_cut_calls,
+)
 from .render import Renderer
 from .lexicon import Lexicon
 from .prompt import Reasoning
@@ -77,6 +85,7 @@ __all__ = [
     "RUNTIME_VERSION",
     "STATE_NAMES",
     "ChatParserBase",
+    "CutCall",
     "DeltaMessage",
     "DeltaToolCall",
     "EventType",
@@ -97,4 +106,5 @@ __all__ = [
     "build_structural_tag",
     "merge_chunks",
     "require_runtime",
+    "without_cut_calls",
 ]
