@@ -340,8 +340,10 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         self._warn(chat)
         calls = [ToolCall(id=tc.id, function=FunctionCall(name=tc.name, arguments=tc.arguments))
                  for tc in message.tool_calls]
-        return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls,
-                                            content=message.content)
+        # A call the completion cut off is no call and not content either; vLLM keeps the
+        # text it passed in as content unless a call was made, so one was (none returned).
+        return ExtractedToolCallInformation(tools_called=bool(calls or message.cut_calls),
+                                            tool_calls=calls, content=message.content)
 
     def extract_tool_calls_streaming(self, previous_text: str, current_text: str,
                                      delta_text: str, previous_token_ids: Sequence[int],
