@@ -35,7 +35,15 @@ from .bodies import (
     TextBody,
     ToolBody,
 )
-from .messages import DeltaMessage, DeltaToolCall, ParsedMessage, ToolCall, accumulate
+from .messages import (
+    CutCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ParsedMessage,
+    ToolCall,
+    accumulate,
+    without_cut_calls,
+)
 from .render import Renderer
 from .lexicon import Lexicon
 from .prompt import Reasoning
@@ -78,6 +86,7 @@ __all__ = [
     "RUNTIME_VERSION",
     "STATE_NAMES",
     "ChatParserBase",
+    "CutCall",
     "DeltaMessage",
     "DeltaToolCall",
     "EventType",
@@ -98,4 +107,5 @@ __all__ = [
     "build_structural_tag",
     "merge_chunks",
     "require_runtime",
+    "without_cut_calls",
 ]

@@ -5,7 +5,9 @@ events over the text the parser consumed.  The result partitions the input into 
 text an event carries (content, reasoning, a tool name, arguments), a marker the
 spec names, a special token the tokenizer names and the format does not, and
 framing: text of a state whose spec gives it no event (the whitespace between a
-tool section's markers, a message header, an array's brackets and commas).
+tool section's markers, a message header, an array's brackets and commas).  Given the
+message's ``cut_calls``, the text of the calls the completion cut off is one more
+destination, "cut call": it must be the end of the input.
 """
 
 from __future__ import annotations
@@ -45,8 +47,10 @@ class Accounting:
         return out
 
 
-def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Accounting:
-    """Feed ``deltas`` to a fresh StreamingParser and account for every byte."""
+def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]],
+            cut_calls: Sequence[str] = ()) -> Accounting:
+    """Feed ``deltas`` to a fresh StreamingParser and account for every byte;
+    ``cut_calls`` (``ParsedMessage.cut_calls``) is the text of the calls it cut off."""
     parser.raw = True
     items: list[Any] = []
     for text, ids in deltas:
@@ -81,6 +85,13 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Account
         for i in span:
             covered[i] = _CATEGORY[item.type]
         cursor = span[-1] + 1
+    cut = "".join(cut_calls)
+    cut_at = len(consumed) - len(cut)
+    if not consumed.endswith(cut):
+        result.problems.append(f"cut call {cut!r} is not the end of the input")
+        cut_at = len(consumed)
+    for i in range(cut_at, len(consumed)):
+        covered[i] = "cut call"
     i = 0
     while i < len(consumed):
         state, marker = owners[i]

@@ -19,9 +19,10 @@ from typing import Any, ClassVar
 
 from .arguments import ArgumentSyntax, syntax
 from .arguments.scanning import ENTITY_DECODERS
-from .calls import CallIds, ToolCalls
+from .calls import STREAM_CALLS, CallIds, ToolCalls
 from .events import REASONING, TOOL_ARGS, EventType, RawText
 from .messages import (
+    CutCall,
     DeltaMessage,
     DeltaToolCall,
     ParsedMessage,
@@ -122,7 +123,14 @@ class ChatParser:
 
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
-                 ids: str = "random") -> None:
+                 ids: str = "random", stream_calls: str = "incremental") -> None:
+        """``stream_calls``: "incremental" streams a call's arguments as they come (as
+        OpenAI does: a call the completion cuts off may have been partly sent, and
+        ``finish()`` reports it in ``cut_calls`` and ``warnings``); "complete" sends each
+        call in one delta once it is complete, so a cut call is never sent."""
+        if stream_calls not in STREAM_CALLS:
+            raise ValueError(f"stream_calls must be one of {', '.join(map(repr, STREAM_CALLS))}, "
+                             f"not {stream_calls!r}")
         self.events = self.StreamingParser(tokenizer, thinking=thinking, raw=True)
         self.warnings: list[str] = []
         self.tools = read_tools(tools, self.warnings) if tools else None
@@ -149,15 +157,15 @@ class ChatParser:
             name_entities=ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""),
             stream_args=flags["stream_arg_deltas"],
             ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
-            warnings=self.warnings)
+            warnings=self.warnings, whole_calls=stream_calls == "complete")
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
         self._reasoning_over = False
         self._consumed = 0  # characters of model text consumed so far
         self._reasoned = 0  # ... up to the end of the last piece read in reasoning
         self._content_at: int | None = None  # see content_offset
-        # Calls the completion cut off before their end (max_tokens): (index, text).
-        # Their arguments are never completed; parse() returns their text as content.
-        self.cut_calls: list[tuple[int, str]] = self._calls.cut_calls
+        # Calls the completion cut off before their end (max_tokens), known at finish():
+        # never completed, never content; parse() returns their text in its cut_calls.
+        self.cut_calls: list[CutCall] = self._calls.cut_calls
         self._done = False
 
     # -- public ---------------------------------------------------------------
@@ -169,13 +177,15 @@ class ChatParser:
               prompt_token_ids: Sequence[int] = (), prompt_text: str | None = None,
               start: str | None = None, ids: str = "random") -> ParsedMessage:
         """A whole completion as one message: the streaming assembly over one delta."""
-        parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids)
+        parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids,
+                     stream_calls="complete")
         parser.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
         return parser.complete(text, token_ids or ())
 
     def complete(self, text: str, token_ids: Sequence[int] = ()) -> ParsedMessage:
         """The rest of the completion, all at once: the whole message (a fresh parser
-        gives ``parse()``'s result, its ``warnings`` left to read)."""
+        gives ``parse()``'s result, its ``warnings`` left to read); calls the completion
+        cut off are in its ``cut_calls``, never in ``tool_calls``."""
         return without_cut_calls(accumulate([self.feed(text, token_ids), self.finish()]),
                                  self.cut_calls)
 
@@ -279,8 +289,12 @@ class ChatParser:
             if not self._reasoning_over and kind in _ENDS_REASONING:
                 self._over(kind, raw)
             if kind is _TEXT:
+                if calls.open is None:
+                    calls.not_markup()
                 self._content(item.value, content)
             elif kind is _REASONING:
+                if calls.open is None:
+                    calls.not_markup()
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:
                 self._end_reasoning(reasoning, closed=bool(item.value))

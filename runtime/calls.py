@@ -4,8 +4,9 @@
 call's name and judges it (sent once complete, or turned into content), feeds the
 arguments to the syntax's reader, ends or cuts calls, and gives them ids.  Model text
 the driver consumed (``RawText``) is placed here too: it belongs to the open call, whose
-text is content again if the call turns out no call.  Content itself, and its
-whitespace rules, stay with the assembly (``ContentText``).
+text is content again if the call turns out no call, or is markup read between calls (a
+tool section's opener, a message header) that a cut call's text starts with.  Content
+itself, and its whitespace rules, stay with the assembly (``ContentText``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from .arguments import ArgumentSyntax, ArgumentsWriter
-from .events import TOOL_ARGS, TOOL_STATES, RawText
-from .messages import DeltaToolCall
+from .events import MESSAGE_HEADER, TOOL_ARGS, TOOL_STATES, RawText
+from .messages import CutCall, DeltaToolCall
 from .schema_types import ToolTyping
 from .driver import StreamingParserBase
 
@@ -27,13 +28,16 @@ if TYPE_CHECKING:
     from .assembly import ContentText
 
 _ALNUM = string.ascii_letters + string.digits
+# States whose text may be the markup that leads into a call.
+_MARKUP_STATES = TOOL_STATES | {MESSAGE_HEADER}
+STREAM_CALLS = ("incremental", "complete")
 
 
 class Call:
     """One tool call being assembled."""
 
     __slots__ = ("index", "name_parts", "name", "id", "sent", "invalid", "raw", "reader",
-                 "writer", "ended", "text", "ws_before", "written")
+                 "writer", "ended", "text", "ws_before", "written", "held")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -49,6 +53,8 @@ class Call:
         self.text: list[str] = []  # everything the model wrote for it, markers included
         self.ws_before = ""  # content whitespace the call made drop
         self.written = False  # the model wrote more than markers and whitespace for it
+        # stream_calls="complete": the call's delta, sent once the call is complete.
+        self.held: DeltaToolCall | None = None
 
 
 class CallIds:
@@ -78,7 +84,7 @@ class ToolCalls:
                  syntax: ArgumentSyntax, tools: Any, valid_names: Collection[str] | None,
                  name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
-                 no_tools: bool, warnings: list[str]) -> None:
+                 no_tools: bool, warnings: list[str], whole_calls: bool = False) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
@@ -93,13 +99,22 @@ class ToolCalls:
         # tool_choice "none": no call is started; text read in tool states is content.
         self.no_tools = no_tools
         self.warnings = warnings
+        # stream_calls="complete": each call goes out in one delta once it is complete.
+        self.whole_calls = whole_calls
         self.calls: dict[int, Call] = {}
         self.open: Call | None = None
         # The last piece of model text consumed, until the state after it is known.
         self.pending: RawText | None = None
-        # Calls the completion cut off before their end (max_tokens): (index, text).
-        # Their arguments are never completed; parse() returns their text as content.
-        self.cut_calls: list[tuple[int, str]] = []
+        # Markup read since the last call ended, while no call is open (a tool section's
+        # opener, a message header): the start of the next call's text.
+        self.between: list[str] = []
+        self.plain: RawText | None = None  # a piece that carried text or reasoning
+        # The piece that just ended a call, until the next piece: it may start the next
+        # call too (one marker between two calls, as Mistral's [TOOL_CALLS]).
+        self.closing: RawText | None = None
+        # Calls the completion cut off before their end (max_tokens).  Never completed and
+        # never content: parse() returns their text in ParsedMessage.cut_calls.
+        self.cut_calls: list[CutCall] = []
 
     def settle(self, next_state: int, content: list[str]) -> None:
         """Place the last consumed piece, now that the state after it is known.
@@ -108,6 +123,7 @@ class ToolCalls:
         Under tool_choice "none", a piece read in, or leading into, a tool state is
         content.
         """
+        self.closing = None
         raw = self.pending
         if raw is None:
             return
@@ -118,6 +134,11 @@ class ToolCalls:
             return
         call = self.open
         if call is None:
+            # Markup leading into a call or a header; the way out of them drops it.
+            if next_state in _MARKUP_STATES and raw is not self.plain:
+                self.between.append(raw.text)
+            elif self.between:
+                self.between = []
             return
         call.text.append(raw.text)
         if raw.marker is None and not raw.text.isspace():
@@ -131,6 +152,9 @@ class ToolCalls:
         """A call begins; ``ws_before`` is content whitespace it made drop."""
         call = Call(index)
         call.ws_before = ws_before  # content again if the call turns out no call
+        call.text, self.between = self.between, []
+        if self.closing is not None:  # the marker that ended the previous call opens this one
+            call.text.append(self.closing.text)
         if self.pending is not None:
             call.raw.append(self.pending.text)
             call.text.append(self.pending.text)
@@ -188,6 +212,11 @@ class ToolCalls:
         if self.open is not None and not self.no_tools:
             self._end(self.open, deltas, content, True)
 
+    def not_markup(self) -> None:
+        """Text or reasoning came while no call is open: what was read is no call's."""
+        self.between = []
+        self.plain = self.pending
+
     def _judge(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
         """The name is complete: send it, or turn the call into content."""
         header = "".join(call.name_parts)
@@ -215,7 +244,11 @@ class ToolCalls:
         call.sent = True
         call.raw = None
         call.name_parts = []
-        deltas[call.index] = DeltaToolCall(call.index, id=call.id, type="function", name=name)
+        delta = DeltaToolCall(call.index, id=call.id, type="function", name=name)
+        if self.whole_calls:
+            call.held = delta
+        else:
+            deltas[call.index] = delta
         if call.reader is not None:  # a call-naming reader already reads the arguments
             return
         call.reader = reader = self.syntax.reader(self._new_writer, name)
@@ -237,12 +270,16 @@ class ToolCalls:
             call.name_parts = [call.reader.name or "" if call.reader.args_seen else ""]
         if not call.sent and not call.invalid:
             self._judge(call, deltas, content)
-        if self.pending is not None and call is self.open:
+        closing = self.pending
+        if closing is not None and call is self.open:
             self.settle(self.events.state_id, content)  # the call's closing text
+            self.closing = closing
         self._close(call)
         if call.invalid:
             return
         self._emit_args(call, tail or call.reader.finish(), deltas)
+        if call.held is not None:  # stream_calls="complete": the whole call goes out now
+            deltas[call.index], call.held = call.held, None
         writer = call.writer or call.reader.writer
         self.warnings.extend(f"tool call {call.index}: {w}" for w in writer.warnings)
 
@@ -265,27 +302,28 @@ class ToolCalls:
     def _cut_off(self, call: Call, content: list[str]) -> None:
         """A call cut by the end of the completion: nothing is completed or invented.
 
-        Unsent, its text is content; sent, its deltas stand as they are, and it is
-        reported (``cut_calls``, ``warnings``) so that parse() can return its text."""
+        Its deltas, if sent, stand as they are (stream_calls="incremental"); it is
+        reported (``cut_calls``, ``warnings``) and its text is never content."""
         if self.pending is not None and call is self.open:
             self.settle(self.events.state_id, content)
         self._close(call)
         text = "".join(call.text)
+        sent = call.sent and not self.whole_calls
+        self.cut_calls.append(CutCall(call.index, text, sent))
         if not call.sent and not call.written:
             # Only the call's markers: the completion stopped right after them. A marker
             # is no text for the user, and there is no call.
             self.warnings.append(f"tool call {call.index} ended right after its marker "
-                                 f"{text.strip()!r}: no call, and no content")
-            self.content.add(call.ws_before, content)
+                                 f"{text.strip()!r}: no call, no content; its text is in "
+                                 "cut_calls")
             return
         if not call.sent:
             self.warnings.append(f"tool call {call.index} was cut off before its name was "
-                                 "complete; its text is content")
-            self.content.add(call.ws_before + text, content)
+                                 "complete; its text is in cut_calls")
             return
-        self.cut_calls.append((call.index, call.ws_before + text))
         self.warnings.append(f"tool call {call.index} ({call.name}) was cut off before its end: "
-                             "its arguments are incomplete and not completed")
+                             "its arguments are incomplete and not completed; its text is in "
+                             "cut_calls")
 
     def _emit_args(self, call: Call, text: str, deltas: dict[int, DeltaToolCall]) -> None:
         if not self.stream_args and not call.ended:
@@ -295,11 +333,11 @@ class ToolCalls:
             text = "".join(call.name_parts) + text
         if not text:
             return
-        delta = deltas.get(call.index)
+        delta = call.held if self.whole_calls else deltas.get(call.index)
         if delta is None:
             deltas[call.index] = DeltaToolCall(call.index, arguments=text)
         else:
             delta.arguments = (delta.arguments or "") + text
 
 
-__all__ = ["Call", "CallIds", "ToolCalls"]
+__all__ = ["STREAM_CALLS", "Call", "CallIds", "ToolCalls"]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 
 @dataclass
@@ -70,11 +71,13 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class ParsedMessage:
-    """A complete assistant message."""
+    """A complete assistant message; ``cut_calls`` holds the text of calls the completion
+    cut off (markup included), which are neither calls nor content."""
 
     reasoning: str | None = None
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    cut_calls: tuple[str, ...] = ()
 
     def to_openai(self, reasoning_key: str = "reasoning_content") -> dict[str, Any]:
         """The ``choices[0].message`` of a ``chat.completion`` (unset keys omitted);
@@ -115,13 +118,22 @@ def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
     )
 
 
-def without_cut_calls(message: ParsedMessage, cut: list[tuple[int, str]]) -> ParsedMessage:
-    """``message`` without the calls the completion cut off; their text ends the content.
+class CutCall(NamedTuple):
+    """A call the completion cut off (max_tokens): never completed, never content."""
 
-    Cut calls are the last ones a stream sent (the completion ended inside them), so
-    they are the last of ``tool_calls``."""
+    index: int
+    text: str  # all the model wrote for it since the previous call, wrapper markers included
+    sent: bool  # the stream sent its name (stream_calls="incremental")
+
+
+def without_cut_calls(message: ParsedMessage, cut: Sequence[CutCall]) -> ParsedMessage:
+    """``message`` with the calls the completion cut off moved to ``cut_calls``.
+
+    Those the stream sent are the last of ``tool_calls`` (the completion ended inside
+    them); they are dropped.  Content is untouched: a cut call is never content."""
     if not cut:
         return message
-    calls = message.tool_calls[: len(message.tool_calls) - len(cut)]
-    content = (message.content or "") + "".join(text for _, text in cut)
-    return ParsedMessage(message.reasoning, content or None, tuple(calls))
+    sent = sum(1 for c in cut if c.sent)
+    calls = message.tool_calls[: len(message.tool_calls) - sent]
+    return replace(message, tool_calls=tuple(calls),
+                   cut_calls=message.cut_calls + tuple(c.text for c in cut))

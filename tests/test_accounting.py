@@ -49,12 +49,16 @@ def test_golden_completions_account_for_every_byte(fmt, tokenizer_name, case, ge
     specials = set(tokenizer.all_special_tokens)
     for tok, deltas, whole in ((tokenizer, per_token, [(case.text, case.ids)]),
                                (None, [(ch, []) for ch in case.text], [(case.text, [])])):
-        accounting = account(module.StreamingParser(tok, thinking=case.thinking), deltas)
+        # A call the completion cut off is neither a call nor content: its own destination.
+        cut = module.parse(case.text, tokenizer=tok, token_ids=whole[0][1] or None,
+                           thinking=case.thinking).cut_calls
+        accounting = account(module.StreamingParser(tok, thinking=case.thinking), deltas, cut)
         # The parser consumed exactly the completion, and every byte has a destination.
         assert accounting.text == case.text
         assert accounting.problems == []
+        assert accounting.by_category().get("cut call", "") == "".join(cut)
         # Streamed or in one delta, every byte goes to the same place.
-        at_once = account(module.StreamingParser(tok, thinking=case.thinking), whole)
+        at_once = account(module.StreamingParser(tok, thinking=case.thinking), whole, cut)
         assert accounting.segments == at_once.segments
         for category, text in accounting.segments:
             # A marker is the spec's own spelling of the terminal it is named as.
@@ -78,3 +82,15 @@ def test_categories_follow_the_spec() -> None:
     # TOOL_PREAMBLE and TOOL_BETWEEN have no content event: their newlines are framing.
     assert parts["framing TOOL_PREAMBLE"] == "\n"
     assert parts["framing TOOL_BETWEEN"] == "\n"
+
+
+def test_a_cut_call_is_its_own_destination() -> None:
+    hermes = parsergen.load("hermes")
+    text = 'Hi.<tool_call>\n{"name": "f", "arguments": {"a": "x'
+    cut = hermes.parse(text).cut_calls
+    assert cut == ('<tool_call>\n{"name": "f", "arguments": {"a": "x',)
+    parts = account(hermes.StreamingParser(), [(text, [])], cut).by_category()
+    assert parts == {"content": "Hi.", "cut call": cut[0]}
+    # A cut call's text is the end of the completion, or the accounting says so.
+    assert account(hermes.StreamingParser(), [(text, [])], ("nope",)).problems == [
+        "cut call 'nope' is not the end of the input"]

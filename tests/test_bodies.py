@@ -73,7 +73,7 @@ def test_every_body_parses_complete_cut_and_followed_calls(name: str) -> None:
         assert events.cut_off is not False, fmt  # True, or None: the arguments decide
         chat = module.ChatParser(ids="sequential")
         message = accumulate([chat.feed(ch) for ch in cut] + [chat.finish()])
-        assert [index for index, _ in chat.cut_calls] == [0], fmt
+        assert [c.index for c in chat.cut_calls] == [0], fmt
         assert any("was cut off" in w for w in chat.warnings), fmt
         streamed = message.tool_calls[0].arguments if message.tool_calls else ""
         assert full.startswith(streamed) and len(streamed) < len(full), (fmt, streamed)

@@ -45,19 +45,8 @@ SECTIONS = {fmt: event_goldens.load(ROOT / "goldens" / f"{fmt}.golden") for fmt 
 NEEDS_IDS = {(fmt, case.name) for fmt in OWN for case in CORPUS[fmt]
              if any(isinstance(part, Lit) for part in case.parts)}
 
-# Where parsergen's message is not the meant one (open: the real-world issue's "a cut call
-# never leaks", which keeps a cut call's whole text, wrapper markers included).
-_LOST_OPENER = ("a cut call's text loses the framing read before its TOOL_CALL_START ({}): "
-                "no call is open when it is read, so it is dropped")
-WRONG = {
-    ("deepseek_r1", "unfinished_call"): _LOST_OPENER.format("<｜tool▁calls▁begin｜>"),
-    ("deepseek_v3", "unfinished_call"): _LOST_OPENER.format("<｜tool▁calls▁begin｜>"),
-    ("deepseek_v31", "unfinished_call"): _LOST_OPENER.format("<｜tool▁calls▁begin｜>"),
-    ("kimi_k3", "unfinished_call"): _LOST_OPENER.format("<|open|>tools<|sep|>"),
-    ("openai", "unfinished_call"): _LOST_OPENER.format("the message header naming the function"),
-    ("pythonic", "unfinished_call"): _LOST_OPENER.format("the list's ["),
-    ("llama4_pythonic", "unfinished_call"): _LOST_OPENER.format("the list's ["),
-}
+# Where parsergen's message is not the meant one: (format, case) -> why (strict xfails).
+WRONG: dict[tuple[str, str], str] = {}
 
 
 def _param(fmt: str, case: str, value: Any, title: str) -> Any:
@@ -75,9 +64,10 @@ def _arguments(text: str) -> Any:
 
 
 def _message(message: ParsedMessage) -> dict[str, Any]:
-    """Reasoning, content and calls (name, parsed arguments) of a parsergen message."""
+    """Reasoning, content, calls (name, parsed arguments) and cut calls of a message."""
     return {"reasoning": message.reasoning, "content": message.content,
-            "calls": [[call.name, _arguments(call.arguments)] for call in message.tool_calls]}
+            "calls": [[call.name, _arguments(call.arguments)] for call in message.tool_calls],
+            "cut_calls": list(message.cut_calls)}
 
 
 def _whole(fmt: str, case: str) -> event_goldens.Golden:
@@ -145,14 +135,19 @@ def _sections():
 
 @pytest.mark.parametrize("fmt, golden", list(_sections()))
 def test_stream_gives_expected(fmt: str, golden: event_goldens.Golden, get_tokenizer) -> None:
-    """ChatParser's accumulated deltas, over every cadence and mode, give the meant message."""
+    """ChatParser's accumulated deltas, over every cadence and mode, give the meant message
+    (with the calls the completion cut off, which only stream_calls="incremental" sent)."""
     want = EXPECTED[fmt][golden.case]
     tokenizer = None if golden.mode == "notok" else get_tokenizer(golden.tokenizer)
-    parser = parsergen.load(fmt).ChatParser(tokenizer, tools=TOOLS, thinking=want.thinking)
-    deltas = [parser.feed(text, ids) for ids, text in golden.deltas] + [parser.finish()]
-    # A call the completion cut off was streamed; the message keeps its text as content.
-    streamed = without_cut_calls(accumulate(deltas), parser.cut_calls)
-    assert _message(streamed) == want.message(), want.why
+    for stream_calls in ("incremental", "complete"):
+        parser = parsergen.load(fmt).ChatParser(tokenizer, tools=TOOLS, thinking=want.thinking,
+                                                stream_calls=stream_calls)
+        deltas = [parser.feed(text, ids) for ids, text in golden.deltas] + [parser.finish()]
+        summed = accumulate(deltas)
+        if stream_calls == "complete":
+            assert len(summed.tool_calls) == len(want.calls), "a cut call was sent"
+        streamed = without_cut_calls(summed, parser.cut_calls)
+        assert _message(streamed) == want.message(), f"{stream_calls}: {want.why}"
 
 
 def _listed_differences() -> set[tuple[str, str, str]]:

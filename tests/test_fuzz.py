@@ -81,7 +81,7 @@ def _split(text: str, rng: random.Random) -> list[tuple[str, list[int]]]:
 
 def _message(parsed: Any) -> tuple:
     return (parsed.reasoning, parsed.content,
-            [(c.name, c.arguments) for c in parsed.tool_calls])
+            [(c.name, c.arguments) for c in parsed.tool_calls], parsed.cut_calls)
 
 
 def check(module: Any, pieces: list[tuple[str, bool]], tokenizer: Any, seed: int,
@@ -99,17 +99,24 @@ def check(module: Any, pieces: list[tuple[str, bool]], tokenizer: Any, seed: int
     events = {}
     for name, (tok, deltas) in runs.items():
         consumed = "".join(t for t, _ in deltas)
-        accounting = account(module.StreamingParser(tok, thinking=thinking), deltas)
+        whole = module.parse(consumed, tokenizer=tok, thinking=thinking, ids="sequential",
+                             token_ids=[i for _, ids in deltas for i in ids] or None)
+        accounting = account(module.StreamingParser(tok, thinking=thinking), deltas,
+                             whole.cut_calls)
         assert accounting.text == consumed, f"{name}: bytes lost or added"
         assert not accounting.problems, f"{name}: {accounting.problems}"
         events[name] = merge_chunks(_events(module, runs[name], thinking))
-        # Streamed deltas add up to parse() of the same text.
-        chat = module.ChatParser(tok, thinking=thinking, ids="sequential")
-        streamed = without_cut_calls(
-            accumulate([chat.feed(t, i) for t, i in deltas] + [chat.finish()]), chat.cut_calls)
-        whole = module.parse(consumed, tokenizer=tok, thinking=thinking, ids="sequential",
-                             token_ids=[i for _, ids in deltas for i in ids] or None)
-        assert _message(streamed) == _message(whole), f"{name}: stream differs from parse()"
+        # Streamed deltas add up to parse() of the same text (sent whole, a cut call is
+        # never sent; sent as it comes, it is dropped from what was sent).
+        for stream_calls in ("incremental", "complete"):
+            chat = module.ChatParser(tok, thinking=thinking, ids="sequential",
+                                     stream_calls=stream_calls)
+            summed = accumulate([chat.feed(t, i) for t, i in deltas] + [chat.finish()])
+            if stream_calls == "complete":
+                assert summed.tool_calls == whole.tool_calls, f"{name}: a cut call was sent"
+            streamed = without_cut_calls(summed, chat.cut_calls)
+            assert _message(streamed) == _message(whole), (
+                f"{name}, {stream_calls}: stream differs from parse()")
         for call in whole.tool_calls:
             assert isinstance(json.loads(call.arguments), dict)
     # The split never matters: runs over the same text with the same ids (or none) agree.

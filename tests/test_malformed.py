@@ -38,8 +38,8 @@ def _call_start(module: Any, text: str) -> int | None:
 
 
 def _stream(module: Any, deltas: list[tuple[str, list[int]]], tokenizer: Any = None,
-            tools: Any = TOOLS) -> tuple[Any, Any]:
-    chat = module.ChatParser(tokenizer, tools=tools, ids="sequential")
+            tools: Any = TOOLS, stream_calls: str = "incremental") -> tuple[Any, Any]:
+    chat = module.ChatParser(tokenizer, tools=tools, ids="sequential", stream_calls=stream_calls)
     message = accumulate([chat.feed(t, i) for t, i in deltas] + [chat.finish()])
     return message, chat
 
@@ -58,29 +58,39 @@ def test_a_call_cut_by_max_tokens_is_never_completed(fmt: str) -> None:
         head = text[:cut]
         whole = module.parse(head, tools=TOOLS, ids="sequential")
         streamed, chat = _stream(module, [(ch, []) for ch in head])
-        # parse(): no call with invented arguments; what the model wrote is content:
-        # the content before the call, then the call's text from the marker that opened it.
+        # parse(): no call with invented arguments, none of its text in content: the
+        # call's whole text, from the markup that leads into it, is its cut call.
         assert whole.tool_calls == ()
         before = "" if module.RENDERER.calls_first else "Sure."
         opened = _call_start(module, head)
         if opened is not None:
-            assert whole.content.rstrip() == (before + head[opened:]).rstrip()
+            (cut_text,) = whole.cut_calls
+            assert head.endswith(cut_text) and cut_text.endswith(head[opened:])
+            assert (whole.content or "").strip() == before
         elif module.StreamingParser.CUT_HEADER is not None and "<|end|>" in head:
             # Cut in the message header that would open the call (Harmony): framing.
+            assert whole.cut_calls == ()
             assert whole.content == before
         else:  # cut before the call opened: the pending text after the content is kept
+            assert whole.cut_calls == ()
             assert whole.content.startswith(before) and len(whole.content) > len(before)
             assert head.endswith(whole.content[len(before):])
         # The stream sent what it had and reports the cut; nothing completes it.
         for call in streamed.tool_calls:
             with pytest.raises(ValueError):
                 json.loads(call.arguments)
-        assert bool(chat.cut_calls) == bool(streamed.tool_calls)
+        assert len(chat.cut_calls) == len(whole.cut_calls)
+        assert sum(c.sent for c in chat.cut_calls) == len(streamed.tool_calls)
         if chat.cut_calls:
             assert any("cut off" in w for w in chat.warnings)
         assert without_cut_calls(streamed, chat.cut_calls) == whole
-        accounting = account(module.StreamingParser(), [(head, [])])
+        # Sent whole once complete, a cut call is never sent: the deltas are parse()'s.
+        streamed, chat = _stream(module, [(ch, []) for ch in head], stream_calls="complete")
+        assert streamed.tool_calls == ()
+        assert without_cut_calls(streamed, chat.cut_calls) == whole
+        accounting = account(module.StreamingParser(), [(head, [])], whole.cut_calls)
         assert accounting.text == head and not accounting.problems
+        assert accounting.by_category().get("cut call", "") == "".join(whole.cut_calls)
 
 
 @pytest.mark.parametrize("fmt", WITH_TOOLS)

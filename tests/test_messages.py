@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -117,15 +118,19 @@ def test_stream_equals_parse(fmt: str, golden, get_tokenizer) -> None:
     tools = load(GOLDENS / f"{fmt}.messages").tools
     module = parsergen.load(fmt)
     tokenizer = None if golden.mode == "notok" else get_tokenizer(golden.tokenizer)
-    parser = module.ChatParser(tokenizer, tools=tools, thinking=golden.thinking,
-                               ids="sequential")
-    deltas = [parser.feed(text, ids) for ids, text in golden.deltas] + [parser.finish()]
-    # Calls the completion cut off stay in the stream; parse() returns their text.
-    streamed = without_cut_calls(accumulate(deltas), parser.cut_calls)
     all_ids = [t for ids, _ in golden.deltas for t in ids] if golden.mode == "ids" else None
     whole = module.parse("".join(t for _, t in golden.deltas), tools=tools, tokenizer=tokenizer,
                          token_ids=all_ids, thinking=golden.thinking, ids="sequential")
-    assert streamed == whole
+    for stream_calls in ("incremental", "complete"):
+        parser = module.ChatParser(tokenizer, tools=tools, thinking=golden.thinking,
+                                   ids="sequential", stream_calls=stream_calls)
+        deltas = [parser.feed(text, ids) for ids, text in golden.deltas] + [parser.finish()]
+        summed = accumulate(deltas)
+        if stream_calls == "complete":  # a cut call is never sent: the deltas are parse()
+            assert summed == dataclasses.replace(whole, cut_calls=())
+        # Calls the completion cut off: sent in part or not at all; parse() has their text.
+        streamed = without_cut_calls(summed, parser.cut_calls)
+        assert streamed == whole, stream_calls
     for call in streamed.tool_calls:
         assert isinstance(json.loads(call.arguments), dict)
 

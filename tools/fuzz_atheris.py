@@ -44,14 +44,16 @@ def test_one_input(data: bytes) -> None:
     step = data[1] % 7 + 1
     text = _marker_soup(module, data[2:])
     deltas = [(text[i : i + step], []) for i in range(0, len(text), step)]
-    accounting = account(module.StreamingParser(), deltas)
+    whole = module.parse(text, ids="sequential")
+    accounting = account(module.StreamingParser(), deltas, whole.cut_calls)
     if accounting.text != text or accounting.problems:
         raise AssertionError(f"{module.FORMAT}: {accounting.problems or 'bytes lost or added'}")
-    chat = module.ChatParser(ids="sequential")
-    streamed = without_cut_calls(
-        accumulate([chat.feed(t) for t, _ in deltas] + [chat.finish()]), chat.cut_calls)
-    if streamed != module.parse(text, ids="sequential"):
-        raise AssertionError(f"{module.FORMAT}: stream differs from parse()")
+    for stream_calls in ("incremental", "complete"):
+        chat = module.ChatParser(ids="sequential", stream_calls=stream_calls)
+        streamed = without_cut_calls(
+            accumulate([chat.feed(t) for t, _ in deltas] + [chat.finish()]), chat.cut_calls)
+        if streamed != whole:
+            raise AssertionError(f"{module.FORMAT} ({stream_calls}): stream differs from parse()")
 
 
 def main() -> None:

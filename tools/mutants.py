@@ -59,7 +59,7 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_arguments.py", "tests/test_goldens.py", "tests/test_messages.py",
         "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
         "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
-        "tests/test_bodies.py", "tests/test_syntaxes.py"]
+        "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -295,9 +295,17 @@ MUTANTS: list[Mutant] = [
       "        if False:",
       "a call cut by max_tokens is completed"),
     M("assembly-cut-not-reported", "runtime/calls.py",
-      "        self.cut_calls.append((call.index, call.ws_before + text))\n",
+      "        self.cut_calls.append(CutCall(call.index, text, sent))\n",
       "",
       "a cut call is not reported in cut_calls (parse() loses its text)"),
+    M("assembly-cut-wrapper-lost", "runtime/calls.py",
+      "        call.text, self.between = self.between, []",
+      "        self.between = []",
+      "a cut call's text loses the markup read before its start (a tool section's opener)"),
+    M("assembly-complete-calls-streamed", "runtime/assembly.py",
+      "warnings=self.warnings, whole_calls=stream_calls == \"complete\")",
+      "warnings=self.warnings, whole_calls=False)",
+      "stream_calls=\"complete\" streams calls as they come (a cut call is sent)"),
     M("assembly-unknown-tool-kept", "runtime/calls.py",
       "        if not name or (self.valid_names is not None and name not in self.valid_names):",
       "        if not name:",

@@ -93,6 +93,10 @@ class ParsergenDetector(BaseFormatDetector):
     """A format's content and tool calls for SGLang (subclasses set ``MODULE``)."""
 
     MODULE: ClassVar[ModuleType]
+    # ChatParser's stream_calls: "incremental" streams arguments as they come; a
+    # subclass may say "complete" (each call in one delta once complete, so a call cut
+    # by max_tokens is never sent).
+    STREAM_CALLS: ClassVar[str] = "incremental"
 
     def __init__(self, tokenizer: Any = None) -> None:
         super().__init__()
@@ -126,13 +130,15 @@ class ParsergenDetector(BaseFormatDetector):
 
     def _new_chat(self, tools: Sequence[Any] | None) -> Any:
         chat = self.MODULE.ChatParser(self._tokenizer, tools=list(tools or ()) or None,
-                                      thinking=_THINKING.get(), tool_choice=self._tool_choice)
+                                      thinking=_THINKING.get(), tool_choice=self._tool_choice,
+                                      stream_calls=self.STREAM_CALLS)
         chat.initialize(start="content")
         return chat
 
     def has_tool_call(self, text: str) -> bool:
         chat = self._new_chat(None)
-        return bool(chat.complete(text).tool_calls or chat.cut_calls)
+        message = chat.complete(text)
+        return bool(message.tool_calls or message.cut_calls)
 
     def detect_and_parse(self, text: str, tools: list[Any]) -> StreamingParseResult:
         chat = self._new_chat(tools)
@@ -222,7 +228,8 @@ class ParsergenReasoningDetector(BaseReasoningFormatDetector):
         """Whether the completion holds a tool call (complete or cut off)."""
         chat = self.MODULE.ChatParser(self._tokenizer, thinking=self._thinking)
         chat.initialize(prompt_text=self.previous_content or None)
-        return bool(chat.complete(text).tool_calls or chat.cut_calls)
+        message = chat.complete(text)
+        return bool(message.tool_calls or message.cut_calls)
 
     def parse_streaming_increment(self, new_text: str) -> ReasoningResult:
         if self._handed_over:

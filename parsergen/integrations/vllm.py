@@ -261,6 +261,10 @@ class ParsergenToolParser(ParserEngineToolAdapter):
     # vLLM asks get_structural_tag only of parsers that name a structural tag model;
     # any name does, as the tag is built here from the format's own spec.
     structural_tag_model = "parsergen"
+    # ChatParser's stream_calls: "incremental" (as vLLM's parsers) streams arguments as
+    # they come; a subclass may say "complete" (each call in one delta once complete,
+    # so a call cut by max_tokens is never sent).
+    STREAM_CALLS: ClassVar[str] = "incremental"
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
         ToolParser.__init__(self, tokenizer, tools)
@@ -324,7 +328,8 @@ class ParsergenToolParser(ParserEngineToolAdapter):
             thinking = integrations.thinking(
                 self.MODULE, getattr(request, "chat_template_kwargs", None))
         chat = self.MODULE.ChatParser(self.model_tokenizer, tools=tools, thinking=thinking,
-                                      tool_choice=_plain(getattr(request, "tool_choice", None)))
+                                      tool_choice=_plain(getattr(request, "tool_choice", None)),
+                                      stream_calls=self.STREAM_CALLS)
         chat.initialize(start="content")
         return chat
 
@@ -335,8 +340,10 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         self._warn(chat)
         calls = [ToolCall(id=tc.id, function=FunctionCall(name=tc.name, arguments=tc.arguments))
                  for tc in message.tool_calls]
-        return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls,
-                                            content=message.content)
+        # A call the completion cut off is no call and not content either; vLLM keeps the
+        # text it passed in as content unless a call was made, so one was (none returned).
+        return ExtractedToolCallInformation(tools_called=bool(calls or message.cut_calls),
+                                            tool_calls=calls, content=message.content)
 
     def extract_tool_calls_streaming(self, previous_text: str, current_text: str,
                                      delta_text: str, previous_token_ids: Sequence[int],

@@ -132,7 +132,7 @@ def test_streaming_through_sglangs_parsers(fmt: str, g: Golden, with_tokenizer: 
     tokenizer = _tokenizer(g, with_tokenizer)
     expected, cut = _expected_stream(fmt, g, tokenizer)
     assert _without_ids(_stream(fmt, g, tokenizer)) == _without_ids(expected)
-    if not cut:  # a stream cannot take back a cut-off call; parse() makes it content
+    if not cut:  # a stream cannot take back a cut-off call; parse() has it in cut_calls
         whole = parsergen.load(fmt).parse(g.text, tools=_tools(fmt), tokenizer=tokenizer,
                                           thinking=g.thinking)
         assert _without_ids(expected) == _without_ids(whole)

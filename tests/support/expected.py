@@ -11,7 +11,8 @@ One section per case::
     call: ["get_weather", {"city": "Paris", "days": 3}]
 
 ``reasoning`` and ``content`` are JSON strings or null; each ``call`` is a JSON array
-of the tool's name and its arguments as a JSON object. ``schema_typed: true`` marks a
+of the tool's name and its arguments as a JSON object; each ``cut_call`` is the text of
+a call the completion cut off (a JSON string), which is neither a call nor content. ``schema_typed: true`` marks a
 message that needs the request's tool schemas (a value typed by them).
 """
 
@@ -35,11 +36,12 @@ class Expected:
     reasoning: str | None = None
     content: str | None = None
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    cut_calls: list[str] = field(default_factory=list)
 
     def message(self) -> dict[str, Any]:
-        """Reasoning, content and calls (name, arguments) as plain data."""
+        """Reasoning, content, calls (name, arguments) and cut calls as plain data."""
         return {"reasoning": self.reasoning, "content": self.content,
-                "calls": [list(call) for call in self.calls]}
+                "calls": [list(call) for call in self.calls], "cut_calls": self.cut_calls}
 
 
 def load(path: Path) -> list[Expected]:
@@ -62,6 +64,8 @@ def load(path: Path) -> list[Expected]:
         elif key == "call":
             name, arguments = json.loads(value)
             case.calls.append((name, arguments))
+        elif key == "cut_call":
+            case.cut_calls.append(json.loads(value))
         else:
             raise ValueError(f"{path.name}: unknown key {key!r} in {case.case}")
     return cases
