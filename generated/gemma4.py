@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(5)
+require_runtime(6)
 
 FORMAT = "gemma4"
 
@@ -161,6 +161,10 @@ class StreamingParser(StreamingParserBase):
         newline_framing=False,
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -187,6 +191,9 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -232,15 +239,18 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_END--> CONTENT [TOOL_CALL_END] (line 34)
             if name == "TOOL_END":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --CALL_PREFIX--> TOOL_NAME (line 35)
             if name == "CALL_PREFIX":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 return
             # TOOL_PREAMBLE --COLON--> TOOL_NAME (line 36)
             if name == "COLON":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 return
         # TOOL_NAME (line 37)

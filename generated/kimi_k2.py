@@ -22,7 +22,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(5)
+require_runtime(6)
 
 FORMAT = "kimi_k2"
 
@@ -203,6 +203,10 @@ class StreamingParser(StreamingParserBase):
         newline_framing=False,
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -228,6 +232,12 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (line 46)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
+        # TOOL_BETWEEN: framing (whitespace), other text is content
+        elif state == 6:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -260,12 +270,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_START--> TOOL_NAME [TOOL_CALL_START] (line 30)
             if name == "TOOL_START":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --TOOL_SECTION_END--> TOOL_PREAMBLE (line 33)
             if name == "TOOL_SECTION_END":
+                self.end_framing()
                 return
         # TOOL_NAME (line 34)
         elif state == 4:
@@ -292,12 +304,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --TOOL_START--> TOOL_NAME [TOOL_CALL_START] (line 40)
             if name == "TOOL_START":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --TOOL_SECTION_END--> TOOL_PREAMBLE (line 41)
             if name == "TOOL_SECTION_END":
+                self.end_framing()
                 self.state_id = 3  # TOOL_PREAMBLE
                 return
         if name != DROP:

@@ -3,14 +3,19 @@
 ``account()`` streams deltas through a parser with its ``raw`` tap on, then lays the
 events over the text the parser consumed.  The result partitions the input into segments:
 text an event carries (content, reasoning, a tool name, arguments), a marker the
-spec names, a special token the tokenizer names and the format does not, and
+spec names, a special token the tokenizer names and the format does not,
 framing: text of a state whose spec gives it no event (the whitespace between a
-tool section's markers, a message header, an array's brackets and commas).
+tool section's markers, an array's brackets and commas), and text the spec drops on
+purpose (``SPEC_DROPPED``: a message header its rules read, a built-in tool's call).
+
+Framing is only whitespace and punctuation: a letter or digit there is text a model
+wrote that reached no one, and a problem.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +28,9 @@ _CATEGORY = {
     EventType.TOOL_NAME: "tool name",
     EventType.ARG_VALUE_CHUNK: "arguments",
 }
+
+# A letter or digit of any script: what framing never holds.
+_WORD = re.compile(r"[^\W_]")
 
 
 @dataclass
@@ -59,6 +67,7 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Account
     for r in raw:
         owners += [(r.state, r.marker)] * len(r.text)
     covered: list[str | None] = [None] * len(consumed)
+    dropped = getattr(parser, "SPEC_DROPPED", frozenset())
     result = Accounting()
     cursor = piece_start = piece_end = 0
     for item in items:
@@ -90,6 +99,8 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Account
                 category = "special token"
             elif marker is not None:
                 category = f"marker {marker}"
+            elif state in dropped:
+                category = f"dropped {STATE_NAMES[state]}"
             else:
                 category = f"framing {STATE_NAMES[state]}"
         j = i + 1
@@ -98,6 +109,9 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]]) -> Account
         if covered[i] is None and marker is None and state in (CONTENT, REASONING):
             result.problems.append(f"{consumed[i:j]!r} in {STATE_NAMES[state]} reached no "
                                    "event: lost")
+        if category.startswith("framing ") and _WORD.search(consumed, i, j):
+            result.problems.append(f"{consumed[i:j]!r} in {STATE_NAMES[state]} is words in "
+                                   "framing: lost")
         if result.segments and result.segments[-1][0] == category:
             result.segments[-1] = (category, result.segments[-1][1] + consumed[i:j])
         else:

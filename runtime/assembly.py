@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from .arguments import ArgumentSyntax, syntax
 from .calls import CallIds, ToolCalls
-from .events import REASONING, TOOL_ARGS, EventType, RawText
+from .events import REASONING, TOOL_ARGS, TOOL_STATES, EventType, RawText
 from .messages import (
     DeltaMessage,
     DeltaToolCall,
@@ -275,7 +275,10 @@ class ChatParser:
             if not self._reasoning_over and kind in _ENDS_REASONING:
                 self._over(kind, raw)
             if kind is _TEXT:
-                self._content(item.value, content)
+                if calls.open is not None and raw is not None and raw.state in TOOL_STATES:
+                    calls.inside(item.value)  # words between an open call's markers
+                else:
+                    self._content(item.value, content)
             elif kind is _REASONING:
                 self._reasoning(item.value, reasoning)
             elif kind is _REASONING_END:

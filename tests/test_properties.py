@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 import parsergen
 from parsergen.runtime import accumulate, merge_chunks
+from parsergen.runtime.accounting import account
 from support.strategies import expected_message, messages, tools_for
 from support.streams import encode_pieces, schema_of, token_deltas, token_groups
 
@@ -70,6 +71,9 @@ def _stream(module: Any, tokenizer: Any, deltas: list, tools: list, thinking: bo
         events += events_parser.feed(text, ids)
     out.append(chat.finish())
     events += events_parser.finish()
+    # Every byte has a destination, and no words are left in framing (issue 16).
+    accounting = account(module.StreamingParser(tokenizer, thinking=thinking), deltas)
+    assert accounting.problems == [], accounting.problems
     return _message_of(accumulate(out)), merge_chunks(events)
 
 
