@@ -8,7 +8,8 @@ renderer writes it as a completion, the format's test tokenizer turns it into id
 every cadence: whole, one token per delta, random groups of tokens, and one character
 per delta without ids.  Both ChatParser (streamed) and parse() must give back
 ``expected_message()``: the message after the documented whitespace rules, nothing
-else.  The events must not depend on the split.  Messages that type the format's
+else.  The events must not depend on the split, and the accounting of every byte
+(runtime/accounting.py) finds no problem: nothing lost, no words left in framing.  Messages that type the format's
 token-id markers as plain text are read back only with token ids (README: such a
 marker typed as text stays text; without ids it is the marker).
 
