@@ -15,11 +15,14 @@ from parsergen.runtime import RUNTIME_VERSION
 
 from .ir import (
     STATE_IDS,
+    DropText,
     Emit,
     EmitText,
+    EndFraming,
     EnterBody,
     FeedBody,
     FormatIR,
+    FramingText,
     GoTo,
     KeepHeader,
     LeaveBody,
@@ -113,6 +116,9 @@ class ModuleGenerator:
             "step_states": self._step_states(),
             "events_used": self._events_used(),
             "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
+            "spec_dropped": [(STATE_IDS[n], n) for n in fmt.spec_dropped],
+            "has_framing": any(isinstance(s.text_action, FramingText) for s in fmt.states
+                               if s.name in fmt.reachable),
         }
 
     def _lexicons(self) -> tuple[list[dict[str, Any]], dict[bool, str]]:
@@ -150,8 +156,8 @@ class ModuleGenerator:
                  "TOOL_PREAMBLE", "TOOL_BETWEEN")
         for name in order:
             state = by_name[name]
-            if name not in fmt.reachable or state.text_action is None:
-                continue
+            if name not in fmt.reachable or isinstance(state.text_action, (DropText, type(None))):
+                continue  # its text goes nowhere (SPEC_DROPPED says the spec wants it so)
             action = state.text_action
             body, note = self.visit(action, state)
             plain = (state.id, action.event) if isinstance(action, EmitText) else None
@@ -178,6 +184,15 @@ class ModuleGenerator:
 
     def visit_KeepHeader(self, action: KeepHeader, state: StateIR) -> tuple[tuple[str, ...], str]:
         return ("self.header += text",), "kept until a transition reads it"
+
+    def visit_FramingText(self, action: FramingText,
+                          state: StateIR) -> tuple[tuple[str, ...], str]:
+        chars = f" and {action.punctuation!r}" if action.punctuation else ""
+        return (("self.framing_text(text, out)",),
+                f"framing (whitespace{_printable(chars)}), other text is content")
+
+    def visit_EndFraming(self, action: EndFraming) -> list[str]:
+        return ["self.end_framing()"]
 
     def visit_LeaveBody(self, action: LeaveBody) -> list[str]:
         return ["self.body.leave(out)"]

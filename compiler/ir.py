@@ -36,6 +36,11 @@ class TakeHeader:
 
 
 @dataclass(frozen=True)
+class EndFraming:
+    """A marker ends a framing state's text (``StreamingParserBase.end_framing``)."""
+
+
+@dataclass(frozen=True)
 class GoTo:
     """The parser moves to state ``target``."""
 
@@ -64,7 +69,7 @@ class EnterBody:
     in_arguments: bool
 
 
-Action = LeaveBody | TakeHeader | GoTo | NextCall | Emit | EnterBody
+Action = LeaveBody | TakeHeader | EndFraming | GoTo | NextCall | Emit | EnterBody
 
 
 # -- what plain text does in a state ------------------------------------------------
@@ -87,7 +92,20 @@ class KeepHeader:
     """MESSAGE_HEADER text is kept until a transition reads it."""
 
 
-TextAction = EmitText | FeedBody | KeepHeader
+@dataclass(frozen=True)
+class FramingText:
+    """Text of a state with no event: whitespace and ``punctuation`` (the characters the
+    format writes between its calls) are framing, any other text is content."""
+
+    punctuation: str
+
+
+@dataclass(frozen=True)
+class DropText:
+    """Text the spec drops on purpose (``content_events: {STATE: null}``)."""
+
+
+TextAction = EmitText | FeedBody | KeepHeader | FramingText | DropText
 
 
 @dataclass(frozen=True)
@@ -209,6 +227,10 @@ class FormatIR:
     # Where derived values come from: a name (``arguments``, ``assembly.<flag>``,
     # ``initial_state``, ...) -> its spec line, None for a default.
     lines: dict[str, int | None]
+    framing_punctuation: str = ""  # framing besides whitespace in framing states
+    # States whose text the spec gives no event on purpose (an explicit null content
+    # event, a header that rules read): not framing.
+    spec_dropped: tuple[str, ...] = ()
 
     def cite(self, key: str) -> str:
         """``line N`` of a derived value, or ``default`` (for generated comments)."""
@@ -231,10 +253,21 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         for name, value in sorted(spec["terminals"].items())
     )
     body = BODIES[spec["tool_body"]]
+    render = build_render(spec, (spec["initial_state"]["thinking"],
+                                 spec["initial_state"]["otherwise"]), tuple(
+        frozenset(n for n, v in spec["terminals"].items() if on or not v["thinking_only"])
+        for on in (True, False)))
+    punctuation = _framing_punctuation(render)
+    written_events = lowered.source.get("content_events", {})
+    header_read = any(isinstance(v, list)
+                      for v in spec["transitions"].get("MESSAGE_HEADER", {}).values())
     states = []
     for name in STATE_NAMES:
         table = spec["transitions"].get(name, {})
         transitions = []
+        action = _text_action(name, spec["content_events"].get(name), body,
+                              name in written_events, punctuation)
+        framing = isinstance(action, FramingText)
         for term, value in table.items():  # spec order, as the reader wrote it
             where = line("transitions", name, term) or 0
             if isinstance(value, list):
@@ -245,12 +278,15 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                 targets = [r.target for r in rules]
                 transitions.append(TransitionIR(
                     source=name, terminal=term, target=rules[0].target, emit=(), line=where,
-                    rules=rules, actions=_leaving(name, targets, True, body)))
+                    rules=rules, actions=_leaving(name, targets, True, body, framing)))
                 continue
             emit = tuple(value["emit"])
+            if name == "MESSAGE_HEADER" and "TEXT_CHUNK" not in emit:
+                # No rule reads the header here: its text was text after all.
+                emit = ("TEXT_CHUNK", *emit)
             transitions.append(TransitionIR(
                 source=name, terminal=term, target=value["to"], emit=emit, line=where,
-                actions=(*_leaving(name, [value["to"]], "TEXT_CHUNK" in emit, body),
+                actions=(*_leaving(name, [value["to"]], "TEXT_CHUNK" in emit, body, framing),
                          *_entering(name, value["to"], emit, body, None))))
         event = spec["content_events"].get(name)
         states.append(
@@ -262,7 +298,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                               if name in lowered.source.get("content_events", {}) else None),
                 transitions=tuple(transitions),
                 line=line("transitions", name) if table else None,
-                text_action=_text_action(name, event, body),
+                text_action=action,
             )
         )
     on, off = spec["initial_state"]["thinking"], spec["initial_state"]["otherwise"]
@@ -309,10 +345,13 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         models_line=line("models") or 1,
         model_lines=tuple(line("models", i) or line("models") or 1
                           for i in range(len(spec["models"]))),
-        render=build_render(spec, (on, off), tuple(
-            frozenset(t.name for t in v.terminals) for v in variants)),
+        render=render,
         thinking_switch=tuple((e["key"], e["on"]) for e in spec["thinking_switch"]),
         lines=lines,
+        framing_punctuation=punctuation,
+        spec_dropped=tuple(s.name for s in states if s.name in reachable and (
+            isinstance(s.text_action, DropText)
+            or s.name == "MESSAGE_HEADER" and header_read)),
     )
 
 
@@ -322,9 +361,9 @@ def _acts(body: type[ToolBody], method: str) -> bool:
 
 
 def _leaving(source: str, targets: list[str], keep_header: bool,
-             body: type[ToolBody]) -> tuple[Action, ...]:
+             body: type[ToolBody], framing: bool) -> tuple[Action, ...]:
     """What a transition does first, before it enters anything: close the state it leaves."""
-    out: list[Action] = []
+    out: list[Action] = [EndFraming()] if framing else []
     if source == "TOOL_ARGS" and any(t != "TOOL_ARGS" for t in targets) and _acts(body, "leave"):
         out.append(LeaveBody())
     if source == "MESSAGE_HEADER":
@@ -354,13 +393,26 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
     return tuple(out)
 
 
-def _text_action(state: str, event: str | None, body: type[ToolBody]) -> TextAction | None:
+def _text_action(state: str, event: str | None, body: type[ToolBody], written: bool,
+                 punctuation: str) -> TextAction:
     if state == "TOOL_ARGS":
         # A plain body's text is argument text as it is: inline, and a fast-path state.
         return EmitText("ARG_VALUE_CHUNK") if body.plain else FeedBody()
     if state == "MESSAGE_HEADER":
         return KeepHeader()
-    return EmitText(event) if event is not None else None
+    if event is not None:
+        return EmitText(event)
+    # Text with no event: dropped only where the spec says so; elsewhere only
+    # whitespace and the format's own punctuation may be framing.
+    return DropText() if written else FramingText(punctuation)
+
+
+def _framing_punctuation(render: RenderIR) -> str:
+    """The punctuation the format writes around and between its calls (outside markers)."""
+    chars = {c for parts in (render.calls_open, render.separator, render.calls_close)
+             for kind, text in parts if kind == "text" for c in text
+             if not c.isspace() and not c.isalnum()}
+    return "".join(sorted(chars))
 
 
 def _reasoning(spec: dict[str, Any], states: list[StateIR],

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "deepseek_v32"
 
@@ -167,6 +167,10 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -193,6 +197,12 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (line 53)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
+        # TOOL_BETWEEN: framing (whitespace), other text is content
+        elif state == 6:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -233,6 +243,7 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 39)
             if name == "INVOKE_PREFIX":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -259,15 +270,18 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 46)
             if name == "INVOKE_PREFIX":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --TOOL_END--> TOOL_BETWEEN (line 47)
             if name == "TOOL_END":
+                self.end_framing()
                 return
             # TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE (line 48)
             if name == "TOOL_START":
+                self.end_framing()
                 self.state_id = 3  # TOOL_PREAMBLE
                 return
         if name != DROP:

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "gemma4"
 
@@ -165,6 +165,10 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -191,6 +195,9 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -236,15 +243,18 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_END--> CONTENT [TOOL_CALL_END] (line 39)
             if name == "TOOL_END":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --CALL_PREFIX--> TOOL_NAME (line 40)
             if name == "CALL_PREFIX":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 return
             # TOOL_PREAMBLE --COLON--> TOOL_NAME (line 41)
             if name == "COLON":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 return
         # TOOL_NAME (line 42)

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "inkling"
 
@@ -274,41 +274,59 @@ class StreamingParser(StreamingParserBase):
                 return
         # MESSAGE_HEADER (line 31)
         elif state == 2:
-            # MESSAGE_HEADER --MSG_MODEL--> MESSAGE_HEADER (line 32)
+            # MESSAGE_HEADER --MSG_MODEL--> MESSAGE_HEADER [TEXT_CHUNK] (line 32)
             if name == "MSG_MODEL":
+                header = self.header
                 self.header = ""
+                if header:
+                    out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 return
-            # MESSAGE_HEADER --TEXT_START--> CONTENT [REASONING_END] (line 33)
+            # MESSAGE_HEADER --TEXT_START--> CONTENT [TEXT_CHUNK, REASONING_END] (line 33)
             if name == "TEXT_START":
+                header = self.header
                 self.header = ""
                 self.state_id = 0  # CONTENT
+                if header:
+                    out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
-            # MESSAGE_HEADER --THINK_START--> REASONING [REASONING_START] (line 34)
+            # MESSAGE_HEADER --THINK_START--> REASONING [TEXT_CHUNK, REASONING_START] (line 34)
             if name == "THINK_START":
+                header = self.header
                 self.header = ""
                 self.state_id = 1  # REASONING
+                if header:
+                    out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 out.append(SemanticEvent(_REASONING_START, value, self.tool_index))
                 return
-            # MESSAGE_HEADER --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 35)
+            # MESSAGE_HEADER --TOOL_START--> TOOL_ARGS [TEXT_CHUNK, REASONING_END, TOOL_CALL_START] (line 35)
             if name == "TOOL_START":
+                header = self.header
                 self.header = ""
                 self.state_id = 5  # TOOL_ARGS
+                if header:
+                    out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 self.body.enter(value, False)
                 return
-            # MESSAGE_HEADER --TOOL_TEXT--> CONTENT [REASONING_END] (line 36)
+            # MESSAGE_HEADER --TOOL_TEXT--> CONTENT [TEXT_CHUNK, REASONING_END] (line 36)
             if name == "TOOL_TEXT":
+                header = self.header
                 self.header = ""
                 self.state_id = 0  # CONTENT
+                if header:
+                    out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
-            # MESSAGE_HEADER --TOOL_ERROR--> CONTENT [REASONING_END] (line 37)
+            # MESSAGE_HEADER --TOOL_ERROR--> CONTENT [TEXT_CHUNK, REASONING_END] (line 37)
             if name == "TOOL_ERROR":
+                header = self.header
                 self.header = ""
                 self.state_id = 0  # CONTENT
+                if header:
+                    out.append(SemanticEvent(_TEXT_CHUNK, header, self.tool_index))
                 out.append(SemanticEvent(_REASONING_END, value, self.tool_index))
                 return
             # MESSAGE_HEADER --THINK_END--> CONTENT [TEXT_CHUNK] (line 38)

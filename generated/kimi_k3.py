@@ -22,7 +22,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "kimi_k3"
 
@@ -191,6 +191,10 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -217,6 +221,12 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (line 58)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
+        # TOOL_BETWEEN: framing (whitespace), other text is content
+        elif state == 6:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -260,12 +270,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --CALL_OPEN--> TOOL_NAME [TOOL_CALL_START] (line 40)
             if name == "CALL_OPEN":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --TOOLS_CLOSE--> CONTENT (line 41)
             if name == "TOOLS_CLOSE":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
         # TOOL_NAME (line 42)
@@ -293,12 +305,14 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --CALL_OPEN--> TOOL_NAME [TOOL_CALL_START] (line 49)
             if name == "CALL_OPEN":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --TOOLS_CLOSE--> CONTENT (line 50)
             if name == "TOOLS_CLOSE":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
         if name != DROP:

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "mimo"
 
@@ -195,6 +195,10 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -221,6 +225,12 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (line 61)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
+        # TOOL_BETWEEN: framing (whitespace), other text is content
+        elif state == 6:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -264,11 +274,13 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_END--> CONTENT [TOOL_CALL_END] (line 40)
             if name == "TOOL_END":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --FUNC_PREFIX--> TOOL_NAME (line 41)
             if name == "FUNC_PREFIX":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 return
         # TOOL_NAME (line 42)
@@ -326,16 +338,19 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --TOOL_END--> CONTENT (line 54)
             if name == "TOOL_END":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
             # TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE [TOOL_CALL_START] (line 55)
             if name == "TOOL_START":
+                self.end_framing()
                 self.state_id = 3  # TOOL_PREAMBLE
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 56)
             if name == "FUNC_PREFIX":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "minimax_m2"
 
@@ -203,6 +203,10 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -229,6 +233,12 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
+        # TOOL_BETWEEN: framing (whitespace), other text is content
+        elif state == 6:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -282,22 +292,26 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_END--> CONTENT (line 37)
             if name == "TOOL_END":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_DQ--> TOOL_NAME [TOOL_CALL_START] (line 38)
             if name == "INVOKE_PREFIX_DQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_SQ--> TOOL_NAME [TOOL_CALL_START] (line 39)
             if name == "INVOKE_PREFIX_SQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_UNQUOTED--> TOOL_NAME [TOOL_CALL_START] (line 40)
             if name == "INVOKE_PREFIX_UNQUOTED":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
@@ -335,22 +349,26 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --TOOL_END--> CONTENT (line 50)
             if name == "TOOL_END":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_DQ--> TOOL_NAME [TOOL_CALL_START] (line 51)
             if name == "INVOKE_PREFIX_DQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_SQ--> TOOL_NAME [TOOL_CALL_START] (line 52)
             if name == "INVOKE_PREFIX_SQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_UNQUOTED--> TOOL_NAME [TOOL_CALL_START] (line 53)
             if name == "INVOKE_PREFIX_UNQUOTED":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "minimax_m3"
 
@@ -171,6 +171,10 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -197,6 +201,12 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
+        # TOOL_BETWEEN: framing (whitespace), other text is content
+        elif state == 6:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -225,24 +235,28 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --INVOKE_PREFIX_DQ--> TOOL_NAME [TOOL_CALL_START] (line 35)
             if name == "INVOKE_PREFIX_DQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_SQ--> TOOL_NAME [TOOL_CALL_START] (line 36)
             if name == "INVOKE_PREFIX_SQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --INVOKE_PREFIX_UNQUOTED--> TOOL_NAME [TOOL_CALL_START] (line 37)
             if name == "INVOKE_PREFIX_UNQUOTED":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --TOOL_END--> TOOL_BETWEEN (line 38)
             if name == "TOOL_END":
+                self.end_framing()
                 self.state_id = 6  # TOOL_BETWEEN
                 return
         # TOOL_NAME (line 39)
@@ -270,24 +284,28 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --INVOKE_PREFIX_DQ--> TOOL_NAME [TOOL_CALL_START] (line 47)
             if name == "INVOKE_PREFIX_DQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_SQ--> TOOL_NAME [TOOL_CALL_START] (line 48)
             if name == "INVOKE_PREFIX_SQ":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --INVOKE_PREFIX_UNQUOTED--> TOOL_NAME [TOOL_CALL_START] (line 49)
             if name == "INVOKE_PREFIX_UNQUOTED":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_BETWEEN --TOOL_END--> TOOL_BETWEEN (line 51)
             if name == "TOOL_END":
+                self.end_framing()
                 return
         if name != DROP:
             # No transition here: the terminal's text is plain text of the state.

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "mistral_pre_v11"
 

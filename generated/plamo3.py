@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(6)
+require_runtime(7)
 
 FORMAT = "plamo3"
 
@@ -238,6 +238,10 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
     PLAIN_TEXT = {
@@ -263,6 +267,12 @@ class StreamingParser(StreamingParserBase):
         # TOOL_NAME: TOOL_NAME (default)
         elif state == 4:
             out.append(SemanticEvent(_TOOL_NAME, text, self.tool_index))
+        # TOOL_PREAMBLE: framing (whitespace), other text is content
+        elif state == 3:
+            self.framing_text(text, out)
+        # TOOL_BETWEEN: framing (whitespace), other text is content
+        elif state == 6:
+            self.framing_text(text, out)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
@@ -308,24 +318,29 @@ class StreamingParser(StreamingParserBase):
         elif state == 3:
             # TOOL_PREAMBLE --TOOL_REQUEST_START--> TOOL_PREAMBLE (line 38)
             if name == "TOOL_REQUEST_START":
+                self.end_framing()
                 return
             # TOOL_PREAMBLE --TOOL_NAME_START--> TOOL_NAME [TOOL_CALL_START] (line 39)
             if name == "TOOL_NAME_START":
+                self.end_framing()
                 self.state_id = 4  # TOOL_NAME
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 return
             # TOOL_PREAMBLE --TOOL_ARGS_START--> TOOL_ARGS (line 40)
             if name == "TOOL_ARGS_START":
+                self.end_framing()
                 self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
                 return
             # TOOL_PREAMBLE --TOOL_REQUESTS_END--> CONTENT (line 41)
             if name == "TOOL_REQUESTS_END":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
             # TOOL_PREAMBLE --EOT--> CONTENT (line 42)
             if name == "EOT":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
         # TOOL_NAME (line 43)
@@ -354,11 +369,13 @@ class StreamingParser(StreamingParserBase):
         elif state == 6:
             # TOOL_BETWEEN --TOOL_REQUEST_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 50)
             if name == "TOOL_REQUEST_END":
+                self.end_framing()
                 self.state_id = 3  # TOOL_PREAMBLE
                 out.append(SemanticEvent(_TOOL_CALL_END, value, self.tool_index))
                 return
             # TOOL_BETWEEN --EOT--> CONTENT (line 51)
             if name == "EOT":
+                self.end_framing()
                 self.state_id = 0  # CONTENT
                 return
         if name != DROP:

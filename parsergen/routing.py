@@ -262,7 +262,9 @@ def detect_by_tokenizer(entries: Iterable[FormatEntry], tokenizer: object) -> st
         if not all(t in vocab for t in tokens):
             continue
         texts = entry.text_markers + entry.preserve_tokens  # control tokens that spell markers
-        score = len(tokens) + sum(1 for t in texts if len(t) > 2 and (t in template or t in vocab))
+        # A plain word (DeepSeek's call type, "function") is in every vocabulary: no evidence.
+        score = len(tokens) + sum(1 for t in texts if len(t) > 2 and not t.isalpha()
+                                  and (t in template or t in vocab))
         if not tokens and score < 2:
             continue  # markers matched as text qualify only when several are known
         if score > best_score:

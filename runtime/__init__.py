@@ -59,7 +59,9 @@ from .structural import structural_tag as build_structural_tag
 # 5: modules name their argument syntax class (ChatParser.SYNTAX); Renderer takes it;
 #    modules give structural_tag() (build_structural_tag).
 # 6: Reasoning takes start_optional (reasoning.start_optional).
-RUNTIME_VERSION = 6
+# 7: state text actions FramingText / DropText / EndFraming and FRAMING_PUNCTUATION, SPEC_DROPPED
+#    (framing is whitespace and punctuation; other text is content).
+RUNTIME_VERSION = 7
 
 
 def require_runtime(version: int) -> None:

@@ -3,16 +3,21 @@
 ``account()`` streams deltas through a parser with its ``raw`` tap on, then lays the
 events over the text the parser consumed.  The result partitions the input into segments:
 text an event carries (content, reasoning, a tool name, arguments), a marker the
-spec names, a special token the tokenizer names and the format does not, and
+spec names, a special token the tokenizer names and the format does not,
 framing: text of a state whose spec gives it no event (the whitespace between a
-tool section's markers, a message header, an array's brackets and commas).  Given the
-message's ``cut_calls``, the text of the calls the completion cut off is one more
-destination, "cut call": it must be the end of the input.
+tool section's markers, a message header, an array's brackets and commas), and text the
+spec drops on purpose (``SPEC_DROPPED``: a message header its rules read, a built-in
+tool's call).  Given the message's ``cut_calls``, the text of the calls the completion
+cut off is one more destination, "cut call": it must be the end of the input.
+
+Framing is only whitespace and punctuation: a letter or digit there is text a model
+wrote that reached no one, and a problem.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +30,9 @@ _CATEGORY = {
     EventType.TOOL_NAME: "tool name",
     EventType.ARG_VALUE_CHUNK: "arguments",
 }
+
+# A letter or digit of any script: what framing never holds.
+_WORD = re.compile(r"[^\W_]")
 
 
 @dataclass
@@ -63,17 +71,23 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]],
     for r in raw:
         owners += [(r.state, r.marker)] * len(r.text)
     covered: list[str | None] = [None] * len(consumed)
+    dropped = getattr(parser, "SPEC_DROPPED", frozenset())
     result = Accounting()
     cursor = piece_start = piece_end = 0
+    piece_marker: str | None = None
     for item in items:
         if type(item) is RawText:
             piece_start, piece_end = piece_end, piece_end + len(item.text)
+            piece_marker = item.marker
             continue
         if type(item) is not SemanticEvent or item.type not in _CATEGORY or not item.value:
             continue
         # Events carry consumed text in order, mostly from the piece just consumed; a
-        # held value (a JSON closer, a header) comes from earlier text.
-        at = consumed.find(item.value, max(cursor, piece_start), piece_end)
+        # held value (a JSON closer, a header) comes from earlier text, and so does the
+        # text a marker lets out (a header that was text after all): never the marker's
+        # own letters first.
+        at = consumed.find(item.value, cursor if piece_marker else max(cursor, piece_start),
+                           piece_end)
         if at < 0:
             at = consumed.find(item.value, cursor, piece_end)
         span = range(at, at + len(item.value)) if at >= 0 else _across_dropped(
@@ -101,6 +115,8 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]],
                 category = "special token"
             elif marker is not None:
                 category = f"marker {marker}"
+            elif state in dropped:
+                category = f"dropped {STATE_NAMES[state]}"
             else:
                 category = f"framing {STATE_NAMES[state]}"
         j = i + 1
@@ -109,6 +125,9 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]],
         if covered[i] is None and marker is None and state in (CONTENT, REASONING):
             result.problems.append(f"{consumed[i:j]!r} in {STATE_NAMES[state]} reached no "
                                    "event: lost")
+        if category.startswith("framing ") and _WORD.search(consumed, i, j):
+            result.problems.append(f"{consumed[i:j]!r} in {STATE_NAMES[state]} is words in "
+                                   "framing: lost")
         if result.segments and result.segments[-1][0] == category:
             result.segments[-1] = (category, result.segments[-1][1] + consumed[i:j])
         else:

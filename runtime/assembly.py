@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from .arguments import ArgumentSyntax, syntax
 from .arguments.scanning import ENTITY_DECODERS
 from .calls import STREAM_CALLS, CallIds, ToolCalls
-from .events import REASONING, TOOL_ARGS, EventType, RawText
+from .events import REASONING, TOOL_ARGS, TOOL_STATES, EventType, RawText
 from .messages import (
     CutCall,
     DeltaMessage,
@@ -291,7 +291,11 @@ class ChatParser:
             if kind is _TEXT:
                 if calls.open is None:
                     calls.not_markup()
-                self._content(item.value, content)
+                    self._content(item.value, content)
+                elif raw is not None and raw.state in TOOL_STATES:
+                    calls.inside(item.value)  # words between an open call's markers
+                else:
+                    self._content(item.value, content)
             elif kind is _REASONING:
                 if calls.open is None:
                     calls.not_markup()

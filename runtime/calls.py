@@ -37,7 +37,7 @@ class Call:
     """One tool call being assembled."""
 
     __slots__ = ("index", "name_parts", "name", "id", "sent", "invalid", "raw", "reader",
-                 "writer", "ended", "text", "ws_before", "written", "held")
+                 "writer", "ended", "text", "ws_before", "written", "held", "inside")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -55,6 +55,7 @@ class Call:
         self.written = False  # the model wrote more than markers and whitespace for it
         # stream_calls="complete": the call's delta, sent once the call is complete.
         self.held: DeltaToolCall | None = None
+        self.inside = False  # text between its markers was reported (ToolCalls.inside)
 
 
 class CallIds:
@@ -192,6 +193,16 @@ class ToolCalls:
             if call.invalid:
                 return
         self._emit_args(call, call.reader.feed(text), deltas)
+
+    def inside(self, text: str) -> None:
+        """Text the grammar gives out as content between the open call's markers: it
+        is the call's text already (content if the call is none or cut), so it is not
+        content twice; a call that stands loses it, and says so."""
+        call = self.open
+        if call is not None and text.strip() and not call.inside:
+            call.inside = True
+            self.warnings.append(f"tool call {call.index}: text between its markers is "
+                                 "the call's text, not content")
 
     def end(self, index: int, deltas: dict[int, DeltaToolCall], content: list[str],
             at_end: bool) -> None:

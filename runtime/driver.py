@@ -15,6 +15,10 @@ The generated subclass defines
     class that turns TOOL_ARGS text into calls, from ``bodies``).
   - ``on_marker(name, value, out)``: terminal ``name`` (its text ``value``) was read in the
     current state; it appends events to ``out`` and may change the state.
+  - ``FRAMING_PUNCTUATION``: besides whitespace, the characters a framing state's text
+    may hold and still be framing (the format's own separators, ``;``).
+  - ``SPEC_DROPPED``: state ids whose plain text the spec gives no event on purpose
+    (a header the rules read, a built-in tool's call); ``accounting`` reads it.
   - ``on_text(text, out, may_hold) -> int | None``: plain text of the current state.
     None: all of it was used.  ``n >= 0``: the first ``n`` characters were used and
     the state changed (a body ended); the driver lexes the rest anew.  ``~keep``
@@ -25,6 +29,9 @@ Generated code may read and assign ``self.state_id`` (the current state id, an i
 and ``self.header`` (MESSAGE_HEADER text, read and cleared by its transitions); it
 calls ``self.on_text`` from ``on_marker`` and the tool body ``self.body`` (``feed`` from
 ``on_text`` in TOOL_ARGS, ``enter``/``leave`` on transitions into and out of it).
+In a framing state (no event of its own) ``on_text`` calls ``self.framing_text`` and
+every transition out of it ``self.end_framing()``: whitespace and punctuation there
+are framing, any other text is content, with the framing before it.
 A body reads ``tool_index`` and may set ``state_id`` (its text ended the body).  Nothing else.
 
 Other modules use the public side only: ``feed``/``advance``/``plain_events``/
@@ -35,7 +42,7 @@ Other modules use the public side only: ``feed``/``advance``/``plain_events``/
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from .bodies import TextBody, ToolBody
@@ -71,6 +78,15 @@ class StreamingParserBase:
     # (cut_header); otherwise, or without it, the text is content.
     CUT_HEADER: ClassVar[re.Pattern[str] | None] = None
     PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
+    FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
+    SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
+    # The leading run of framing characters of a text (compiled per class).
+    _framing_run: ClassVar[Callable[[str], Any]] = re.compile(r"\s*").match
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._framing_run = re.compile(
+            r"[\s%s]*" % re.escape(cls.FRAMING_PUNCTUATION)).match
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
                  raw: bool = False) -> None:
@@ -109,6 +125,9 @@ class StreamingParserBase:
         self._opening: frozenset[str] = frozenset()
         self._found: str | None = None  # what initialize's prompt walk found
         self.header = ""  # MESSAGE_HEADER text
+        # A framing state's text since its last marker: framing held until a word makes
+        # it content (then None: the rest up to the next marker is content as it comes).
+        self._framing: list[str] | None = []  # (a list: a long run stays linear)
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
@@ -379,6 +398,23 @@ class StreamingParserBase:
             step(name, buf[start:end], out)
             pos = end
         return ""
+
+    def framing_text(self, text: str, out: list[SemanticEvent]) -> None:
+        """Plain text of a framing state: whitespace and ``FRAMING_PUNCTUATION`` are
+        framing; from the first other character up to the next marker it is content,
+        the framing just before it included (nothing a model writes vanishes)."""
+        held = self._framing
+        if held is None:
+            out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
+        elif self._framing_run(text).end() == len(text):
+            held.append(text)
+        else:
+            self._framing = None
+            out.append(SemanticEvent(_TEXT_CHUNK, "".join(held) + text, self.tool_index))
+
+    def end_framing(self) -> None:
+        """A marker ends a framing state's text: what was held was framing."""
+        self._framing = []
 
     # Supplied by the generated module.
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:

@@ -240,7 +240,7 @@ def test_harmony_cut_inside_a_header_is_neither_content_nor_a_call(header: str) 
     assert (message.content, message.tool_calls) == ("Checking.", ())
     accounting = account(module.StreamingParser(), [(text, [])])
     assert accounting.text == text and not accounting.problems
-    assert ("framing MESSAGE_HEADER", header[len("<|start|>"):]) in accounting.segments
+    assert ("dropped MESSAGE_HEADER", header[len("<|start|>"):]) in accounting.segments
     # The first header of a completion (the prompt wrote <|start|>assistant) too.
     assert both("openai", "<|channel|>analysis<|message|>Hmm.<|end|>" + header).content is None
 

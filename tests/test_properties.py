@@ -8,7 +8,8 @@ renderer writes it as a completion, the format's test tokenizer turns it into id
 every cadence: whole, one token per delta, random groups of tokens, and one character
 per delta without ids.  Both ChatParser (streamed) and parse() must give back
 ``expected_message()``: the message after the documented whitespace rules, nothing
-else.  The events must not depend on the split.  Messages that type the format's
+else.  The events must not depend on the split, and the accounting of every byte
+(runtime/accounting.py) finds no problem: nothing lost, no words left in framing.  Messages that type the format's
 token-id markers as plain text are read back only with token ids (README: such a
 marker typed as text stays text; without ids it is the marker).
 
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 
 import parsergen
 from parsergen.runtime import accumulate, merge_chunks
+from parsergen.runtime.accounting import account
 from support.strategies import expected_message, messages, tools_for
 from support.streams import encode_pieces, schema_of, token_deltas, token_groups
 
@@ -71,6 +73,9 @@ def _stream(module: Any, tokenizer: Any, deltas: list, tools: list, thinking: bo
         events += events_parser.feed(text, ids)
     out.append(chat.finish())
     events += events_parser.finish()
+    # Every byte has a destination, and no words are left in framing (issue 16).
+    accounting = account(module.StreamingParser(tokenizer, thinking=thinking), deltas)
+    assert accounting.problems == [], accounting.problems
     return _message_of(accumulate(out)), merge_chunks(events)
 
 

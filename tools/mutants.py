@@ -59,7 +59,8 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_arguments.py", "tests/test_goldens.py", "tests/test_messages.py",
         "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
         "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
-        "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py"]
+        "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
+        "tests/test_framing.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -97,6 +98,13 @@ MUTANTS: list[Mutant] = [
       "        for outer in sorted(hiding)[:0]:\n",
       "a state ignores literals that can hide its live markers"),
     # --- the streaming driver ----------------------------------------------------------
+    M("driver-framing-words-dropped", "runtime/driver.py",
+      "            self._framing = None\n            out.append(",
+      "            self._framing = None\n            (",
+      "words in a framing state reach no one (text after </function>, vLLM's loss)"),
+    M("accounting-words-in-framing-ok", "runtime/accounting.py",
+      'if category.startswith("framing ") and _WORD.search(consumed, i, j):', "if False:",
+      "the accounting takes words left in framing for framing"),
     M("driver-final-pending-dropped", "runtime/driver.py",
       "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
       "            self._lex(pending, True, out)\n        state = self.state_id",
@@ -364,6 +372,9 @@ MUTANTS: list[Mutant] = [
       "Emit(event, \"header\" if source == \"MESSAGE_HEADER\" else \"value\")",
       "Emit(event, \"value\")",
       "a header that turns out to be text emits the marker instead"),
+    M("compiler-no-framing-text", "compiler/ir.py",
+      "return DropText() if written else FramingText(punctuation)", "return DropText()",
+      "every state without an event drops its text, words included"),
     M("compiler-implicit-end", "compiler/ir.py",
       "if \"REASONING_END\" in tr.emit and tr.terminal not in end}))",
       "if False}))",

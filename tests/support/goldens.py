@@ -20,6 +20,7 @@ for ``finish()``).  Chunk events of one delta are merged and empty chunks left o
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,3 +94,28 @@ def load(path: Path) -> list[Golden]:
             ids_end = rest.index("]") + 1
             current.deltas.append((json.loads(rest[:ids_end]), json.loads(rest[ids_end + 1 :])))
     return goldens
+
+
+# A row of DIFFERENCES.md's "Event departures" table: format, case, cadence/mode, why.
+_DEPARTURE = re.compile(r"^\| (\w+) \| (\w+) \| (\*|[\w*]+/[\w*]+) \| ([^|]+) \|$", re.M)
+
+
+def event_departures(path: Path) -> dict[tuple[str, str, str], str]:
+    """(format, case, "cadence/mode" or "*") -> why, from the "Event departures" table of
+    goldens/DIFFERENCES.md (a ``*`` for the cadence or the mode matches any)."""
+    text = path.read_text(encoding="utf-8")
+    _, _, section = text.partition("\n## Event departures\n")
+    section = section.split("\n## ", 1)[0]
+    return {(f, c, where): why.strip() for f, c, where, why in _DEPARTURE.findall(section)
+            if f != "format"}  # not the header
+
+
+def departs(rows: dict[tuple[str, str, str], str], fmt: str, golden: Golden) -> str | None:
+    """Why the section ``golden`` of ``fmt`` departs from vLLM's events, or None."""
+    for (f, case, where), why in rows.items():
+        if f != fmt or case != golden.case:
+            continue
+        cadence, _, mode = where.partition("/")
+        if where == "*" or cadence in ("*", golden.cadence) and mode in ("*", golden.mode):
+            return why
+    return None
