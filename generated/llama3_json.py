@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(5)
+require_runtime(6)
 
 FORMAT = "llama3_json"
 
@@ -111,6 +111,15 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json_object body
     # (tool_body, line 20).
     BODY = JsonObjectBody
+    # The arguments syntax (line 21): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = EnvelopeSyntax(
+        {
+            "syntax": "json_envelope",
+            "name_key": "name",
+            "argument_keys": ["parameters", "arguments"],
+        }
+    )
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
@@ -181,7 +190,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["parameters", "arguments"],
     }  # arguments (line 21)
-    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

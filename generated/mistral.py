@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(5)
+require_runtime(6)
 
 FORMAT = "mistral"
 
@@ -134,6 +134,9 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 32).
     BODY = JsonBody
+    # The arguments syntax (line 32): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = JsonSyntax({"syntax": "json"})
     # reasoning (line 8); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -239,7 +242,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 32)
-    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

@@ -20,7 +20,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(5)
+require_runtime(6)
 
 FORMAT = "seed_oss_reasoning"
 

@@ -50,7 +50,7 @@ from .structural import structural_tag as build_structural_tag
 #    on_text, LEXICONS, INITIAL_STATES, THINKING_DEFAULT, REASONING_RULES, PLAIN_TEXT).
 # 5: modules name their argument syntax class (ChatParser.SYNTAX); Renderer takes it;
 #    modules give structural_tag() (build_structural_tag).
-RUNTIME_VERSION = 5
+RUNTIME_VERSION = 6
 
 
 def require_runtime(version: int) -> None:
