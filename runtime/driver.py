@@ -385,36 +385,60 @@ class StreamingParserBase:
             buf = buf[found:]
         pos = 0
         n = len(buf)
+        emit = self.on_text
         step = self.on_marker
         tap = self.raw
         gate = self._gate
         values: ValueScan | None = None
         while pos < n:
             if gate is not None:
-                values = gate.at(self.state_id == TOOL_ARGS)
-                if values is not None and values.quoted:
-                    # Inside a string: no marker can start before it ends.
-                    stop = values.skip(buf, pos)
-                    if stop > pos:
-                        held = self._text(buf, pos, stop, final, out, None)
-                        if held is not None:
-                            return held
-                        pos = stop if self._used < 0 else pos + self._used
-                        continue
+                if self.state_id != TOOL_ARGS:
+                    values = gate.at(False) if gate.inside else None
+                else:
+                    values = gate.scan if gate.inside else gate.at(True)
+                    if values.quoted:  # type: ignore[union-attr]
+                        # Inside a string: no marker can start before it ends.
+                        stop = values.skip(buf, pos)  # type: ignore[union-attr]
+                        if stop > pos:
+                            held = self._text(buf, pos, stop, final, out)
+                            if held is not None:
+                                return held
+                            pos = stop if self._used < 0 else pos + self._used
+                            continue
             start, end, name = self._matchers[self.state_id].scan(buf, pos, final)
             if start > pos or name is None and end >= 0:
                 stop = start if start > pos else end
-                held = self._text(buf, pos, stop, final, out, values)
-                if held is not None:
-                    return held
-                if self._used >= 0:
+                piece = buf[pos:stop]
+                raw = RawText(piece, self.state_id) if tap else None
+                if raw is not None:
+                    out.append(raw)
+                # A body may hold back the end of the buffer (a name not yet known to
+                # be a call's): it comes back with the next delta.
+                used = emit(piece, out, stop == n and not final)
+                if used is not None and used < 0:
+                    keep = ~used
+                    if raw is not None:
+                        raw.text = piece[:keep]
+                    if values is not None:
+                        values.feed(piece[:keep])
+                    return buf[pos + keep :]
+                if used is not None:
                     # The state changed inside the text (a JSON array body closed):
                     # lex the rest anew in the new state.
-                    pos += self._used
+                    if raw is not None:
+                        raw.text = piece[:used]
+                    if values is not None:
+                        values.feed(piece[:used])
+                    pos += used
                     continue
-                pos = stop
-                if stop == end or values is not None:
-                    continue  # (in arguments, the text may have opened a string)
+                if values is not None:
+                    values.feed(piece)
+                    if values.quoted:
+                        pos = stop  # the text opened a string: look again from there
+                        continue
+                if stop == end:
+                    pos = end
+                    continue
             if end < 0:
                 return buf[start:]
             if values is not None:
@@ -439,35 +463,25 @@ class StreamingParserBase:
             pos = end
         return ""
 
-    def _text(self, buf: str, pos: int, stop: int, final: bool, out: list[SemanticEvent],
-              values: ValueScan | None) -> str | None:
-        """Give ``buf[pos:stop]`` to the state as plain text (and to ``values``, if given).
+    def _text(self, buf: str, pos: int, stop: int, final: bool,
+              out: list[SemanticEvent]) -> str | None:
+        """Give ``buf[pos:stop]``, string text the value scanner has read, to the state.
 
         Returns the tail of ``buf`` to hold back when the state kept part of it;
         otherwise None, with ``_used`` set to how much was used when the state changed
         inside the text (-1: all of it, in the same state).
         """
         piece = buf[pos:stop]
-        state = self.state_id
-        raw = RawText(piece, state) if self.raw else None
+        raw = RawText(piece, self.state_id) if self.raw else None
         if raw is not None:
             out.append(raw)
-        # A body may hold back the end of the buffer (a name not yet known to be a
-        # call's): it comes back with the next delta.
         used = self.on_text(piece, out, stop == len(buf) and not final)
         if used is not None and used < 0:
-            keep = ~used
             if raw is not None:
-                raw.text = piece[:keep]
-            if values is not None:
-                values.feed(piece[:keep])
-            return buf[pos + keep :]
-        if used is not None:
-            if raw is not None:
-                raw.text = piece[:used]
-            piece = piece[:used]
-        if values is not None:
-            values.feed(piece)
+                raw.text = piece[: ~used]
+            return buf[pos + ~used :]
+        if used is not None and raw is not None:
+            raw.text = piece[:used]
         self._used = -1 if used is None else used
         return None
 

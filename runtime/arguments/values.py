@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .scanning import partial_len
 
 
 class ValueScan:
@@ -121,15 +120,38 @@ class QuotedStrings(ValueScan):
             pos = m.end()
 
 
+class _Finder:
+    """Finds any of some literals with one regex, and a literal's start cut by the end."""
+
+    __slots__ = ("search", "_tail", "_reach")
+
+    def __init__(self, literals: tuple[str, ...]) -> None:
+        lits = sorted(set(literals), key=len, reverse=True)
+        self.search = re.compile("|".join(map(re.escape, lits))).search
+        prefixes = sorted({lit[:i] for lit in lits for i in range(1, len(lit))},
+                          key=len, reverse=True)
+        self._tail = (re.compile("(?:%s)\\Z" % "|".join(map(re.escape, prefixes))).search
+                      if prefixes else None)
+        self._reach = max(map(len, lits)) - 1
+
+    def tail(self, buf: str, pos: int) -> int:
+        """Where the end of ``buf`` (from ``pos``) may begin a literal; ``len(buf)`` if
+        nowhere."""
+        n = len(buf)
+        m = self._tail(buf, max(pos, n - self._reach)) if self._tail is not None else None
+        return m.start() if m is not None else n
+
+
 class DelimitedStrings(ValueScan):
     """Strings between one delimiter that opens and closes them, without escapes
     (Gemma 4's ``<|"|>``); a delimiter cut by a delta's end is kept until it completes."""
 
-    __slots__ = ("delimiter", "tail")
+    __slots__ = ("delimiter", "tail", "_finder")
 
     def __init__(self, delimiter: str) -> None:
         super().__init__()
         self.delimiter = delimiter
+        self._finder = _Finder((delimiter,))
         self.tail = ""  # the end of the last piece, which may begin a delimiter
 
     def reset(self) -> None:
@@ -152,8 +174,7 @@ class DelimitedStrings(ValueScan):
             self.tail = ""
         i = text.find(delim, pos)
         if i < 0:
-            n = partial_len(text, pos, (delim,))
-            self.tail = text[len(text) - n:] if n else ""
+            self.tail = text[self._finder.tail(text, pos):]
             return -1
         self.quoted = not self.quoted
         return i + len(delim)
@@ -173,16 +194,6 @@ class DelimitedStrings(ValueScan):
             pos = end
 
 
-def _first(text: str, pos: int, literals: tuple[str, ...]) -> tuple[int, str]:
-    """The first of ``literals`` in ``text`` from ``pos``: (index, literal), or (-1, "")."""
-    best, found = -1, ""
-    for lit in literals:
-        i = text.find(lit, pos)
-        if i >= 0 and (best < 0 or i < best):
-            best, found = i, lit
-    return best, found
-
-
 _OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE = range(4)
 
 
@@ -195,7 +206,7 @@ class ElementValues(ValueScan):
     """
 
     __slots__ = ("open", "name_end", "value_open", "close", "text_kind", "where", "buf",
-                 "tags", "sure")
+                 "tags", "sure", "_opens", "_value_opens", "_ends")
 
     def __init__(self, *, open: str, name_end: str, close: str, value_open: str | None,
                  text_kind: Callable[[str], bool] | None = None) -> None:
@@ -205,6 +216,9 @@ class ElementValues(ValueScan):
         # header -> whether the value is sure text (None: no value is).
         self.text_kind = text_kind
         self.tags = (close, open) + ((value_open,) if value_open else ())
+        self._opens = _Finder((open,))
+        self._value_opens = _Finder((value_open,)) if value_open else None
+        self._ends = _Finder((close, open))  # what ends a value
         self.where = _OUTSIDE
         self.buf = ""  # a tag cut by a delta's end, or a header not yet closed
         self.sure = False  # the field's header marks its value as text
@@ -218,18 +232,13 @@ class ElementValues(ValueScan):
         self.where = _VALUE
         self.quoted, self.ambiguous = self.sure, not self.sure
 
-    def _leave_value(self, where: int) -> None:
-        self.where = where
-        self.quoted = self.ambiguous = False
-
     def skip(self, text: str, pos: int) -> int:
         if not self.quoted or self.buf:
             return pos
-        i, _ = _first(text, pos, (self.close, self.open))
-        if i >= 0:
-            return i  # the tag itself is read as it is (fed, or a marker)
-        n = len(text)
-        return n - partial_len(text, pos, (self.close, self.open))
+        m = self._ends.search(text, pos)
+        if m is not None:
+            return m.start()  # the tag itself is read as it is (fed, or a marker)
+        return self._ends.tail(text, pos)
 
     def feed(self, text: str) -> None:
         buf = self.buf + text if self.buf else text
@@ -237,13 +246,20 @@ class ElementValues(ValueScan):
         pos = 0
         while True:
             where = self.where
-            if where == _OUTSIDE:
-                i = buf.find(self.open, pos)
-                if i < 0:
-                    n = partial_len(buf, pos, (self.open,))
-                    self.buf = buf[len(buf) - n:] if n else ""
+            if where == _VALUE:
+                m = self._ends.search(buf, pos)
+                if m is None:
+                    self.buf = buf[self._ends.tail(buf, pos):]
                     return
-                pos = i + len(self.open)
+                pos = m.end()
+                self.where = _OUTSIDE if m.group() == self.close else _NAME
+                self.quoted = self.ambiguous = False
+            elif where == _OUTSIDE:
+                m = self._opens.search(buf, pos)
+                if m is None:
+                    self.buf = buf[self._opens.tail(buf, pos):]
+                    return
+                pos = m.end()
                 self.where = _NAME
             elif where == _NAME:
                 i = buf.find(self.name_end, pos)
@@ -257,22 +273,15 @@ class ElementValues(ValueScan):
                     self.where = _BEFORE_VALUE
                 else:
                     self._enter_value()
-            elif where == _BEFORE_VALUE:
-                i = buf.find(self.value_open, pos)  # type: ignore[arg-type]
-                if i < 0:
-                    n = partial_len(buf, pos, (self.value_open,))  # type: ignore[arg-type]
-                    self.buf = buf[len(buf) - n:] if n else ""
-                    return
-                pos = i + len(self.value_open)  # type: ignore[arg-type]
-                self._enter_value()
             else:
-                i, tag = _first(buf, pos, (self.close, self.open))
-                if i < 0:
-                    n = partial_len(buf, pos, (self.close, self.open))
-                    self.buf = buf[len(buf) - n:] if n else ""
+                finder = self._value_opens
+                assert finder is not None
+                m = finder.search(buf, pos)
+                if m is None:
+                    self.buf = buf[finder.tail(buf, pos):]
                     return
-                pos = i + len(tag)
-                self._leave_value(_OUTSIDE if tag == self.close else _NAME)
+                pos = m.end()
+                self._enter_value()
 
 
 _NOT_SPACE = re.compile(r"\S").search
