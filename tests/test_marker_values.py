@@ -194,3 +194,46 @@ def test_closer_waits_no_longer_than_needed(fmt: str) -> None:
     assert all(e.value != closer for e in held)  # not yet decided
     then = parser.feed(" b")
     assert "".join(e.value for e in then if e.type.name == "ARG_VALUE_CHUNK") == closer + " b"
+
+
+def _state(scan: ValueScan) -> tuple[bool, bool]:
+    return scan.quoted, scan.ambiguous
+
+
+@pytest.mark.parametrize("fmt", SURE + AMBIGUOUS)
+def test_scanner_state_does_not_depend_on_the_split(fmt: str) -> None:
+    """A value scanner fed a call's argument text in two pieces, at every split (tags
+    and escapes cut included), ends in the state it has when fed it whole."""
+    module = parsergen.load(fmt)
+    value = 'say "hi" \\ there'
+    call = {"name": "f", "arguments": {"a": value, "b": ["x", {"c": value}]}}
+    try:
+        text = module.RENDERER.render({"content": None, "tool_calls": [call]}, thinking=False)
+    except ValueError:
+        pytest.skip("the syntax cannot write these arguments")
+    for cut in range(len(text) + 1):
+        whole, split = _scan(fmt), _scan(fmt)
+        assert whole is not None and split is not None
+        states = []
+        for end in (cut, len(text)):
+            whole.reset()
+            whole.feed(text[:end])
+            states.append(_state(whole))
+        split.feed(text[:cut])
+        assert _state(split) == states[0], f"after {text[:cut]!r}"
+        split.feed(text[cut:])
+        assert _state(split) == states[1], f"cut at {cut}"
+
+
+def test_a_raw_newline_breaks_a_json_string() -> None:
+    """A JSON string cannot hold a raw newline: after one, markers count again, though
+    the string's closing quote is still looked for."""
+    from parsergen.runtime.arguments.values import QuotedStrings
+
+    scan = QuotedStrings('"')
+    scan.feed('{"q": "it"s"}}')  # a stray quote opens a string
+    assert scan.quoted
+    assert scan.skip("\n</tool_call>", 0) == 0  # the newline ends what it hides
+    assert not scan.quoted
+    scan.feed('\n</tool_call> "')
+    assert not scan.quoted and not scan.inside  # that quote closed the broken string
