@@ -2,9 +2,8 @@
 
 Shared by ``run.py`` (timing), ``linearity.py`` and ``memory.py``.  Nothing here imports
 the tests' modules: the tokenizers come from ``tests/support/tokenizers.py`` by way of
-``tools/capture_goldens.py`` (both import nothing from pytest or parsergen), and the
-format -> tokenizer table is read from ``tests/test_properties.py`` as data (``ast``),
-without importing it.
+``tools/capture_goldens.py`` (both import nothing from pytest or parsergen), with the
+format -> tokenizer table (``FORMAT_TOKENIZERS``).
 
 A completion is a list of segments, ``(token ids, repeat)``: the renderer's pieces with
 markers encoded as their tokens and text as typed text (never an added token, the way
@@ -14,13 +13,11 @@ as blocks that may repeat (for the long completions of the linearity and memory 
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -35,16 +32,9 @@ CG = load_capture_tool()  # puts tests/ on sys.path
 from support.streams import Deltas, schema_of, token_groups, typed_ids  # noqa: E402,F401
 
 
-@lru_cache(maxsize=1)
 def tokenizer_table() -> dict[str, str]:
-    """``TOKENIZER`` of tests/test_properties.py: the test tokenizer of every format."""
-    source = (ROOT / "tests" / "test_properties.py").read_text(encoding="utf-8")
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "TOKENIZER" for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    raise RuntimeError("no TOKENIZER table in tests/test_properties.py")
+    """The test tokenizer of every format (tests/support/tokenizers.py)."""
+    return CG.toks.FORMAT_TOKENIZERS
 
 
 def get_tokenizer(fmt: str) -> Any:

@@ -209,6 +209,9 @@ class FormatIR:
     tool_body_defaulted: bool
     body_class: str | None  # the runtime class of tool_body (None: no TOOL_ARGS)
     syntax_class: str  # the runtime class of arguments.syntax
+    # Terminals whose transition from TOOL_ARGS ends the call (and starts none): inside
+    # an ambiguous argument value, what follows one decides (runtime/arguments/values.py).
+    call_closers: tuple[str, ...]
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -331,6 +334,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         tool_body_defaulted="tool_body" not in lowered.written,
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
+        call_closers=_call_closers(states),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
         reachable=reachable,
         arguments=dict(spec["arguments"]),
@@ -391,6 +395,20 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
     if target == "TOOL_ARGS" and _acts(body, "enter"):
         out.append(EnterBody("ARG_VALUE_CHUNK" in emit))
     return tuple(out)
+
+
+def _call_closers(states: list[StateIR]) -> tuple[str, ...]:
+    """Terminals that end the open call from TOOL_ARGS without starting another."""
+    out = []
+    for state in states:
+        if state.name != "TOOL_ARGS":
+            continue
+        for tr in state.transitions:
+            ways = [(r.target, r.emit) for r in tr.rules] if tr.rules else [(tr.target, tr.emit)]
+            if all(target != "TOOL_ARGS" and "TOOL_CALL_END" in emit
+                   and "TOOL_CALL_START" not in emit for target, emit in ways):
+                out.append(tr.terminal)
+    return tuple(sorted(out))
 
 
 def _text_action(state: str, event: str | None, body: type[ToolBody], written: bool,

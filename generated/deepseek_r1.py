@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "deepseek_r1"
 
@@ -159,6 +159,12 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 33).
     BODY = JsonBody
+    # The arguments syntax (line 33): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = JsonSyntax({"syntax": "json"})
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("CALL_END",))
     # reasoning (line 8); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -295,7 +301,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 33)
-    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 19
         "drop_whitespace_only_content_before_tools": True,  # default

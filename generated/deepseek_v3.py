@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "deepseek_v3"
 
@@ -134,6 +134,12 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 33).
     BODY = JsonBody
+    # The arguments syntax (line 33): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = JsonSyntax({"syntax": "json"})
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("CALL_END",))
 
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
@@ -241,7 +247,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 33)
-    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

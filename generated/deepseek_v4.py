@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "deepseek_v4"
 
@@ -166,6 +166,21 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 58).
     BODY = TextBody
+    # The arguments syntax (line 57): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = TaggedSyntax(
+        {
+            "syntax": "xml_parameters",
+            "open": "<｜DSML｜parameter",
+            "name_end": ">",
+            "header": "attributes",
+            "string_attribute": "string",
+            "close": "</｜DSML｜parameter>",
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("INVOKE_END", "TOOL_END"))
     # reasoning (line 15); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -319,7 +334,7 @@ class ChatParser(ChatParserBase):
         "string_attribute": "string",
         "close": "</｜DSML｜parameter>",
     }  # arguments (line 57)
-    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

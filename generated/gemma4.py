@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "gemma4"
 
@@ -154,6 +154,12 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax notation, line 49).
     BODY = TextBody
+    # The arguments syntax (line 49): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = NotationSyntax({"syntax": "notation", "string_delimiter": '<|"|>'})
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("TOOL_END",))
     # reasoning (line 16); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -292,7 +298,7 @@ class ChatParser(ChatParserBase):
         "syntax": "notation",
         "string_delimiter": '<|"|>',
     }  # arguments (line 49)
-    SYNTAX = NotationSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

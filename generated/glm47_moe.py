@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "glm47_moe"
 
@@ -207,6 +207,20 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 50).
     BODY = TextBody
+    # The arguments syntax (line 49): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = TaggedSyntax(
+        {
+            "syntax": "xml_parameters",
+            "open": "<arg_key>",
+            "name_end": "</arg_key>",
+            "value_open": "<arg_value>",
+            "close": "</arg_value>",
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("TOOL_END",))
     # reasoning (line 16); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -332,7 +346,7 @@ class ChatParser(ChatParserBase):
         "value_open": "<arg_value>",
         "close": "</arg_value>",
     }  # arguments (line 49)
-    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "granite"
 
@@ -79,6 +79,11 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json_array body
     # (tool_body, line 15).
     BODY = JsonArrayBody
+    # The arguments syntax (line 16): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = EnvelopeSyntax(
+        {"syntax": "json_envelope", "name_key": "name", "argument_keys": ["arguments"]}
+    )
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
@@ -127,7 +132,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["arguments"],
     }  # arguments (line 16)
-    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "hermes"
 
@@ -98,6 +98,18 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json_envelope, line 22).
     BODY = JsonBody
+    # The arguments syntax (line 22): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = EnvelopeSyntax(
+        {
+            "syntax": "json_envelope",
+            "name_key": "name",
+            "argument_keys": ["arguments", "parameters"],
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("TOOL_END",))
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
@@ -151,7 +163,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["arguments", "parameters"],
     }  # arguments (line 22)
-    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

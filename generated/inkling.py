@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "inkling"
 
@@ -174,6 +174,18 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json_envelope, line 49).
     BODY = JsonBody
+    # The arguments syntax (line 49): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = EnvelopeSyntax(
+        {
+            "syntax": "json_envelope",
+            "name_key": "name",
+            "argument_keys": ["args", "arguments", "parameters"],
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("END_SAMPLING", "THINK_END"))
     # reasoning (line 8); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -373,7 +385,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["args", "arguments", "parameters"],
     }  # arguments (line 49)
-    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

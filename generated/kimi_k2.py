@@ -22,7 +22,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "kimi_k2"
 
@@ -199,6 +199,12 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 59).
     BODY = JsonBody
+    # The arguments syntax (line 59): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = JsonSyntax({"syntax": "json"})
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("TOOL_END", "TOOL_SECTION_END"))
     # reasoning (line 17); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -335,7 +341,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 59)
-    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # line 64
         "drop_whitespace_only_content_before_tools": True,  # line 65

@@ -22,7 +22,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "kimi_k3"
 
@@ -180,6 +180,27 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 63).
     BODY = TextBody
+    # The arguments syntax (line 62): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = TaggedSyntax(
+        {
+            "syntax": "xml_parameters",
+            "open": "<|open|>argument",
+            "name_end": "<|sep|>",
+            "close": "<|close|>argument<|sep|>",
+            "header": "attributes",
+            "name_attribute": "key",
+            "string_attribute": {
+                "name": "type",
+                "value": "string",
+                "default": "string",
+            },
+            "entities": "xml",
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("CALL_CLOSE",))
     # reasoning (line 10); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_OPEN",),
@@ -334,7 +355,7 @@ class ChatParser(ChatParserBase):
         "string_attribute": {"name": "type", "value": "string", "default": "string"},
         "entities": "xml",
     }  # arguments (line 62)
-    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 75
         "drop_whitespace_only_content_before_tools": True,  # line 76

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "llama3_json"
 
@@ -116,6 +116,15 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json_object body
     # (tool_body, line 23).
     BODY = JsonObjectBody
+    # The arguments syntax (line 24): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = EnvelopeSyntax(
+        {
+            "syntax": "json_envelope",
+            "name_key": "name",
+            "argument_keys": ["parameters", "arguments"],
+        }
+    )
 
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
@@ -202,7 +211,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["parameters", "arguments"],
     }  # arguments (line 24)
-    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

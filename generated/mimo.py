@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "mimo"
 
@@ -184,6 +184,20 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 63).
     BODY = TextBody
+    # The arguments syntax (line 10): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = TaggedSyntax(
+        {
+            "syntax": "xml_parameters",
+            "open": "<parameter=",
+            "name_end": ">",
+            "close": "</parameter>",
+            "trim": "none",
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("FUNC_END",))
     # reasoning (line 17); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -371,7 +385,7 @@ class ChatParser(ChatParserBase):
         "close": "</parameter>",
         "trim": "none",
     }  # arguments (line 10)
-    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 67
         "drop_whitespace_only_content_before_tools": True,  # default

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "minimax_m2"
 
@@ -192,6 +192,20 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax xml_parameters, line 56).
     BODY = TextBody
+    # The arguments syntax (line 56): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = TaggedSyntax(
+        {
+            "syntax": "xml_parameters",
+            "open": "<parameter",
+            "name_end": ">",
+            "header": "attributes",
+            "close": "</parameter>",
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("INVOKE_END",))
     # reasoning (line 7); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -389,7 +403,7 @@ class ChatParser(ChatParserBase):
         "header": "attributes",
         "close": "</parameter>",
     }  # arguments (line 56)
-    SYNTAX = TaggedSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

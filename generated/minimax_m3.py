@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "minimax_m3"
 
@@ -160,6 +160,12 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the text body
     # (default for arguments.syntax nested_elements, line 53).
     BODY = TextBody
+    # The arguments syntax (line 53): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = ElementsSyntax({"syntax": "nested_elements", "prefix": "]<]minimax[>["})
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("INVOKE_END",))
     # reasoning (line 10); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -320,7 +326,7 @@ class ChatParser(ChatParserBase):
         "syntax": "nested_elements",
         "prefix": "]<]minimax[>[",
     }  # arguments (line 53)
-    SYNTAX = ElementsSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "plamo3"
 
@@ -227,6 +227,9 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json, line 53).
     BODY = JsonBody
+    # The arguments syntax (line 53): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = JsonSyntax({"syntax": "json"})
     # reasoning (line 9); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -388,7 +391,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (line 53)
-    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 57
         "drop_whitespace_only_content_before_tools": True,  # default

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "pythonic"
 
@@ -72,6 +72,9 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the python_list body
     # (default for arguments.syntax python_kwargs, line 13).
     BODY = PythonListBody
+    # The arguments syntax (line 13): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = PythonSyntax({"syntax": "python_kwargs"})
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).
@@ -111,7 +114,7 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "python_kwargs"}  # arguments (line 13)
-    SYNTAX = PythonSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": True,  # default
         "drop_whitespace_only_content_before_tools": True,  # default

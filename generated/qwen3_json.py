@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(7)
+require_runtime(8)
 
 FORMAT = "qwen3_json"
 
@@ -129,6 +129,18 @@ class StreamingParser(StreamingParserBase):
     # How TOOL_ARGS text becomes calls: the json body
     # (default for arguments.syntax json_envelope, line 22).
     BODY = JsonBody
+    # The arguments syntax (line 22): markers inside its strings and
+    # values are argument text (runtime/arguments/values.py).
+    SYNTAX = EnvelopeSyntax(
+        {
+            "syntax": "json_envelope",
+            "name_key": "name",
+            "argument_keys": ["arguments", "parameters"],
+        }
+    )
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call.
+    CALL_CLOSERS = frozenset(("TOOL_END",))
     # reasoning (line 20); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),
@@ -214,7 +226,7 @@ class ChatParser(ChatParserBase):
         "name_key": "name",
         "argument_keys": ["arguments", "parameters"],
     }  # arguments (line 22)
-    SYNTAX = EnvelopeSyntax(ARGUMENTS)  # reads and writes the arguments
+    SYNTAX = StreamingParser.SYNTAX  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 19
         "drop_whitespace_only_content_before_tools": True,  # default

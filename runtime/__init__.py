@@ -61,7 +61,8 @@ from .structural import structural_tag as build_structural_tag
 # 6: Reasoning takes start_optional (reasoning.start_optional).
 # 7: state text actions FramingText / DropText / EndFraming and FRAMING_PUNCTUATION, SPEC_DROPPED
 #    (framing is whitespace and punctuation; other text is content).
-RUNTIME_VERSION = 7
+# 8: modules give StreamingParser.SYNTAX and CALL_CLOSERS (markers inside argument values).
+RUNTIME_VERSION = 8
 
 
 def require_runtime(version: int) -> None:

@@ -12,7 +12,10 @@ The generated subclass defines
     ``INITIAL_STATES`` (thinking -> state id); ``THINKING_DEFAULT``; ``REASONING_RULES``
     (a ``Reasoning``, or None); ``PLAIN_TEXT`` (state id -> the chunk event its
     plain text is, for the fast path of ``advance``); ``BODY`` (the ``ToolBody``
-    class that turns TOOL_ARGS text into calls, from ``bodies``).
+    class that turns TOOL_ARGS text into calls, from ``bodies``); ``SYNTAX`` (the
+    arguments syntax: its ``values()`` scanner says where markers are argument text)
+    and ``CALL_CLOSERS`` (terminals that end a call from TOOL_ARGS: inside an
+    ambiguous value, what follows one decides; see ``arguments/values.py``).
   - ``on_marker(name, value, out)``: terminal ``name`` (its text ``value``) was read in the
     current state; it appends events to ``out`` and may change the state.
   - ``FRAMING_PUNCTUATION``: besides whitespace, the characters a framing state's text
@@ -45,6 +48,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from .arguments import ArgumentSyntax
+from .arguments.values import ValueGate, ValueScan
 from .bodies import TextBody, ToolBody
 from .events import (
     CONTENT,
@@ -52,6 +57,7 @@ from .events import (
     MESSAGE_HEADER,
     REASONING,
     STATE_NAMES,
+    TOOL_ARGS,
     TOOL_STATES,
     EventType,
     RawText,
@@ -59,7 +65,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, count_reasoning_tokens
-from .tokens import Marker, TokenIdScanner, TokenizerInfo
+from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo
 
 _REASONING_END = EventType.REASONING_END
 _TEXT_CHUNK = EventType.TEXT_CHUNK
@@ -77,6 +83,11 @@ class StreamingParserBase:
     # A MESSAGE_HEADER the completion ends in whose whole text matches this is framing
     # (cut_header); otherwise, or without it, the text is content.
     CUT_HEADER: ClassVar[re.Pattern[str] | None] = None
+    # The arguments syntax: where its strings and values hide markers (``values()``).
+    SYNTAX: ClassVar[ArgumentSyntax | None] = None
+    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
+    # follows one decides whether it ended the call (see arguments/values.py).
+    CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
     PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
     FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
     SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
@@ -129,6 +140,14 @@ class StreamingParserBase:
         # it content (then None: the rest up to the next marker is content as it comes).
         self._framing: list[str] | None = []  # (a list: a long run stays linear)
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
+        # Every piece of TOOL_ARGS text goes to the syntax's value scanner too; markers
+        # are only taken where it says a value can end (None: its values hide none).
+        scan = self.SYNTAX.values() if self.SYNTAX is not None else None
+        # (Nor is it needed where no terminal does anything in TOOL_ARGS.)
+        self._gate = (ValueGate(scan, self.CALL_CLOSERS, tuple(lexicon.literals))
+                      if scan is not None and type(scan) is not ValueScan
+                      and lexicon.live.get(TOOL_ARGS) else None)
+        self._used = -1  # _text's answer: how much text the state used before it changed
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
 
@@ -275,15 +294,25 @@ class StreamingParserBase:
         (``plain_events``), or to skip.
         """
         out: list[SemanticEvent] = []
+        gate = self._gate
         if self._marked(delta_token_ids):
             assert self._scanner is not None
             for item in self._scanner.scan(delta_text, delta_token_ids):
+                if gate is not None and gate.held is not None:
+                    item = self._settle(item, out)
                 if type(item) is str:
                     self._pending = self._lex(self._pending + item, False, out)
-                else:
+                elif item is not None:
                     self._marker(item, out)
             return out
-        kind = self._plain(delta_text)
+        if gate is not None:
+            if gate.held is not None and delta_text:
+                delta_text = self._settle(delta_text, out) or ""
+            kind = None if out else self._plain(delta_text)  # (out: the settled closer)
+            if kind is not None and self.state_id == TOOL_ARGS:
+                gate.at(True).feed(delta_text)  # type: ignore[union-attr]
+        else:
+            kind = self._plain(delta_text)
         if kind is not None:
             return kind
         if delta_text:
@@ -300,10 +329,14 @@ class StreamingParserBase:
         out: list[SemanticEvent] = []
         if self._scanner is not None:
             for item in self._scanner.flush():
+                if self._gate is not None and self._gate.held is not None:
+                    item = self._settle(item, out)
                 if type(item) is str:
                     self._pending = self._lex(self._pending + item, False, out)
-                else:
+                elif item is not None:
                     self._marker(item, out)
+        if self._gate is not None and self._gate.held is not None:
+            self._settle(None, out)  # the stream ends: the held closer ends the call
         if self._pending:
             pending, self._pending = self._pending, ""
             self._lex(pending, True, out)
@@ -346,12 +379,65 @@ class StreamingParserBase:
             pending, self._pending = self._pending, ""
             self._lex(pending, True, out)
         self._fresh = False
+        gate = self._gate
+        values = gate.at(self.state_id == TOOL_ARGS) if gate is not None else None
+        if values is not None:
+            if values.quoted and marker.name != DROP:
+                # Inside a string the tokenizer spells this text as the marker's token
+                # too, so the id says nothing the text does not: string content.
+                self._as_text(marker.text, values, out)
+                return
+            if gate.waits(marker.name):  # type: ignore[union-attr]
+                gate.held = marker  # type: ignore[union-attr]  # what follows decides
+                return
+        self._take(marker, values, out, first)
+
+    def _take(self, marker: Marker, values: ValueScan | None, out: list[SemanticEvent],
+              first: bool = False) -> None:
+        """Marker token ``marker`` is a marker here (``values``: the scanner in TOOL_ARGS;
+        ``first``: it begins the completion)."""
+        if values is not None:
+            values.feed(marker.text)
         if self.raw:
             out.append(RawText(marker.text, self.state_id, marker.name))
         if first and marker.name in self._opening:
             self.state_id = REASONING  # a start marker token that begins the completion
             return
         self.on_marker(marker.name, marker.text, out)
+        if values is None and self._gate is not None and self.state_id == TOOL_ARGS:
+            self._gate.entered(marker.text)
+
+    def _settle(self, item: Item | None, out: list[SemanticEvent]) -> Item | None:
+        """Decide a closer token held inside an ambiguous value by ``item``, what follows
+        it (None: the stream ends); return what is left of ``item`` to read."""
+        gate = self._gate
+        assert gate is not None
+        after = gate.held_after
+        if type(item) is str:
+            after += item
+            closes = gate.closes(after, 0, False)
+            if closes is None:
+                gate.held_after = after  # only whitespace yet
+                return None
+        else:
+            closes = True  # another marker, or the end: the close tag was missing
+        marker, gate.held, gate.held_after = gate.held, None, ""
+        if closes:
+            self._take(marker, gate.scan, out)
+        else:
+            self._as_text(marker.text, gate.scan, out)
+        if type(item) is str:
+            return after
+        if after:
+            self._pending = self._lex(self._pending + after, item is None, out)
+        return item
+
+    def _as_text(self, text: str, values: ValueScan, out: list[SemanticEvent]) -> None:
+        """A marker's text inside an argument value: plain argument text."""
+        values.feed(text)
+        if self.raw:
+            out.append(RawText(text, TOOL_ARGS))
+        self.on_text(text, out)
 
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
         """Lex ``buf`` from the current state on; return the tail held back."""
@@ -365,7 +451,23 @@ class StreamingParserBase:
         emit = self.on_text
         step = self.on_marker
         tap = self.raw
+        gate = self._gate
+        values: ValueScan | None = None
         while pos < n:
+            if gate is not None:
+                if self.state_id != TOOL_ARGS:
+                    values = gate.at(False) if gate.inside else None
+                else:
+                    values = gate.scan if gate.inside else gate.at(True)
+                    if values.quoted:  # type: ignore[union-attr]
+                        # Inside a string: no marker can start before it ends.
+                        stop = values.skip(buf, pos)  # type: ignore[union-attr]
+                        if stop > pos:
+                            held = self._text(buf, pos, stop, final, out)
+                            if held is not None:
+                                return held
+                            pos = stop if self._used < 0 else pos + self._used
+                            continue
             start, end, name = self._matchers[self.state_id].scan(buf, pos, final)
             if start > pos or name is None and end >= 0:
                 stop = start if start > pos else end
@@ -380,22 +482,47 @@ class StreamingParserBase:
                     keep = ~used
                     if raw is not None:
                         raw.text = piece[:keep]
+                    if values is not None:
+                        values.feed(piece[:keep])
                     return buf[pos + keep :]
                 if used is not None:
                     # The state changed inside the text (a JSON array body closed):
                     # lex the rest anew in the new state.
                     if raw is not None:
                         raw.text = piece[:used]
+                    if values is not None:
+                        values.feed(piece[:used])
                     pos += used
                     continue
+                if values is not None:
+                    values.feed(piece)
+                    if values.quoted:
+                        pos = stop  # the text opened a string: look again from there
+                        continue
                 if stop == end:
                     pos = end
                     continue
             if end < 0:
                 return buf[start:]
+            if values is not None:
+                if values.quoted:
+                    self._as_text(buf[start:end], values, out)
+                    pos = end
+                    continue
+                if gate.waits(name):  # type: ignore[union-attr, arg-type]
+                    closes = gate.closes(buf, end, final)  # type: ignore[union-attr]
+                    if closes is None:
+                        return buf[start:]  # what follows will tell
+                    if not closes:
+                        self._as_text(buf[start:end], values, out)
+                        pos = end
+                        continue
+                values.feed(buf[start:end])
             if tap:
                 out.append(RawText(buf[start:end], self.state_id, name))
             step(name, buf[start:end], out)
+            if gate is not None and values is None and self.state_id == TOOL_ARGS:
+                gate.entered(buf[start:end])
             pos = end
         return ""
 
@@ -415,6 +542,28 @@ class StreamingParserBase:
     def end_framing(self) -> None:
         """A marker ends a framing state's text: what was held was framing."""
         self._framing = []
+
+    def _text(self, buf: str, pos: int, stop: int, final: bool,
+              out: list[SemanticEvent]) -> str | None:
+        """Give ``buf[pos:stop]``, string text the value scanner has read, to the state.
+
+        Returns the tail of ``buf`` to hold back when the state kept part of it;
+        otherwise None, with ``_used`` set to how much was used when the state changed
+        inside the text (-1: all of it, in the same state).
+        """
+        piece = buf[pos:stop]
+        raw = RawText(piece, self.state_id) if self.raw else None
+        if raw is not None:
+            out.append(raw)
+        used = self.on_text(piece, out, stop == len(buf) and not final)
+        if used is not None and used < 0:
+            if raw is not None:
+                raw.text = piece[: ~used]
+            return buf[pos + ~used :]
+        if used is not None and raw is not None:
+            raw.text = piece[:used]
+        self._used = -1 if used is None else used
+        return None
 
     # Supplied by the generated module.
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:

@@ -34,28 +34,14 @@ from parsergen.runtime import accumulate, merge_chunks
 from parsergen.runtime.accounting import account
 from support.strategies import expected_message, messages, tools_for
 from support.streams import encode_pieces, schema_of, token_deltas, token_groups
+from support.tokenizers import FORMAT_TOKENIZERS
 
 EXAMPLES = int(os.environ.get("PARSERGEN_EXAMPLES", "0"))
 SETTINGS = settings(max_examples=EXAMPLES or 12, derandomize=not EXAMPLES, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 # The test tokenizer of each format (tests/support/tokenizers.py).
-TOKENIZER = {
-    "qwen3": "qwen3.6", "qwen3_json": "qwen3.6", "qwen3_reasoning": "qwen3.6",
-    "nemotron_v3": "qwen3.6", "step3p5": "qwen3.6", "step3p5_reasoning": "qwen3.6",
-    "mimo": "qwen3.6", "granite_thinking": "qwen3.6", "hermes": "qwen3.6",
-    "think_reasoning": "qwen3.6", "step3_reasoning": "qwen3.6", "glm45_reasoning": "glm",
-    "seed_oss": "seed_oss", "seed_oss_reasoning": "seed_oss",
-    "kimi_k2": "kimi_k2", "kimi_k2_reasoning": "kimi_k2", "kimi_k3": "kimi_k3",
-    "deepseek_v3": "deepseek", "deepseek_r1": "deepseek", "deepseek_r1_reasoning": "deepseek",
-    "deepseek_v31": "deepseek", "deepseek_v32": "deepseek", "deepseek_v4": "deepseek",
-    "deepseek_v41": "deepseek", "glm47_moe": "glm", "minimax_m2": "minimax",
-    "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
-    "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
-    "granite": "granite",
-    "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
-    "llama4_pythonic": "llama4", "pythonic": "llama4",
-}
+TOKENIZER = FORMAT_TOKENIZERS
 
 # -- tokens and cadences --------------------------------------------------------------------
 

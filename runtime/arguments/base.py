@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
+from .values import ValueScan
 from .writer import ArgumentsWriter
 
 Piece = tuple[str, bool]  # (text, is_marker): see runtime/render.py
@@ -63,6 +64,11 @@ class ArgumentSyntax:
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         """``arguments`` written in this syntax, as (text, is_marker) pieces."""
         raise NotImplementedError
+
+    def values(self) -> ValueScan:
+        """A scanner of where this syntax's strings and values hide markers (one per
+        parser; see values.py); the default hides none."""
+        return ValueScan()
 
     def structural_style(self) -> str | None:
         """The style of xgrammar's ``json_schema`` format that parses this syntax's text

@@ -9,6 +9,7 @@ from typing import Any
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
 from .scanning import NOT_SPACE, JsonDepth, json_string_end
+from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
 class EnvelopeArguments:
@@ -188,7 +189,8 @@ class EnvelopeSyntax(ArgumentSyntax):
 
     The reader reads the call's name (the ``name_key`` member) as well as its arguments
     (the first of ``argument_keys`` present, an object or a JSON string); other members
-    are skipped.
+    are skipped.  A format's marker inside a string is string content (until a raw
+    newline breaks the string).
     """
 
     name = "json_envelope"
@@ -213,6 +215,10 @@ class EnvelopeSyntax(ArgumentSyntax):
     def reader(self, make_writer: WriterFactory, name: str | None) -> CallReader:
         return EnvelopeArguments(make_writer, name_key=self.name_key,
                                  argument_keys=self.argument_keys)
+
+    def values(self) -> ValueScan:
+        """JSON strings: a marker inside one is string content."""
+        return QuotedStrings('"')
 
     def structural_style(self) -> str | None:
         return "json"  # the envelope itself is in the call template

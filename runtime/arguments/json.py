@@ -8,6 +8,7 @@ from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import NOT_SPACE, JsonScan, decode_json_string
+from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
 
@@ -153,7 +154,8 @@ class JsonSyntax(ArgumentSyntax):
     """One JSON object of arguments, as OpenAI's API writes them: ``{"city": "Paris"}``.
 
     Keys and strings stream as they arrive; other values pass through as written unless
-    the tool's schema wants another type.  Text after the object is ignored.
+    the tool's schema wants another type.  Text after the object is ignored.  A format's
+    marker inside a string is string content (until a raw newline breaks the string).
     """
 
     name = "json"
@@ -163,6 +165,10 @@ class JsonSyntax(ArgumentSyntax):
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return JsonArguments(make_writer(name or ""))
+
+    def values(self) -> ValueScan:
+        """JSON strings: a marker inside one is string content."""
+        return QuotedStrings('"')
 
     def structural_style(self) -> str | None:
         return "json"

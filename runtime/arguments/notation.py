@@ -9,6 +9,7 @@ from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import partial_len
+from .values import DelimitedStrings, ValueScan
 from .writer import MAX_DEPTH, ArgumentsWriter
 
 class NotationArguments:
@@ -280,7 +281,8 @@ class NotationSyntax(ArgumentSyntax):
 
     ``city:<|"|>Paris<|"|>,days:3,tags:[<|"|>a<|"|>]``: strings stream as they arrive;
     ``{...}`` objects, ``[...]`` lists and bare words are typed by the tool's schema once
-    complete.  The closing ``}`` (or ``)``) ends the arguments.
+    complete.  The closing ``}`` (or ``)``) ends the arguments.  A format's marker
+    inside a string is string content.
     """
 
     name = "notation"
@@ -297,6 +299,10 @@ class NotationSyntax(ArgumentSyntax):
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return NotationArguments(make_writer(name or ""), delimiter=self.delimiter)
+
+    def values(self) -> ValueScan:
+        """Strings between the delimiters: a marker inside one is string content."""
+        return DelimitedStrings(self.delimiter)
 
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         return _pieces(arguments, self.delimiter, top=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import PY_STRING_STOP, PyScan, py_escape_size, py_literal, py_unescape
+from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
 class PythonArguments:
@@ -156,7 +157,8 @@ class PythonSyntax(ArgumentSyntax):
     """Python keyword arguments, what ``name(...)`` holds: ``a=1, b="x", c=[1, {'k': True}]``.
 
     Strings stream as they arrive; other values are Python literals, typed by the tool's
-    schema once complete.
+    schema once complete.  A format's marker inside a string is string content (until a
+    raw newline breaks the string).
     """
 
     name = "python_kwargs"
@@ -168,6 +170,10 @@ class PythonSyntax(ArgumentSyntax):
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return PythonArguments(make_writer(name or ""))
+
+    def values(self) -> ValueScan:
+        """Python strings: a marker inside one is string content."""
+        return QuotedStrings("'\"")
 
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         for key in arguments:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import ENTITY_DECODERS, partial_len, tail_prefix
+from .values import ElementValues, ValueScan
 from .writer import ArgumentsWriter, json_type
 
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
@@ -204,7 +205,11 @@ class TaggedSyntax(ArgumentSyntax):
     Values are typed by the tool's schema (qwen3, GLM, MiniMax, DeepSeek's DSML, Kimi K3).
     With ``header: attributes`` the opening tag holds XML attributes, one of which is the
     name.  A value also ends where the next argument opens; text outside arguments is
-    ignored.
+    ignored.  A value whose header marks it as text (``string_attribute``) ends only
+    there: a format's marker inside it is text.  In any other value, a marker that would
+    end the call is decided by what follows it: more text or a tag of this syntax makes
+    it value text; another marker or the end of the completion means the value's close
+    tag is missing.
     """
 
     name = "xml_parameters"
@@ -270,6 +275,22 @@ class TaggedSyntax(ArgumentSyntax):
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return TaggedArguments(make_writer(name or ""), **self._kwargs)
+
+    def values(self) -> ValueScan:
+        """Element values: sure text where the header says the value is a string (only
+        its close tag ends it), ambiguous otherwise."""
+        sure = self._marks_text if self.attributes and self.string_attribute else None
+        return ElementValues(open=self.open, name_end=self.name_end, close=self.close,
+                             value_open=self.value_open, text_kind=sure,
+                             self_closing=bool(self.attributes))
+
+    def _marks_text(self, header: str) -> bool:
+        """Whether a field header's attributes mark its value as text."""
+        attr = self.string_attribute
+        name, value, default = ((attr["name"], attr.get("value", "true"), attr.get("default"))
+                                if isinstance(attr, Mapping) else (attr, "true", None))
+        attrs = {k: dq or sq or bare for k, dq, sq, bare in _ATTRIBUTE.findall(header)}
+        return attrs.get(name, default) == value
 
     def structural_style(self) -> str | None:
         return self._style_by_options(_XGRAMMAR_STYLES)

@@ -370,6 +370,25 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "llama3": llama3, "llama4": llama4}
 
 
+# The test tokenizer of each bundled format (by name in TOKENIZERS).
+FORMAT_TOKENIZERS = {
+    "qwen3": "qwen3.6", "qwen3_json": "qwen3.6", "qwen3_reasoning": "qwen3.6",
+    "nemotron_v3": "qwen3.6", "step3p5": "qwen3.6", "step3p5_reasoning": "qwen3.6",
+    "mimo": "qwen3.6", "granite_thinking": "qwen3.6", "hermes": "qwen3.6",
+    "think_reasoning": "qwen3.6", "step3_reasoning": "qwen3.6", "glm45_reasoning": "glm",
+    "seed_oss": "seed_oss", "seed_oss_reasoning": "seed_oss",
+    "kimi_k2": "kimi_k2", "kimi_k2_reasoning": "kimi_k2", "kimi_k3": "kimi_k3",
+    "deepseek_v3": "deepseek", "deepseek_r1": "deepseek", "deepseek_r1_reasoning": "deepseek",
+    "deepseek_v31": "deepseek", "deepseek_v32": "deepseek", "deepseek_v4": "deepseek",
+    "deepseek_v41": "deepseek", "glm47_moe": "glm", "minimax_m2": "minimax",
+    "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
+    "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
+    "granite": "granite",
+    "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
+    "llama4_pythonic": "llama4", "pythonic": "llama4",
+}
+
+
 def fingerprint(tokenizer: Any) -> str:
     """A short hash of what a parser reads from a tokenizer: vocab and special tokens."""
     h = hashlib.sha256()

@@ -1,0 +1,356 @@
+"""Where a call's argument text hides markers: inside its syntax's strings and values.
+
+A format's markers are searched for in a call's argument text only where the value can
+end.  The driver gives a syntax's ``ValueScan`` every piece of TOOL_ARGS text it
+consumes, plain or marker, and asks it two things before it takes a marker there:
+
+- ``quoted``: the text is inside a string whose end the syntax makes sure (a JSON or
+  Python string, Gemma's ``<|"|>`` string, a DSML ``string="true"`` value).  A marker there is
+  string content; ``skip`` jumps to the string's end.
+- ``ambiguous``: the text is inside an element value that only its close tag ends
+  (``<parameter=x>...</parameter>``).  A marker that would end the call is held until
+  what follows it decides: a tag of the syntax (``tags``) or more text means it was
+  value text; another marker or the end of the stream means the value's close tag is
+  missing and the call ended there.
+
+Scanners jump between the characters that matter with ``str.find`` and compiled
+regexes, never looking at plain text character by character.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+
+
+class ValueScan:
+    """A syntax without strings that hide markers: every marker is a marker."""
+
+    __slots__ = ("quoted", "ambiguous")
+
+    # The syntax's own tags: after a marker inside an ambiguous value, one of them shows
+    # that the marker was value text.
+    tags: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.quoted = False  # inside a string: a marker here is string content
+        self.ambiguous = False  # inside a value whose end is unsure: what follows decides
+
+    def reset(self) -> None:
+        """A call's argument text begins."""
+        self.quoted = self.ambiguous = False
+
+    def feed(self, text: str) -> None:
+        """Argument text the parser consumed (plain text or a marker's text)."""
+
+    def skip(self, text: str, pos: int) -> int:
+        """Consume the text from ``pos`` in which no marker can start (the rest of an open
+        string) and return where it ends; ``pos`` when a marker may start there."""
+        return pos
+
+
+class QuotedStrings(ValueScan):
+    """Quoted strings with backslash escapes, across deltas: JSON's ``"``, or Python's
+    ``'`` and ``"`` (a string ends at the quote that opened it).
+
+    A raw newline cannot be in such a string: after one, the string is broken and no
+    longer hides markers (a model that lost a quote still ends its call), though its
+    closing quote is still looked for.
+    """
+
+    __slots__ = ("inside", "escape", "_open", "_stops")
+
+    def __init__(self, quotes: str = '"') -> None:
+        super().__init__()
+        self.inside = ""  # the quote of the string the text is in (quoted, unless broken)
+        self.escape = False  # a backslash ended the last piece
+        self._open = re.compile("[%s]" % re.escape(quotes)).search
+        self._stops = {q: re.compile(r"[%s\\\n]" % re.escape(q)).search for q in quotes}
+
+    def reset(self) -> None:
+        self.quoted = self.escape = False
+        self.inside = ""
+
+    def _string(self, text: str, pos: int, stop_at_break: bool) -> int:
+        """Read string text from ``pos``: the index past its closing quote, of a raw
+        newline that breaks it (``stop_at_break``), or ``len(text)``."""
+        n = len(text)
+        if self.escape and pos < n:
+            self.escape = False
+            pos += 1
+        stop = self._stops[self.inside]
+        while pos < n:
+            m = stop(text, pos)
+            if m is None:
+                return n
+            i = m.start()
+            ch = text[i]
+            if ch == "\\":
+                if i + 1 == n:
+                    self.escape = True
+                    return n
+                pos = i + 2
+            elif ch == "\n":
+                self.quoted = False
+                if stop_at_break:
+                    return i
+                pos = i + 1
+            else:
+                self.quoted = False
+                self.inside = ""
+                return i + 1
+        return n
+
+    def skip(self, text: str, pos: int) -> int:
+        return self._string(text, pos, True) if self.quoted else pos
+
+    def feed(self, text: str) -> None:
+        pos, n = 0, len(text)
+        while pos < n:
+            if self.inside:
+                pos = self._string(text, pos, False)
+                continue
+            m = self._open(text, pos)
+            if m is None:
+                return
+            self.inside = m.group()
+            self.quoted = True
+            pos = m.end()
+
+
+class _Finder:
+    """Finds any of some literals with one regex, and a literal's start cut by the end."""
+
+    __slots__ = ("search", "_tail", "_reach")
+
+    def __init__(self, literals: tuple[str, ...]) -> None:
+        lits = sorted(set(literals), key=len, reverse=True)
+        self.search = re.compile("|".join(map(re.escape, lits))).search
+        prefixes = sorted({lit[:i] for lit in lits for i in range(1, len(lit))},
+                          key=len, reverse=True)
+        self._tail = (re.compile("(?:%s)\\Z" % "|".join(map(re.escape, prefixes))).search
+                      if prefixes else None)
+        self._reach = max(map(len, lits)) - 1
+
+    def tail(self, buf: str, pos: int) -> int:
+        """Where the end of ``buf`` (from ``pos``) may begin a literal; ``len(buf)`` if
+        nowhere."""
+        n = len(buf)
+        m = self._tail(buf, max(pos, n - self._reach)) if self._tail is not None else None
+        return m.start() if m is not None else n
+
+
+class DelimitedStrings(ValueScan):
+    """Strings between one delimiter that opens and closes them, without escapes
+    (Gemma 4's ``<|"|>``); a delimiter cut by a delta's end is kept until it completes."""
+
+    __slots__ = ("delimiter", "tail", "_finder")
+
+    def __init__(self, delimiter: str) -> None:
+        super().__init__()
+        self.delimiter = delimiter
+        self._finder = _Finder((delimiter,))
+        self.tail = ""  # the end of the last piece, which may begin a delimiter
+
+    def reset(self) -> None:
+        self.quoted = False
+        self.tail = ""
+
+    def _toggle(self, text: str, pos: int) -> int:
+        """Find the next delimiter from ``pos`` (one begun by ``tail`` included) and
+        toggle at it: the index past it, or -1 when there is none."""
+        delim = self.delimiter
+        if self.tail:
+            rest = delim[len(self.tail):]
+            if text.startswith(rest, pos):
+                self.tail = ""
+                self.quoted = not self.quoted
+                return pos + len(rest)
+            if rest.startswith(text[pos:]):
+                self.tail += text[pos:]  # still only the start of a delimiter
+                return -1
+            self.tail = ""
+        i = text.find(delim, pos)
+        if i < 0:
+            self.tail = text[self._finder.tail(text, pos):]
+            return -1
+        self.quoted = not self.quoted
+        return i + len(delim)
+
+    def skip(self, text: str, pos: int) -> int:
+        if not self.quoted:
+            return pos
+        end = self._toggle(text, pos)
+        return len(text) if end < 0 else end
+
+    def feed(self, text: str) -> None:
+        pos = 0
+        while pos < len(text):
+            end = self._toggle(text, pos)
+            if end < 0:
+                return
+            pos = end
+
+
+_OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE = range(4)
+
+
+class ElementValues(ValueScan):
+    """Tagged element values, ``OPEN header NAME_END [VALUE_OPEN] value CLOSE``.
+
+    A value is ``quoted`` when the header marks it as text (``text_kind`` says so:
+    DeepSeek's ``string="true"``), and only its close tag (or the next field's open tag)
+    ends it; any other value is ``ambiguous``.
+    """
+
+    __slots__ = ("open", "name_end", "value_open", "close", "text_kind", "self_closing",
+                 "where", "buf", "tags", "sure", "_opens", "_value_opens", "_ends")
+
+    def __init__(self, *, open: str, name_end: str, close: str, value_open: str | None,
+                 text_kind: Callable[[str], bool] | None = None,
+                 self_closing: bool = False) -> None:
+        super().__init__()
+        # Headers of attributes may close their own tag (``name="K"/>``): no value.
+        self.self_closing = self_closing
+        self.open, self.name_end, self.close = open, name_end, close
+        self.value_open = value_open
+        # header -> whether the value is sure text (None: no value is).
+        self.text_kind = text_kind
+        self.tags = (close, open) + ((value_open,) if value_open else ())
+        self._opens = _Finder((open,))
+        self._value_opens = _Finder((value_open,)) if value_open else None
+        self._ends = _Finder((close, open))  # what ends a value
+        self.where = _OUTSIDE
+        self.buf = ""  # a tag cut by a delta's end, or a header not yet closed
+        self.sure = False  # the field's header marks its value as text
+
+    def reset(self) -> None:
+        self.quoted = self.ambiguous = self.sure = False
+        self.where = _OUTSIDE
+        self.buf = ""
+
+    def _enter_value(self) -> None:
+        self.where = _VALUE
+        self.quoted, self.ambiguous = self.sure, not self.sure
+
+    def skip(self, text: str, pos: int) -> int:
+        if not self.quoted or self.buf:
+            return pos
+        m = self._ends.search(text, pos)
+        if m is not None:
+            return m.start()  # the tag itself is read as it is (fed, or a marker)
+        return self._ends.tail(text, pos)
+
+    def feed(self, text: str) -> None:
+        buf = self.buf + text if self.buf else text
+        self.buf = ""
+        pos = 0
+        while True:
+            where = self.where
+            if where == _VALUE:
+                m = self._ends.search(buf, pos)
+                if m is None:
+                    self.buf = buf[self._ends.tail(buf, pos):]
+                    return
+                pos = m.end()
+                self.where = _OUTSIDE if m.group() == self.close else _NAME
+                self.quoted = self.ambiguous = False
+            elif where == _OUTSIDE:
+                m = self._opens.search(buf, pos)
+                if m is None:
+                    self.buf = buf[self._opens.tail(buf, pos):]
+                    return
+                pos = m.end()
+                self.where = _NAME
+            elif where == _NAME:
+                i = buf.find(self.name_end, pos)
+                if i < 0:
+                    self.buf = buf[pos:]
+                    return
+                header = buf[pos:i]
+                kind = self.text_kind
+                self.sure = kind is not None and kind(header)
+                pos = i + len(self.name_end)
+                if self.self_closing and header.rstrip().endswith("/"):
+                    self.where = _OUTSIDE  # <parameter name="K"/>: closed in its own tag
+                elif self.value_open:
+                    self.where = _BEFORE_VALUE
+                else:
+                    self._enter_value()
+            else:
+                finder = self._value_opens
+                assert finder is not None
+                m = finder.search(buf, pos)
+                if m is None:
+                    self.buf = buf[finder.tail(buf, pos):]
+                    return
+                pos = m.end()
+                self._enter_value()
+
+
+_NOT_SPACE = re.compile(r"\S").search
+
+
+class ValueGate:
+    """The driver's side of a ``ValueScan``: the scanner while the parser is in TOOL_ARGS
+    (reset as it enters), and what follows a call closer inside an ambiguous value.
+
+    ``held``/``held_after``: a closer that arrived as a token id inside an ambiguous
+    value, and the whitespace read after it, until what follows decides.
+    """
+
+    __slots__ = ("scan", "closers", "literals", "inside", "held", "held_after")
+
+    def __init__(self, scan: ValueScan, closers: frozenset[str], literals: tuple[str, ...]) -> None:
+        self.scan = scan
+        self.closers = closers  # terminal names that end a call from TOOL_ARGS
+        self.literals = literals  # every marker spelling of the format
+        self.inside = False  # the scanner has read this stretch of TOOL_ARGS from its start
+        self.held: Any = None
+        self.held_after = ""
+
+    def at(self, in_args: bool) -> ValueScan | None:
+        """The scanner when the parser is in TOOL_ARGS (``in_args``), else None."""
+        if not in_args:
+            self.inside = False
+            return None
+        if not self.inside:
+            self.inside = True
+            self.scan.reset()
+        return self.scan
+
+    def entered(self, marker: str) -> None:
+        """A marker entered TOOL_ARGS: its text may open the arguments (Llama's
+        ``{"name"``, GLM's ``<arg_key>``), so the scanner starts with it."""
+        self.scan.reset()
+        self.inside = True
+        self.scan.feed(marker)
+
+    def waits(self, name: str) -> bool:
+        """Whether terminal ``name`` here is a closer inside an ambiguous value."""
+        return self.scan.ambiguous and name in self.closers
+
+    def closes(self, buf: str, end: int, final: bool) -> bool | None:
+        """Whether a closer inside an ambiguous value (ending at ``end`` of ``buf``) ends
+        the call, by what follows it; None: not known yet."""
+        m = _NOT_SPACE(buf, end)
+        if m is None:
+            return True if final else None  # the stream ends: the close tag was missing
+        i = m.start()
+        rest = buf[i : i + 64]
+        for tag in self.scan.tags:
+            if rest.startswith(tag):
+                return False  # the value's own tags follow: it was value text
+            if not final and tag.startswith(rest):
+                return None
+        for lit in self.literals:
+            if rest.startswith(lit):
+                return True  # more markup follows: the value's close tag was missing
+            if not final and lit.startswith(rest):
+                return None
+        return False  # more text follows: it was value text
+
+
+__all__ = ["DelimitedStrings", "ElementValues", "QuotedStrings", "ValueGate", "ValueScan"]
