@@ -7,7 +7,8 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, TextIO
+from types import ModuleType
+from typing import TextIO
 
 from parsergen.index import FormatEntry
 from parsergen.specs import SpecWarning
@@ -122,7 +123,7 @@ def _cmd_detect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(name: str) -> object | None:
+def _load(name: str) -> ModuleType | None:
     """The module of a format name or a spec's path; None after printing why not."""
     import parsergen
 
@@ -151,7 +152,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     if name is None:
         print("give --format NAME|SPEC.yaml, or --model ID of a known model", file=sys.stderr)
         return 2
-    module: Any = _load(name)
+    module = _load(name)
     if module is None:
         return 2
     if args.thinking is None and route is not None:
@@ -159,7 +160,11 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     if args.file in (None, "-"):
         text = sys.stdin.read()
     else:
-        text = Path(args.file).read_text(encoding="utf-8")
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"{args.file}: cannot read: {exc}", file=sys.stderr)
+            return 2
     step = args.chunk if args.chunk and args.chunk > 0 else max(len(text), 1)
     pieces = [text[i : i + step] for i in range(0, len(text), step)]
     if args.openai:

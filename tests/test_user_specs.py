@@ -161,6 +161,15 @@ def test_bad_yaml_names_its_line(tmp_path: Path, capsys) -> None:
     assert f"{path}:3:12: $: invalid YAML" in capsys.readouterr().err
 
 
+def test_a_directory_or_binary_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(parsergen.SpecError, match="cannot read"):
+        parsergen.load(tmp_path)
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"name: \xff\xfe\n")
+    with pytest.raises(parsergen.SpecError, match=r"binary\.yaml:1:1: \$: not UTF-8 text"):
+        parsergen.load(binary)
+
+
 def test_a_schema_error_names_file_line_and_field(tmp_path: Path, capsys) -> None:
     path = write(tmp_path, "name: broken\ndescription: d\nterminals: 3\ntransitions: {}\n",
                  "broken.yaml")
