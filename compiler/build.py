@@ -12,7 +12,7 @@ from .diagnostics import Diagnostic, Position, SpecError
 from .generator import generate_index, generate_module
 from .ir import FormatIR, build_ir
 from .routing import routing_conflicts
-from .loader import load_spec
+from .loader import LoadedSpec, load_spec
 from .lower import lower
 from .reference import REFERENCE_PATH, syntax_reference, tool_body_schema
 from .validate import validate
@@ -28,12 +28,24 @@ def project_root() -> Path:
 def compile_spec(path: Path, display: str | None = None) -> FormatIR:
     """Load and validate one spec; raise SpecError with every problem found."""
     display = display or str(path)
-    loaded = load_spec(path, display)
+    return compile_loaded(load_spec(path, display), display)
+
+
+def sources_bytes(loaded: LoadedSpec) -> bytes:
+    """The bytes of a spec and of every spec it extends: what its module is made from."""
+    try:
+        return b"".join(p.read_bytes() for p in loaded.sources)
+    except OSError as exc:  # removed or changed since it was loaded
+        raise SpecError([Diagnostic(Position(str(exc.filename), 1, 1), "$",
+                                    f"cannot read: {exc.strerror}")]) from None
+
+
+def compile_loaded(loaded: LoadedSpec, display: str) -> FormatIR:
+    """Validate a loaded spec and build its IR; raise SpecError with every problem found."""
     diagnostics = loaded.diagnostics + validate(loaded.data, loaded.positions)
     if diagnostics:
         raise SpecError(diagnostics)
-    blob = b"".join(p.read_bytes() for p in loaded.sources)
-    return build_ir(lower(loaded.data, loaded.positions), display, blob)
+    return build_ir(lower(loaded.data, loaded.positions), display, sources_bytes(loaded))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
+from types import ModuleType
+from typing import TextIO
+
+from parsergen.index import FormatEntry
+from parsergen.specs import SpecWarning
 
 from .build import plan, project_root, registry_outputs, repo_specs, stale, write, write_changed
 from .diagnostics import SpecError
@@ -51,32 +57,65 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .build import compile_spec
+    from .advice import spec_warnings
+    from .build import compile_loaded
+    from .loader import load_spec
 
     status = 0
     for spec in args.specs:
         try:
-            fmt = compile_spec(Path(spec), spec)
+            loaded = load_spec(Path(spec), spec)
+            fmt = compile_loaded(loaded, spec)
         except SpecError as exc:
             print(exc, file=sys.stderr)
             status = 1
             continue
+        for problem in spec_warnings(Path(spec), loaded, fmt):
+            print(problem.warning(), file=sys.stderr)
         print(f"{spec}: ok ({fmt.name})")
     return status
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from .advice import schema_path
+
+    print(schema_path())
+    return 0
+
+
+def _user_entries(args: argparse.Namespace) -> list[tuple[str, FormatEntry]] | None:
+    """The user's specs (PARSERGEN_SPECS, then --spec) with their entries; None after
+    printing why one of --spec cannot be used."""
+    import parsergen.specs
+
+    try:
+        return parsergen.specs.user_entries(args.user_specs)
+    except SpecError as exc:
+        print(exc, file=sys.stderr)
+        return None
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
     import parsergen
 
+    users = _user_entries(args)
+    if users is None:
+        return 1
     for name in parsergen.formats():
         print(f"{name:<20} {parsergen.entry(name).description}")
+    for path, entry in users:
+        print(f"{entry.name:<20} {entry.description} ({path})")
     return 0
 
 
 def _cmd_detect(args: argparse.Namespace) -> int:
     import parsergen
 
-    found = parsergen.route(args.model)
+    try:
+        found = parsergen.route(args.model, specs=args.user_specs)
+    except SpecError as exc:
+        print(exc, file=sys.stderr)
+        return 1
     if found is None:
         print(f"no format for {args.model!r}", file=sys.stderr)
         return 1
@@ -84,27 +123,48 @@ def _cmd_detect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load(name: str) -> ModuleType | None:
+    """The module of a format name or a spec's path; None after printing why not."""
+    import parsergen
+
+    try:
+        return parsergen.load(name)
+    except KeyError:
+        print(f"unknown format {name!r}; 'parsergen list' shows them (or give a spec's path)",
+              file=sys.stderr)
+    except SpecError as exc:
+        print(exc, file=sys.stderr)
+    return None
+
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     import parsergen
 
     if args.jsonl:
         return _cmd_parse_jsonl(args)
-    route = None if args.format or not args.model else parsergen.route(args.model)
-    name = args.format or (route.format if route else None)
-    if name is None:
-        print("give --format NAME, or --model ID of a known model", file=sys.stderr)
-        return 2
     try:
-        module = parsergen.load(name)
-    except KeyError:
-        print(f"unknown format {name!r}; 'parsergen list' shows them", file=sys.stderr)
+        route = (None if args.format or not args.model
+                 else parsergen.route(args.model, specs=args.user_specs))
+    except SpecError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    name = args.format or (route.spec or route.format if route else None)
+    if name is None:
+        print("give --format NAME|SPEC.yaml, or --model ID of a known model", file=sys.stderr)
+        return 2
+    module = _load(name)
+    if module is None:
         return 2
     if args.thinking is None and route is not None:
         args.thinking = route.defaults.get("thinking")  # the model variant's default
     if args.file in (None, "-"):
         text = sys.stdin.read()
     else:
-        text = Path(args.file).read_text(encoding="utf-8")
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"{args.file}: cannot read: {exc}", file=sys.stderr)
+            return 2
     step = args.chunk if args.chunk and args.chunk > 0 else max(len(text), 1)
     pieces = [text[i : i + step] for i in range(0, len(text), step)]
     if args.openai:
@@ -137,15 +197,14 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_parse_jsonl(args: argparse.Namespace) -> int:
     """``parse --jsonl``: one OpenAI message per input line, in order, on every core."""
-    import parsergen
     from parsergen.batch import parse_jsonl
 
-    if args.format is not None and args.format not in [*parsergen.formats(),
-                                                       *parsergen.aliases()]:
-        print(f"unknown format {args.format!r}; 'parsergen list' shows them", file=sys.stderr)
+    if args.format is not None and _load(args.format) is None:
         return 2
+    if args.format is None and _user_entries(args) is None:
+        return 1
     options = {"format": args.format, "model": args.model, "tokenizer": args.tokenizer,
-               "workers": args.workers}
+               "workers": args.workers, "specs": tuple(args.user_specs)}
     source = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
     try:
@@ -172,20 +231,33 @@ def main(argv: list[str] | None = None) -> int:
                    help="write nothing; exit 1 if a generated file is stale or orphaned")
     p.set_defaults(run=_cmd_build)
 
-    p = sub.add_parser("check", help="validate specs")
+    p = sub.add_parser("check", help="validate specs (errors; warnings about a user's spec)")
     p.add_argument("specs", nargs="+", metavar="SPEC")
     p.set_defaults(run=_cmd_check)
 
-    p = sub.add_parser("list", help="list the bundled formats")
+    p = sub.add_parser("schema", help="print the path of the JSON Schema specs obey")
+    p.set_defaults(run=_cmd_schema)
+
+    # The user's own specs, routed with the bundled formats (as PARSERGEN_SPECS's).
+    users = argparse.ArgumentParser(add_help=False)
+    users.add_argument("--spec", dest="user_specs", action="append", default=[],
+                       metavar="PATH", help="a spec of your own to route models to "
+                       "(repeatable; also PARSERGEN_SPECS, paths joined by os.pathsep)")
+
+    p = sub.add_parser("list", parents=[users],
+                       help="list the bundled formats (and your --spec/PARSERGEN_SPECS ones)")
     p.set_defaults(run=_cmd_list)
 
-    p = sub.add_parser("detect", help="the format for a model name (repo id or local path), "
+    p = sub.add_parser("detect", parents=[users],
+                       help="the format for a model name (repo id or local path), "
                        "then its defaults (thinking: true/false and where it comes from)")
     p.add_argument("model", metavar="NAME")
     p.set_defaults(run=_cmd_detect)
 
-    p = sub.add_parser("parse", help="print the events of a completion, or parse a JSONL batch")
-    p.add_argument("--format", metavar="NAME", help="the format (or give --model)")
+    p = sub.add_parser("parse", parents=[users],
+                       help="print the events of a completion, or parse a JSONL batch")
+    p.add_argument("--format", metavar="NAME|SPEC",
+                   help="the format, or a spec's path (or give --model)")
     p.add_argument("--model", metavar="ID", help="pick the format from a model id")
     p.add_argument("file", nargs="?", metavar="FILE|-")
     p.add_argument("--jsonl", metavar="IN|-",
@@ -211,7 +283,20 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_cmd_parse)
 
     args = parser.parse_args(argv)
-    return args.run(args)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return args.run(args)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: TextIO | None = None, line: str | None = None) -> None:
+    """A spec's warning as the compiler writes it (FILE:LINE:COL: warning: ...); others
+    as Python does."""
+    out = file or sys.stderr
+    if issubclass(category, SpecWarning):
+        print(message, file=out)
+    else:
+        out.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 if __name__ == "__main__":

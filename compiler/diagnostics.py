@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import parsergen.specs
+
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 Path = tuple[object, ...]
@@ -44,8 +46,13 @@ class Diagnostic:
         p = self.position
         return f"{p.file}:{p.line}:{p.col}: {self.path}: {self.message}"
 
+    def warning(self) -> str:
+        """The diagnostic as a warning: ``FILE:LINE:COL: warning: $.path: message``."""
+        p = self.position
+        return f"{p.file}:{p.line}:{p.col}: warning: {self.path}: {self.message}"
 
-class SpecError(Exception):
+
+class SpecError(parsergen.specs.SpecError):
     """A spec failed to load or validate; carries every diagnostic found."""
 
     def __init__(self, diagnostics: list[Diagnostic]) -> None:

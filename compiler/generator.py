@@ -83,11 +83,12 @@ class ModuleGenerator:
         )
         self.env.filters["py"] = py
 
-    def render(self) -> str:
-        """The module source, checked by ast.parse and formatted by black."""
+    def render(self, *, formatted: bool = True) -> str:
+        """The module source, checked by ast.parse and formatted by black (unless not
+        ``formatted``: a module compiled in memory is never read, and black takes a second)."""
         text = self.env.get_template("module.py.jinja").render(**self.context())
         ast.parse(text)
-        return black.format_str(text, mode=BLACK_MODE)
+        return black.format_str(text, mode=BLACK_MODE) if formatted else text
 
     def context(self) -> dict[str, Any]:
         fmt = self.fmt
@@ -286,9 +287,9 @@ class ModuleGenerator:
 STATE_NAMES_BY_ID = {v: k for k, v in STATE_IDS.items()}
 
 
-def generate_module(fmt: FormatIR) -> str:
-    """Source of the generated module for ``fmt``."""
-    return ModuleGenerator(fmt).render()
+def generate_module(fmt: FormatIR, *, formatted: bool = True) -> str:
+    """Source of the generated module for ``fmt`` (black-formatted unless not ``formatted``)."""
+    return ModuleGenerator(fmt).render(formatted=formatted)
 
 
 def format_entry(fmt: FormatIR) -> FormatEntry:

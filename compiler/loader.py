@@ -72,6 +72,9 @@ def load_yaml(path: FsPath, display: str) -> tuple[Any, Positions, list[Diagnost
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError([Diagnostic(Position(display, 1, 1), "$", f"cannot read: {exc.strerror}")])
+    except UnicodeDecodeError as exc:
+        raise SpecError([Diagnostic(Position(display, 1, 1), "$",
+                                    f"not UTF-8 text (byte {exc.start})")]) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:

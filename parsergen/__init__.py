@@ -2,6 +2,7 @@
 
 ``parsergen.formats()`` lists the bundled formats and ``parsergen.load(name)``
 returns a format's generated module (``StreamingParser``, ``FORMAT``, ``SPEC``);
+``parsergen.load("path/to/spec.yaml")`` compiles a user's spec in memory (``specs``);
 ``parsergen.entry(name)`` its index entry (names, model routes, thinking switch,
 markers), read without importing the module; ``parsergen.route(model)`` the format of
 a model with its variant's defaults (``Route.parse``, ``Route.chat_parser`` apply them).
@@ -10,12 +11,15 @@ a model with its variant's defaults (``Route.parse``, ``Route.chat_parser`` appl
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
 from .index import FormatEntry, ModelPattern
 from .routing import Route, route
+from .specs import SpecError, SpecWarning, is_path, load_path, spec_entry
+from .specs import by_name as _user_spec
 
 __version__ = "0.1.0"
 
@@ -34,23 +38,40 @@ def aliases() -> dict[str, str]:
     return dict(ALIASES)
 
 
-def load(name: str) -> ModuleType:
-    """The generated module of format ``name`` (or an alias); KeyError if there is none."""
+def load(name: str | os.PathLike[str]) -> ModuleType:
+    """The generated module of format ``name`` (or an alias), or of the spec at a path.
+
+    A path (a path object, or text ending in .yaml/.yml or holding a separator) is
+    compiled in memory and cached by content (``parsergen.specs``); SpecError (every
+    problem as ``FILE:LINE:COL: $.path: message``) if it cannot be.  A name that no
+    bundled format has may be a ``PARSERGEN_SPECS`` spec's; else KeyError.
+    """
+    if is_path(name):
+        return load_path(name)
     name = aliases().get(name, name)
     if name not in formats():
-        raise KeyError(name)
+        path = _user_spec(name)
+        if path is None:
+            raise KeyError(name)
+        return load_path(path)
     return importlib.import_module(f"parsergen.generated.{name}")
 
 
-def entry(name: str) -> FormatEntry:
-    """The index entry of format ``name`` (or an alias); imports no format module."""
+def entry(name: str | os.PathLike[str]) -> FormatEntry:
+    """The index entry of format ``name`` (or an alias, or a spec's path, as ``load``);
+    imports no format module."""
     from parsergen.generated import INDEX
 
+    if is_path(name):
+        return spec_entry(name)
     name = aliases().get(name, name)
     for found in INDEX:
         if found.name == name:
             return found
-    raise KeyError(name)
+    path = _user_spec(name)
+    if path is None:
+        raise KeyError(name)
+    return spec_entry(path)
 
 
 def thinking(name: str, chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
@@ -74,10 +95,11 @@ def switch_thinking(switch: Iterable[tuple[str, Any]],
     return None
 
 
-def detect(model_name: str | None = None, *, tokenizer: object = None) -> str | None:
+def detect(model_name: str | None = None, *, tokenizer: object = None,
+           specs: Iterable[str | os.PathLike[str]] = ()) -> str | None:
     """The format that parses a model's reasoning and tool calls, or None: the format of
-    ``route(model_name, tokenizer=tokenizer)`` (see ``parsergen.route``)."""
-    found = route(model_name, tokenizer=tokenizer)
+    ``route(model_name, tokenizer=tokenizer, specs=specs)`` (see ``parsergen.route``)."""
+    found = route(model_name, tokenizer=tokenizer, specs=specs)
     return found.format if found is not None else None
 
 
@@ -91,5 +113,5 @@ def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[
     return load(name).structural_tag(tools, tool_choice=tool_choice)
 
 
-__all__ = ["FormatEntry", "ModelPattern", "Route", "aliases", "detect", "entry", "formats",
-           "load", "route", "structural_tag", "switch_thinking", "thinking"]
+__all__ = ["FormatEntry", "ModelPattern", "Route", "SpecError", "SpecWarning", "aliases", "detect",
+           "entry", "formats", "load", "route", "structural_tag", "switch_thinking", "thinking"]

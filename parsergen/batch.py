@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache, partial
 from multiprocessing import Pool
 from typing import IO, Any
@@ -34,34 +34,42 @@ def _tokenizer(name: str) -> Any:
     return AutoTokenizer.from_pretrained(name)
 
 
-def _format(record: Mapping[str, Any], fmt: str | None,
-            model: str | None) -> tuple[str, Mapping[str, Any]]:
-    """The format's name and the model variant's defaults (none for a given format)."""
+def _format(record: Mapping[str, Any], fmt: str | None, model: str | None,
+            specs: Sequence[str]) -> tuple[str, Mapping[str, Any]]:
+    """The format's name (or spec's path) and the model variant's defaults (none for a
+    given format)."""
     if fmt:
         return fmt, {}
-    route = parsergen.route(record.get("model") or model)
+    try:
+        route = parsergen.route(record.get("model") or model, specs=specs)
+    except parsergen.SpecError as exc:
+        raise RecordError(str(exc)) from None
     if route is None:
         raise RecordError(f"no format for model {record.get('model') or model!r}; "
                           "give --format")
-    return route.format, route.defaults
+    return route.spec or route.format, route.defaults
 
 
 def parse_record(record: Mapping[str, Any], *, format: str | None = None,
                  model: str | None = None, tokenizer: str | None = None,
-                 reasoning_key: str = "reasoning_content") -> dict[str, Any]:
+                 reasoning_key: str = "reasoning_content",
+                 specs: Sequence[str] = ()) -> dict[str, Any]:
     """The OpenAI message of one record (see the module docstring); RecordError if the
     record is malformed.  ``tokenizer`` (a transformers name or path) makes token ids
-    count: the prompt's ids and the completion's ``token_ids``."""
+    count: the prompt's ids and the completion's ``token_ids``.  ``format`` may be a
+    spec's path; ``specs`` (paths) are routed with the bundled formats."""
     if not isinstance(record, Mapping):
         raise RecordError("a record is a JSON object")
     text = record.get("completion")
     if not isinstance(text, str):
         raise RecordError("'completion' must be a string")
-    name, defaults = _format(record, format, model)
+    name, defaults = _format(record, format, model, specs)
     try:
         module = parsergen.load(name)
     except KeyError as exc:
         raise RecordError(f"unknown format {exc.args[0]!r}") from None
+    except parsergen.SpecError as exc:
+        raise RecordError(str(exc)) from None
     prompt = record.get("prompt")
     tok = _tokenizer(tokenizer) if tokenizer else None
     prompt_ids: list[int] = []

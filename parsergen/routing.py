@@ -14,14 +14,17 @@ two values, the name is ambiguous and nothing is guessed.
 
 ``route(model)`` gives a ``Route``: the format and those defaults, which every parser it
 makes gets (an argument the caller passes wins over them).  It reads the format index
-only; the format's module is imported when a parser is first asked for.
+only; the format's module is imported when a parser is first asked for.  A user's specs
+(``PARSERGEN_SPECS``, or ``route(..., specs=[path])``) are routed by the same rules,
+keyed by their paths (``Route.spec``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from types import MappingProxyType, ModuleType
 from typing import Any
@@ -283,20 +286,22 @@ class Route:
 
     format: str
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    # The path of the user's spec that defines the format (None: a bundled format).
+    spec: str | None = None
 
     @property
     def module(self) -> ModuleType:
-        """The format's generated module (imported on first use)."""
+        """The format's generated module (imported, or compiled from the spec, on first use)."""
         import parsergen
 
-        return parsergen.load(self.format)
+        return parsergen.load(self.spec or self.format)
 
     @property
     def entry(self) -> FormatEntry:
         """The format's index entry."""
         import parsergen
 
-        return parsergen.entry(self.format)
+        return parsergen.entry(self.spec or self.format)
 
     def options(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """``kwargs`` over the route's defaults; an argument passed as None is not given
@@ -331,7 +336,7 @@ class Route:
     def describe(self) -> str:
         """The format, then one ``option: value`` line per default (for ``parsergen
         detect``); thinking is shown with where it comes from."""
-        lines = [self.format]
+        lines = [self.format if self.spec is None else f"{self.format} ({self.spec})"]
         entry = self.entry
         for key, value in sorted(self.defaults.items()):
             lines.append(f"{key}: {_show(value)} (model)")
@@ -352,25 +357,43 @@ def _router() -> Router:
     return Router({e.name: e.models for e in INDEX})
 
 
-def route(model_name: str | None = None, *, tokenizer: object = None) -> Route | None:
+def route(model_name: str | None = None, *, tokenizer: object = None,
+          specs: Iterable[str | os.PathLike[str]] = ()) -> Route | None:
     """The route of a model, or None.
 
     By name first (the most specific ``models`` patterns of all specs decide, with their
     defaults; a name two formats claim equally is not guessed), else by the tokenizer's
-    marker tokens and chat template (a route without defaults).  Reads the format index
-    only: no format module is imported.
+    marker tokens and chat template (a route without defaults).  The user's specs of
+    ``PARSERGEN_SPECS`` and ``specs`` (paths; SpecError if one does not compile) are
+    routed with the bundled formats, by the same rules; their routes carry the spec's
+    path (``Route.spec``).  Without user specs it reads the format index only: no
+    format module is imported.
     """
     from parsergen.generated import INDEX
 
+    from .specs import user_entries
+
+    users = dict(user_entries(specs))  # path -> entry; the path is its key in routing
     if model_name:
-        found = _router().route(model_name)
+        router = _router() if not users else Router(
+            {**{e.name: e.models for e in INDEX}, **{p: e.models for p, e in users.items()}})
+        found = router.route(model_name)
         if found is not None:
-            return Route(found[0], MappingProxyType(found[1]))
+            return _route(found[0], users, MappingProxyType(found[1]))
     if tokenizer is not None:
-        full = [e for e in INDEX if e.models]  # not reasoning-only parts
+        keyed = [*INDEX, *(replace(e, name=p) for p, e in users.items())]
+        full = [e for e in keyed if e.models]  # not reasoning-only parts
         name = detect_by_tokenizer(full, tokenizer)
-        return Route(name) if name is not None else None
+        return _route(name, users) if name is not None else None
     return None
+
+
+def _route(key: str, users: Mapping[str, FormatEntry],
+           defaults: Mapping[str, Any] = MappingProxyType({})) -> Route:
+    """The route of a routing key: a bundled format's name, or a user spec's path."""
+    if key in users:
+        return Route(users[key].name, defaults, spec=key)
+    return Route(key, defaults)
 
 
 __all__ = ["ModelPattern", "Pattern", "Route", "Router", "detect_by_tokenizer", "model_key",

@@ -8,43 +8,27 @@ aliases, and the user's own specs listed in ``PARSERGEN_SPECS`` (YAML paths join
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import parsergen
+import parsergen.specs
 from parsergen.index import FormatEntry
-
-SPECS_VARIABLE = "PARSERGEN_SPECS"
-
-# Index entries of the user's compiled modules, by module name (a user's format may
-# share a bundled format's name, so FORMAT alone does not say which entry).
-_USER_ENTRIES: dict[str, FormatEntry] = {}
+from parsergen.specs import SPECS_VARIABLE
 
 
 def compile_module(path: str | os.PathLike[str]) -> ModuleType:
-    """A user's spec compiled and imported as a module (``parsergen_user_<name>``)."""
-    from parsergen.compiler.build import compile_spec
-    from parsergen.compiler.generator import format_entry, generate_module
-
-    fmt = compile_spec(Path(path))
-    source = generate_module(fmt)
-    name = f"parsergen_user_{fmt.name}"
-    module = ModuleType(name)
-    module.__file__ = str(path)
-    sys.modules[name] = module  # dataclasses and pickling look modules up by name
-    exec(compile(source, str(path), "exec"), module.__dict__)
-    _USER_ENTRIES[name] = format_entry(fmt)
-    return module
+    """A user's spec compiled in memory and imported as a module (``parsergen.load``)."""
+    return parsergen.specs.load_path(path)
 
 
 def entry(module: ModuleType) -> FormatEntry:
-    """The index entry of a module an integration serves, bundled or the user's own."""
-    found = _USER_ENTRIES.get(module.__name__)
+    """The index entry of a module an integration serves, bundled or the user's own (a
+    user's format may share a bundled format's name, so FORMAT alone does not say)."""
+    found = parsergen.specs.module_entry(module)
     return found if found is not None else parsergen.entry(module.FORMAT)
 
 
@@ -59,7 +43,7 @@ def user_modules(specs: str | None = None) -> dict[str, ModuleType]:
     for path in filter(None, paths.split(os.pathsep)):
         try:
             module = compile_module(path)
-        except Exception as exc:  # SpecError, OSError: reported, never fatal
+        except Exception as exc:  # SpecError above all: reported, never fatal
             warnings.warn(f"{SPECS_VARIABLE}: {path} was not registered: {exc}", stacklevel=2)
             continue
         out[module.FORMAT] = module
