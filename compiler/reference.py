@@ -4,7 +4,6 @@ argument syntax and tool body reference in docs/ (``parsergen build`` writes bot
 from __future__ import annotations
 
 import inspect
-import re
 from typing import Any
 
 from parsergen.runtime.arguments import SYNTAXES

@@ -16,7 +16,6 @@ from parsergen.runtime.bodies import BODIES
 from .lower import (
     allowed_bodies,
     as_mapping,
-    initial_states,
     reachable_states,
     spellings,
     syntax,

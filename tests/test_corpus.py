@@ -21,7 +21,7 @@ import yaml
 import parsergen
 from parsergen.runtime import accumulate
 from parsergen.runtime.messages import ParsedMessage, without_cut_calls
-from support.streams import token_deltas
+from support.streams import text_pieces, token_deltas
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 REQUIRED = {"source", "quote", "model", "format", "completion", "expected"}
@@ -156,13 +156,7 @@ def _pieces(text: str, cadence: str, seed: str) -> list[tuple[str, list[int]]]:
         return [(text, [])]
     if cadence == "char":
         return [(ch, []) for ch in text]
-    rng = random.Random(seed)
-    out, i = [], 0
-    while i < len(text):
-        n = rng.randint(1, 8)
-        out.append((text[i : i + n], []))
-        i += n
-    return out
+    return text_pieces(text, random.Random(seed))
 
 
 def _stream(case: Case, deltas: list[tuple[str, list[int]]],

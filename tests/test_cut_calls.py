@@ -22,7 +22,7 @@ from parsergen.runtime import EventType, accumulate, without_cut_calls
 from parsergen.runtime.accounting import account
 from parsergen.runtime.events import RawText
 from support.strategies import Drawn, expected_message, messages, tools_for
-from support.streams import schema_of
+from support.streams import schema_of, text_pieces
 
 WITH_TOOLS = [f for f in sorted(parsergen.formats())
               if parsergen.load(f).RENDERER.call is not None]
@@ -51,13 +51,6 @@ def _inside(module: Any, text: str, thinking: bool, index: int) -> list[int]:
     return list(range(max(opened, min(ends)) + 1, max(ends) - 1)) if ends else []
 
 
-def _split(text: str, rng: random.Random) -> list[tuple[str, list[int]]]:
-    out, i = [], 0
-    while i < len(text):
-        n = rng.randint(1, 8)
-        out.append((text[i : i + n], []))
-        i += n
-    return out
 
 
 def _calls(message: Any) -> list[tuple[str, Any]]:
@@ -107,7 +100,7 @@ def test_a_cut_call_is_never_a_call_and_never_leaks(fmt: str, data: st.DataObjec
 
     rng = random.Random(data.draw(st.integers(0, 2**32), label="seed"))
     cadences = {"whole": [(head, [])], "per character": [(ch, []) for ch in head],
-                "random": _split(head, rng)}
+                "random": text_pieces(head, rng)}
     for name, deltas in cadences.items():
         for stream_calls in ("complete", "incremental"):
             chat = module.ChatParser(tools=tools, thinking=thinking, ids="sequential",

@@ -20,7 +20,7 @@ from parsergen.runtime import accumulate
 from parsergen.runtime.accounting import account
 from parsergen.runtime.messages import without_cut_calls
 from support.strategies import marker_literals
-from support.streams import encode_pieces, token_deltas
+from support.streams import encode_pieces, text_pieces, token_deltas
 from test_properties import TOKENIZER
 
 QWEN_CALL = ("<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
@@ -82,12 +82,7 @@ def _pieces(module: Any, text: str) -> list[tuple[str, bool]]:
 
 
 def _runs(module: Any, text: str, tokenizer: Any, seed: int) -> dict[str, tuple[Any, list]]:
-    rng = random.Random(seed)
-    splits, i = [], 0
-    while i < len(text):
-        n = rng.randint(1, 7)
-        splits.append((text[i : i + n], []))
-        i += n
+    splits = text_pieces(text, random.Random(seed), 7)
     ids = encode_pieces(tokenizer, _pieces(module, text))
     per_token = token_deltas(tokenizer, ids)
     assert "".join(t for t, _ in per_token) == text

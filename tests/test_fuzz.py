@@ -30,7 +30,7 @@ from parsergen.runtime import accumulate, merge_chunks
 from parsergen.runtime.messages import without_cut_calls
 from parsergen.runtime.accounting import account
 from support.strategies import marker_literals, messages, near_markers, prose
-from support.streams import encode_pieces, token_deltas
+from support.streams import encode_pieces, text_pieces, token_deltas
 from test_properties import TOKENIZER
 
 EXAMPLES = int(os.environ.get("PARSERGEN_EXAMPLES", "0"))
@@ -70,15 +70,6 @@ def random_bytes() -> st.SearchStrategy[list[tuple[str, bool]]]:
     return st.binary(min_size=1, max_size=60).map(lambda b: [(b.decode("utf-8", "replace"), False)])
 
 
-def _split(text: str, rng: random.Random) -> list[tuple[str, list[int]]]:
-    out, i = [], 0
-    while i < len(text):
-        n = rng.randint(1, 6)
-        out.append((text[i : i + n], []))
-        i += n
-    return out
-
-
 def _message(parsed: Any) -> tuple:
     return (parsed.reasoning, parsed.content,
             [(c.name, c.arguments) for c in parsed.tool_calls], parsed.cut_calls)
@@ -89,7 +80,7 @@ def check(module: Any, pieces: list[tuple[str, bool]], tokenizer: Any, seed: int
     text = "".join(t for t, _ in pieces)
     rng = random.Random(seed)
     runs = {"per character": (None, [(ch, []) for ch in text]),
-            "random split": (None, _split(text, rng)),
+            "random split": (None, text_pieces(text, rng, 6)),
             "whole": (None, [(text, [])])}
     if tokenizer is not None:
         ids = encode_pieces(tokenizer, pieces)

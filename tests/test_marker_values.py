@@ -25,7 +25,7 @@ import pytest
 import parsergen
 from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.values import ElementValues, ValueScan
-from support.streams import encode_pieces, token_deltas, token_groups
+from support.streams import encode_pieces, text_pieces, token_deltas, token_groups
 from support.strategies import marker_literals, syntax_literals
 from support.tokenizers import FORMAT_TOKENIZERS
 
@@ -62,13 +62,8 @@ def _stream(module: Any, deltas: list[tuple[str, list[int]]], tokenizer: Any = N
 
 
 def _cadences(text: str, seed: int) -> dict[str, list[tuple[str, list[int]]]]:
-    rng = random.Random(seed)
-    pieces, pos = [], 0
-    while pos < len(text):
-        k = rng.randint(1, 9)
-        pieces.append((text[pos : pos + k], []))
-        pos += k
-    return {"chars": [(ch, []) for ch in text], "random": pieces}
+    return {"chars": [(ch, []) for ch in text],
+            "random": text_pieces(text, random.Random(seed), 9)}
 
 
 def _markers(module: Any) -> list[str]:

@@ -62,6 +62,16 @@ def token_deltas(tokenizer: Any, ids: list[int]) -> Deltas:
     return [(stream.step(backend, tid) or "", [tid]) for tid in ids]
 
 
+def text_pieces(text: str, rng: random.Random, most: int = 8) -> Deltas:
+    """``text`` in random pieces of 1 to ``most`` characters, without ids."""
+    out, i = [], 0
+    while i < len(text):
+        n = rng.randint(1, most)
+        out.append((text[i : i + n], []))
+        i += n
+    return out
+
+
 def token_groups(deltas: Deltas, rng: random.Random) -> Deltas:
     """Random groups of 1-8 consecutive token deltas, texts and ids joined."""
     out, i = [], 0
