@@ -243,23 +243,23 @@ def test_gemma4_empty_thought_channel_is_no_reasoning(text, reasoning, content, 
 
 
 def test_calls_are_text_keeps_call_markers_in_reasoning(tmp_path, get_tokenizer) -> None:
-    # Magistral never calls a tool inside its [THINK] block: the bundled mistral says so
-    # with reasoning.calls_are_text, the opposite of ended_by_tool_calls.
-    mistral = parsergen.load("mistral")
-    assert "TOOL_CALLS" not in mistral.SPEC["transitions"]["REASONING"]
-    assert mistral.StreamingParser.REASONING_RULES.implicit_end == frozenset()
+    # Magistral never calls a tool inside its [THINK] block (a format says so with
+    # reasoning.calls_are_text, the opposite of ended_by_tool_calls).
+    module = build(tmp_path, """
+        extends: mistral
+        name: thinking_mistral
+        description: mistral whose models never call tools while reasoning
+        reasoning: {calls_are_text: true}
+        """)
+    assert "TOOL_CALLS" not in module.SPEC["transitions"]["REASONING"]
+    assert module.StreamingParser.REASONING_RULES.implicit_end == frozenset()
     text = '[THINK]I could write [TOOL_CALLS]get_time[ARGS]{}.[/THINK][TOOL_CALLS]f[ARGS]{"a": 1}'
     tokenizer = get_tokenizer("mistral")
     ids = tokenizer.encode(text, add_special_tokens=False)
     for kwargs in ({}, {"tokenizer": tokenizer, "token_ids": ids}):
-        message = mistral.parse(text, **kwargs)
+        message = module.parse(text, **kwargs)
         assert message.reasoning == "I could write [TOOL_CALLS]get_time[ARGS]{}."
         assert [(c.name, c.arguments) for c in message.tool_calls] == [("f", '{"a": 1}')]
-    # A spec that turns it off ends reasoning at the call, as vLLM's engine does.
-    module = build(tmp_path, """
-        extends: mistral
-        name: calling_mistral
-        description: mistral whose models may call tools while reasoning
-        reasoning: {calls_are_text: false}
-        """)
-    assert module.parse(text).reasoning == "I could write"
+    # The format it extends ends reasoning at the call, as vLLM does.
+    message = parsergen.load("mistral").parse(text)
+    assert message.reasoning == "I could write"
