@@ -31,7 +31,8 @@ class ArgumentReader(Protocol):
         ...
 
     def complete(self) -> bool:
-        """Whether the text read so far is whole (a call cut here was not cut off)."""
+        """Whether the text read so far is whole (a call cut here was not cut off); asked
+        only of syntaxes whose arguments close themselves."""
         ...
 
 
