@@ -128,6 +128,12 @@ def _syntax_section(name: str) -> list[str]:
         lines += [_markdown(paragraph), ""]
     if cls.names_call:
         lines += ["The call's name is read from this text too (`names_call`).", ""]
+    if cls.closes_itself:
+        lines += ["The arguments close themselves (`closes_itself`): complete arguments "
+                  "without the call's end marker are a call.", ""]
+    else:
+        lines += ["Only the call's end marker ends the arguments: a call the completion "
+                  "ends before it is cut (`ParsedMessage.cut_calls`).", ""]
     lines += [f"Tool bodies: {bodies}.", "", *_options(cls.schema), ""]
     return lines
 

@@ -301,12 +301,15 @@ class ToolCalls:
             self.open = None
 
     def _cut(self, call: Call) -> bool:
-        """Whether the completion ended inside ``call`` (not merely before its end marker)."""
+        """Whether the completion ended inside ``call`` (not merely before its end marker,
+        after arguments that close themselves)."""
         cut = self.events.cut_off
         if cut is not None:
             return cut
         if not call.sent and call.reader is None and self.events.state_id != TOOL_ARGS:
             return True  # still inside the name
+        if not self.syntax.closes_itself:
+            return True  # no end marker, and nothing else says the arguments ended
         reader = call.reader
         return reader is not None and not reader.complete()
 

@@ -83,9 +83,10 @@ def test_a_cut_call_is_never_a_call_and_never_leaks(fmt: str, data: st.DataObjec
     got = _calls(whole)
     assert got[:index] == calls[:index]
     if len(got) == index + 1:
-        # The arguments were complete where the cut fell (a JSON object closed, or, in
-        # an element syntax, between two parameters): a call whose end marker is
-        # missing (README), with the arguments written so far.
+        # The arguments were complete where the cut fell (a JSON object closed): a call
+        # whose end marker is missing (README), with the arguments written so far.  An
+        # element syntax's arguments never close themselves: only the end marker does.
+        assert module.StreamingParser.SYNTAX.closes_itself
         name, arguments = got[index]
         assert name == calls[index][0] and whole.cut_calls == ()
         assert list(arguments.items()) == list(calls[index][1].items())[: len(arguments)]

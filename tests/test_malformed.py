@@ -93,6 +93,50 @@ def test_a_call_cut_by_max_tokens_is_never_completed(fmt: str) -> None:
         assert accounting.by_category().get("cut call", "") == "".join(whole.cut_calls)
 
 
+def _end_marker_at(module: Any, text: str) -> int | None:
+    """Where the piece that ended the first call starts in ``text``, by the events."""
+    parser = module.StreamingParser(raw=True)
+    at, last = 0, 0
+    for item in parser.feed(text) + parser.finish():
+        if type(item) is RawText:
+            last, at = at, at + len(item.text)
+        elif item.type == EventType.TOOL_CALL_END:
+            return last
+    return None
+
+
+@pytest.mark.parametrize("fmt", WITH_TOOLS)
+def test_a_call_without_its_end_marker(fmt: str) -> None:
+    """Arguments without a bracket of their own (element syntaxes) end only at the call's
+    end marker: a completion that ends before it cut the call, even between two
+    parameters.  Arguments that close themselves (a JSON object) make a call."""
+    module = parsergen.load(fmt)
+    text = module.render({"tool_calls": [{"name": "write_file", "arguments": ARGS}]})
+    end = _end_marker_at(module, text)
+    if end is None or not text[:end].rstrip().endswith(("abcdef", ">", "}")):
+        return  # the call ends with the completion, or its end marker is not its own
+    head = text[:end]
+    whole = module.parse(head, tools=TOOLS, ids="sequential")
+    if module.StreamingParser.SYNTAX.closes_itself:
+        if whole.tool_calls:
+            assert json.loads(whole.tool_calls[0].arguments) == ARGS
+        return
+    assert whole.tool_calls == () and not (whole.content or "").strip()
+    (cut,) = whole.cut_calls
+    assert head.endswith(cut)
+    streamed, chat = _stream(module, [(ch, []) for ch in head], stream_calls="complete")
+    assert streamed.tool_calls == () and any("cut off" in w for w in chat.warnings)
+    assert without_cut_calls(streamed, chat.cut_calls) == whole
+
+
+def test_a_json_call_without_its_end_marker_is_a_call() -> None:
+    module = parsergen.load("hermes")
+    whole = module.parse('<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n',
+                         ids="sequential")
+    assert [(c.name, c.arguments) for c in whole.tool_calls] == [("f", '{"a": 1}')]
+    assert whole.cut_calls == ()
+
+
 @pytest.mark.parametrize("fmt", WITH_TOOLS)
 def test_an_unknown_tool(fmt: str) -> None:
     module = parsergen.load(fmt)

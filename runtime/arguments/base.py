@@ -31,7 +31,8 @@ class ArgumentReader(Protocol):
         ...
 
     def complete(self) -> bool:
-        """Whether the text read so far is whole (a call cut here was not cut off)."""
+        """Whether the text read so far is whole (a call cut here was not cut off); asked
+        only of syntaxes whose arguments close themselves."""
         ...
 
 
@@ -50,6 +51,11 @@ class ArgumentSyntax:
     schema: ClassVar[dict[str, Any]]  # JSON Schema of its other options (see options_schema)
     bodies: ClassVar[tuple[str, ...]]  # tool bodies its text can come in; the first is the default
     names_call: ClassVar[bool] = False  # the call's name is inside its text: the reader reads it
+    # The arguments end with a bracket of their own (a JSON object's ``}``, a Python
+    # call's ``)``): complete arguments without the call's end marker are a call.  Where
+    # they do not (element syntaxes), only the end marker says the model finished, so a
+    # call the completion ended before its end marker is cut.
+    closes_itself: ClassVar[bool] = False
 
     __slots__ = ("options",)
 

@@ -205,6 +205,7 @@ class EnvelopeSyntax(ArgumentSyntax):
                     '{"name": NAME, "arguments": {...}}.'))
     bodies = ("json", "json_object", "json_array", "text")
     names_call = True
+    closes_itself = True
     __slots__ = ("name_key", "argument_keys")
 
     def __init__(self, options: Mapping[str, Any]) -> None:

@@ -161,6 +161,7 @@ class JsonSyntax(ArgumentSyntax):
     name = "json"
     schema = options_schema()
     bodies = ("json", "text", "json_object")
+    closes_itself = True
     __slots__ = ()
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:

@@ -291,6 +291,7 @@ class NotationSyntax(ArgumentSyntax):
                              "description": "Opens and closes a string value (Gemma 4: <|\"|>)."},
     }, required=("string_delimiter",))
     bodies = ("text",)
+    closes_itself = True
     __slots__ = ("delimiter",)
 
     def __init__(self, options: Mapping[str, Any]) -> None:

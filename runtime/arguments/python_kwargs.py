@@ -166,6 +166,7 @@ class PythonSyntax(ArgumentSyntax):
         "Python keyword arguments, a=1, b=\"x\", c=[1, {'k': True}]: strings stream, "
         "other values are Python literals typed by the schema."))
     bodies = ("python_list", "text")
+    closes_itself = True
     __slots__ = ()
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
