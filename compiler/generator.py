@@ -118,8 +118,9 @@ class ModuleGenerator:
             "events_used": self._events_used(),
             "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
             "spec_dropped": [(STATE_IDS[n], n) for n in fmt.spec_dropped],
-            "has_framing": any(isinstance(s.text_action, FramingText) for s in fmt.states
-                               if s.name in fmt.reachable),
+            "framing_states": [(s.id, s.name) for s in fmt.states
+                               if s.name in fmt.reachable and isinstance(s.text_action,
+                                                                          FramingText)],
         }
 
     def _lexicons(self) -> tuple[list[dict[str, Any]], dict[bool, str]]:

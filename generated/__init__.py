@@ -15,6 +15,7 @@ FORMATS = (
     "glm45_reasoning",
     "glm47_moe",
     "granite",
+    "granite33",
     "granite_thinking",
     "hermes",
     "inkling",
@@ -295,6 +296,22 @@ INDEX = (
         preserve_tokens=(),
         reasoning_start=None,
         reasoning_end=None,
+    ),
+    # grammars/granite33.yaml
+    FormatEntry(
+        name="granite33",
+        description="IBM Granite 3.3 - granite's <|tool_call|>[...] calls; with thinking on, <think>...</think><response>...</response>",
+        aliases=(),
+        models=(ModelPattern("granite-3.3", thinking=False),),  # models (line 10)
+        thinking_switch=(("thinking", None),),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=("</think>", "<think>", "<|tool_call|>"),
+        text_markers=("</response>", "<response>", "<tool_call>"),
+        preserve_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
     ),
     # grammars/granite_thinking.yaml
     FormatEntry(

@@ -214,6 +214,9 @@ class StreamingParser(StreamingParserBase):
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
     FRAMING_PUNCTUATION = ""
+    # States with no event of their own: a marker they know, cut by the end of the
+    # completion, is framing there (see finish).
+    FRAMING_STATES = frozenset({3, 6})  # TOOL_PREAMBLE, TOOL_BETWEEN
 
     # States whose plain text is one chunk event as it is: a delta without a
     # character that may start a marker there goes straight out (see feed).

@@ -20,6 +20,8 @@ The generated subclass defines
     current state; it appends events to ``out`` and may change the state.
   - ``FRAMING_PUNCTUATION``: besides whitespace, the characters a framing state's text
     may hold and still be framing (the format's own separators, ``;``).
+  - ``FRAMING_STATES``: the framing states (no event of their own); a proper prefix of a
+    marker one knows at the very end of the completion is that marker cut: framing.
   - ``SPEC_DROPPED``: state ids whose plain text the spec gives no event on purpose
     (a header the rules read, a built-in tool's call); ``accounting`` reads it.
   - ``on_text(text, out, may_hold) -> int | None``: plain text of the current state.
@@ -90,6 +92,7 @@ class StreamingParserBase:
     CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
     PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
     FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
+    FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
     SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
     # The leading run of framing characters of a text (compiled per class).
     _framing_run: ClassVar[Callable[[str], Any]] = re.compile(r"\s*").match
@@ -339,7 +342,7 @@ class StreamingParserBase:
             self._settle(None, out)  # the stream ends: the held closer ends the call
         if self._pending:
             pending, self._pending = self._pending, ""
-            self._lex(pending, True, out)
+            self._end(pending, out)
         state = self.state_id
         if state in TOOL_STATES:
             self.cut_off = self.body.finish(out, state)  # flushes and closes the open call
@@ -354,6 +357,20 @@ class StreamingParserBase:
             self.header = ""
         self.state_id = CONTENT
         return out
+
+    def _end(self, tail: str, out: list[SemanticEvent]) -> None:
+        """Lex the held tail of the completion; in a framing state, a proper prefix of a
+        marker it knows at the very end is that marker cut off (max_tokens): framing."""
+        state = self.state_id
+        cut, name = (self._matchers[state].cut(tail) if state in self.FRAMING_STATES
+                     else (0, None))
+        self._lex(tail[: len(tail) - cut], True, out)
+        if not cut:
+            return
+        if self.state_id != state:  # (the text before it changed the state)
+            self._lex(tail[-cut:], True, out)
+        elif self.raw:
+            out.append(RawText(tail[-cut:], state, name))
 
     def _at_start(self, buf: str, final: bool, out: list[SemanticEvent]) -> int | None:
         """At the start of the completion: consume a start-only marker, or hold for one."""

@@ -89,6 +89,18 @@ class Matcher:
             k += 1
         return n
 
+    def cut(self, text: str) -> tuple[int, str | None]:
+        """(length, terminal) of the longest tail of ``text`` that is a proper prefix of
+        a live literal here (a marker the end of the completion cut), or (0, None)."""
+        names = self.names
+        for k in range(max(0, len(text) - self.reach), len(text)):
+            tail = text[k:]
+            for lit in self.literals:
+                name = names[lit]
+                if name is not None and len(tail) < len(lit) and lit.startswith(tail):
+                    return len(text) - k, name
+        return 0, None
+
     def scan(self, buf: str, pos: int, final: bool) -> tuple[int, int, str | None]:
         """Return (start, end, name) of the next match, or (hold, -1, None) if none is sure.
 

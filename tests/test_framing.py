@@ -163,3 +163,86 @@ def test_words_inside_an_open_call_are_its_text_and_reported() -> None:
         whole = qwen.parse(cut, thinking=False, ids="sequential")
         assert streamed == whole
         assert whole.content is None and whole.tool_calls == () and whole.cut_calls == (cut,)
+
+
+# A marker the state knows, cut by the end of the completion (max_tokens), is framing.
+# Only in text: a marker that is one special token cannot be cut (see the ids test).
+CUT_CASES = {
+    "kimi_k2 section end cut at the end": (
+        "kimi_k2", True, "Plan. <|tool_calls_section_begin|> <|tool_call_begin|> functions.f:0 "
+        '<|tool_call_argument_begin|> {"a": 1} <|tool_call_end|> <|tool_calls_section_end|',
+        None, ["f"]),
+    "qwen3 </tool_call> cut at the end": (
+        "qwen3", False, QWEN_CALL + "\n</tool_ca", None, ["get_weather"]),
+    "deepseek_v31 text, then a call marker cut at the end": (
+        "deepseek_v31", False, "Hi. <｜tool▁calls▁begin｜>Sorry. <｜tool▁call▁be", "Hi. Sorry. ", []),
+    "llama3_json second call cut in its opening": (
+        "llama3_json", False, '{"name": "a", "parameters": {}}; {"na', None, ["a"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CUT_CASES))
+def test_a_cut_marker_at_the_end_is_framing(name: str) -> None:
+    fmt, thinking, text, content, calls = CUT_CASES[name]
+    module = parsergen.load(fmt)
+    runs = {"whole": [(text, [])], "per character": [(c, []) for c in text]}
+    runs.update({f"random {seed}": text_pieces(text, random.Random(seed), 7) for seed in range(3)})
+    for run, deltas in runs.items():
+        accounting = account(module.StreamingParser(thinking=thinking), deltas)
+        assert accounting.text == text, run
+        assert accounting.problems == [], (run, accounting.problems)
+        assert accounting.segments[-1][0].startswith("marker "), (run, accounting.segments)
+        chat = module.ChatParser(thinking=thinking, ids="sequential")
+        streamed = without_cut_calls(
+            accumulate([chat.feed(t) for t, _ in deltas] + [chat.finish()]), chat.cut_calls)
+        whole = module.parse(text, thinking=thinking, ids="sequential")
+        assert streamed == whole, run
+        assert whole.content == content, run
+        assert [c.name for c in whole.tool_calls] == calls, run
+
+
+def test_with_ids_a_special_token_prefix_is_text(get_tokenizer) -> None:
+    """With token ids, Kimi's markers are single special tokens: their spelling cut short
+    was written as text, and stays content."""
+    kimi = parsergen.load("kimi_k2")
+    tokenizer = get_tokenizer(TOKENIZER["kimi_k2"])
+    text = CUT_SECTION + "<|tool_calls_section_end|"
+    ids = encode_pieces(tokenizer, _pieces(kimi, text))
+    whole = kimi.parse(text, tokenizer=tokenizer, token_ids=ids, thinking=False)
+    assert whole.content == "<|tool_calls_section_end|"
+    assert account(kimi.StreamingParser(tokenizer, thinking=False),
+                   token_deltas(tokenizer, ids)).problems == []
+
+
+CUT_SECTION = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+               '<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|>')
+
+
+@pytest.mark.parametrize("tail, content, last", [
+    ("<|tool_calls_section_end|", None, ("marker TOOL_SECTION_END", "<|tool_calls_section_end|")),
+    ("\n<|tool_call_beg", None, ("marker TOOL_START", "<|tool_call_beg")),
+    # Only a proper prefix at the very end is the cut marker: text before it is content.
+    ("Done. <|tool_calls_", "Done. ", ("marker TOOL_SECTION_END", "<|tool_calls_")),
+    # Not a prefix of a marker TOOL_BETWEEN knows: content, as before.
+    ("<|tool_calls_section_end|!", "<|tool_calls_section_end|!", ("content",
+                                                                  "<|tool_calls_section_end|!")),
+    ("<|im_end", "<|im_end", ("content", "<|im_end")),
+])
+def test_a_cut_marker_at_the_end_of_a_framing_state_is_framing(tail, content, last) -> None:
+    kimi = parsergen.load("kimi_k2")
+    text = CUT_SECTION + tail
+    for deltas in ([(text, [])], [(c, []) for c in text], text_pieces(text, random.Random(3), 5)):
+        accounting = account(kimi.StreamingParser(thinking=False), deltas)
+        assert accounting.problems == [] and accounting.text == text
+        assert accounting.segments[-1] == last
+        chat = kimi.ChatParser(thinking=False, ids="sequential")
+        streamed = accumulate([chat.feed(d) for d, _ in deltas] + [chat.finish()])
+        whole = kimi.parse(text, thinking=False, ids="sequential")
+        assert streamed == whole
+        assert (whole.content, [c.name for c in whole.tool_calls]) == (content, ["f"])
+
+
+def test_a_marker_prefix_in_content_stays_content() -> None:
+    """Only framing states read a cut marker as markup: in content it is what was written."""
+    kimi = parsergen.load("kimi_k2")
+    assert kimi.parse("Use <|tool_calls_sec", thinking=False).content == "Use <|tool_calls_sec"

@@ -178,6 +178,8 @@ TEXT_MARKERS = {
     "deepseek_v32": "DSML call markers are text (several tokens in the test vocabulary)",
     "deepseek_v4": "DSML call markers are text (several tokens in the test vocabulary)",
     "deepseek_v41": "DSML call markers are text (several tokens in the test vocabulary)",
+    "granite33": "<think> and </think> are text in the test Granite vocabulary (only "
+                 "its role and <|tool_call|> tokens are special)",
     "inkling": "its markers are special tokens that the spec reads as text on purpose",
     "kimi_k3": "channel markers are several tokens (<|open|>, a word, <|sep|>)",
     "minimax_m3": "markers are added tokens that are not special; generated text may split them",
@@ -263,3 +265,40 @@ def test_calls_are_text_keeps_call_markers_in_reasoning(tmp_path, get_tokenizer)
     # The format it extends ends reasoning at the call, as vLLM does.
     message = parsergen.load("mistral").parse(text)
     assert message.reasoning == "I could write"
+
+
+def test_granite33_thinks_then_responds() -> None:
+    """Granite 3.3 with its template's thinking on writes <think>...</think> and then
+    <response>...</response> (issue 16 item 8): reasoning, then content without the tags;
+    thinking is off unless asked, and its calls are granite's."""
+    from parsergen.runtime.accounting import account
+    from parsergen.runtime.messages import without_cut_calls
+
+    route = parsergen.route("ibm-granite/granite-3.3-8b-instruct")
+    assert route is not None and (route.format, dict(route.defaults)) == (
+        "granite33", {"thinking": False})
+    granite = parsergen.load("granite33")
+    call = '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    cases = [
+        (True, "<think>The user greets me.</think><response>Hello! How can I help?</response>",
+         "The user greets me.", "Hello! How can I help?", []),
+        (True, "<think>Need the weather.</think>" + call, "Need the weather.", None,
+         ["get_weather"]),
+        # An answer with no thoughts, or a call (with tools the template asks for none).
+        (True, "<response>Hello!</response>", None, "Hello!", []),
+        (True, call, None, None, ["get_weather"]),
+        (True, "<think>Hi.</think>\n<response>Hello!</response>", "Hi.", "Hello!", []),
+        (False, "Hello!", None, "Hello!", []),
+        (False, call, None, None, ["get_weather"]),
+    ]
+    for thinking, text, reasoning, content, calls in cases:
+        whole = granite.parse(text, thinking=thinking, ids="sequential")
+        assert (whole.reasoning, whole.content, [c.name for c in whole.tool_calls]) == (
+            reasoning, content, calls), text
+        for deltas in ([text], list(text)):
+            chat = granite.ChatParser(thinking=thinking, ids="sequential")
+            streamed = accumulate([chat.feed(d) for d in deltas] + [chat.finish()])
+            assert without_cut_calls(streamed, chat.cut_calls) == whole
+            accounting = account(granite.StreamingParser(thinking=thinking),
+                                 [(d, []) for d in deltas])
+            assert accounting.problems == [] and accounting.text == text

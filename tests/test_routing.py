@@ -188,10 +188,14 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4_pythonic", {}),
     ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4_pythonic", {}),
     ("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "llama4_pythonic", {}),
-    # Granite 3.x: <|tool_call|>[...] (huggingface.co/ibm-granite/granite-3.3-8b-instruct;
-    # its <think> mode, off by default, is not parsed as reasoning by this format).
+    # Granite 3.x: <|tool_call|>[...] (huggingface.co/ibm-granite/granite-3.3-8b-instruct).
     ("ibm-granite/granite-3.1-8b-instruct", "granite", {}),
-    ("ibm-granite/granite-3.3-8b-instruct", "granite", {}),
+    # Granite 3.3: the same calls; its template's `thinking` (off by default) asks for
+    # <think></think> then <response></response>, both written by the model
+    # (huggingface.co/ibm-granite/granite-3.3-8b-instruct chat_template; copy:
+    # github.com/ye-NX/llama.cpp models/templates/ibm-granite-granite-3.3-2B-Instruct.jinja).
+    ("ibm-granite/granite-3.3-8b-instruct", "granite33", OFF),
+    ("ibm-granite/granite-3.3-2b-instruct", "granite33", OFF),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),

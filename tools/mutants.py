@@ -107,10 +107,14 @@ MUTANTS: list[Mutant] = [
       "the accounting takes words left in framing for framing"),
     M("driver-final-pending-dropped", "runtime/driver.py",
       "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
-      "            self._lex(pending, True, out)\n        state = self.state_id",
+      "            self._end(pending, out)\n        state = self.state_id",
       "        if self._pending:\n            self._pending = \"\"\n"
       "        state = self.state_id",
       "finish() drops text held back as a possible marker prefix"),
+    M("driver-cut-marker-is-content", "runtime/driver.py",
+      "cut, name = (self._matchers[state].cut(tail) if state in self.FRAMING_STATES",
+      "cut, name = (self._matchers[state].cut(tail) if state in ()",
+      "a marker cut at the end of a framing state is content (words in framing)"),
     M("driver-finish-no-reasoning-end", "runtime/driver.py",
       "        elif state == REASONING:\n            out.append(SemanticEvent(_REASONING_END, \"\", self.tool_index))",
       "        elif state == REASONING:\n            pass",

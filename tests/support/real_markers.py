@@ -108,6 +108,10 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "gemma4": FormatMarkers(GEMMA4, (
         "<|channel>", "<channel|>", "<|tool_call>", "call:", "<tool_call|>", '<|"|>')),
     "granite": FormatMarkers(GRANITE, ("<|tool_call|>",)),
+    # Its thinking system prompt: "thoughts between <think></think> and ... response
+    # between <response></response>".
+    "granite33": FormatMarkers(GRANITE, ("<|tool_call|>", "<think>", "</think>", "<response>",
+                                         "</response>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
     "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),
     "minimax_m2": FormatMarkers(MINIMAX_M2, (

@@ -383,7 +383,7 @@ FORMAT_TOKENIZERS = {
     "deepseek_v41": "deepseek", "glm47_moe": "glm", "minimax_m2": "minimax",
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
-    "granite": "granite",
+    "granite": "granite", "granite33": "granite",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4",
 }
