@@ -293,3 +293,27 @@ class TokenIdScanner:
         if consumed < len(delta_text):
             out.append(delta_text[consumed:])
         return out
+
+
+def coalesce(deltas: Iterable[tuple[str, Sequence[int]]]) -> list[tuple[str, list[int]]]:
+    """Consecutive deltas joined into as few as parse the same: texts and ids joined.
+
+    A run breaks where deltas with ids meet deltas of text alone: a marker matched by
+    id must stay an id, and typed text before the first ids is lexed as text was.
+    Empty deltas join any run.
+    """
+    out: list[tuple[str, list[int]]] = []
+    texts: list[str] = []
+    ids: list[int] = []
+    has_ids: bool | None = None  # the open run's kind (None: only empty deltas yet)
+    for text, delta_ids in deltas:
+        kind = bool(delta_ids) if delta_ids or text else has_ids
+        if kind is not has_ids and has_ids is not None:
+            out.append(("".join(texts), ids))
+            texts, ids = [], []
+        has_ids = kind
+        texts.append(text)
+        ids.extend(delta_ids)
+    if texts:
+        out.append(("".join(texts), ids))
+    return out
