@@ -268,8 +268,10 @@ class ChatParser:
         delta (``merge_deltas``: reasoning and content concatenated, each call's pieces
         merged in order), or None.  Cheaper: their texts and ids are joined (``coalesce``).
         """
-        feed = self.feed
-        return merge_deltas([feed(text, ids) for text, ids in coalesce(deltas)])
+        runs = coalesce(deltas)
+        if len(runs) == 1:
+            return self.feed(*runs[0])
+        return merge_deltas([self.feed(text, ids) for text, ids in runs])
 
     def finish(self) -> DeltaMessage | None:
         """End of the completion: flush everything held and close open calls."""

@@ -290,10 +290,12 @@ class StreamingParserBase:
 
         Cheaper than a feed per delta: their texts and ids are joined (``coalesce``).
         """
+        runs = coalesce(deltas)
+        if len(runs) == 1:
+            return self.feed(*runs[0])
         out: list[SemanticEvent] = []
-        feed = self.feed
-        for text, ids in coalesce(deltas):
-            out += feed(text, ids)
+        for text, ids in runs:
+            out += self.feed(text, ids)
         return out
 
     def advance(self, delta_text: str,
