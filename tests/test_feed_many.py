@@ -1,9 +1,10 @@
 """feed_many: several deltas at once give what feeding each in turn gives.
 
 For every bundled format, a drawn message with calls is rendered, tokenized and fed
-per token (with ids) and per character (without), once delta by delta and once in
-random groups of 1-8 deltas through ``feed_many``, at both levels: the events (chunks
-merged) and the message a client sums up must be identical.  No timing here: the
+per token (with ids, and with ids left off some deltas) and per character (without),
+once delta by delta and once in random groups of 1-8 deltas through ``feed_many``, at
+both levels: the events (chunks merged) and the message a client sums up must be
+identical.  No timing here: the
 benchmark row is benchmarks/run.py's "feed_many x4".
 """
 
@@ -75,9 +76,13 @@ def test_feed_many_equals_feeding_each_delta(fmt: str, data: st.DataObject, get_
     pieces = module.RENDERER.pieces(drawn.as_dict(), thinking=thinking)
     text = "".join(t for t, _ in pieces)
     rng = random.Random(data.draw(st.integers(0, 2**32), label="seed"))
+    per_token = token_deltas(tokenizer, encode_pieces(tokenizer, pieces))
     cadences = {
-        "per token": (tokenizer, token_deltas(tokenizer, encode_pieces(tokenizer, pieces))),
+        "per token": (tokenizer, per_token),
         "per character, no ids": (None, [(ch, []) for ch in text]),
+        # Deltas with ids and of text alone mixed: feed_many must not join the two kinds.
+        "per token, some without ids": (
+            tokenizer, [(t, [] if rng.random() < 0.3 else ids) for t, ids in per_token]),
     }
     for name, (tok, deltas) in cadences.items():
         events, message = _one_by_one(module, tok, deltas, tools, thinking)
