@@ -32,8 +32,16 @@ from typing import Any
 Deltas = list[tuple[str, list[int]]]
 
 # Levels and cadences: StreamingParser and ChatParser fed per token or per 1-8 token
-# group, and parse() on the whole text.
-VARIANTS = ("events/tokens", "events/groups", "openai/tokens", "openai/groups", "parse")
+# group, or the per-token deltas handed over 4 at a time to feed_many (coalesced), and
+# parse() on the whole text.
+VARIANTS = ("events/tokens", "events/groups", "events/many4", "openai/tokens", "openai/groups",
+            "openai/many4", "parse")
+MANY = 4  # per-token deltas per feed_many call (the "many4" cadence)
+
+
+def batches(deltas: Deltas, n: int = MANY) -> list[Deltas]:
+    """``deltas`` in consecutive lists of ``n``: what a server streaming every n tokens has."""
+    return [deltas[i : i + n] for i in range(0, len(deltas), n)]
 
 
 @dataclass
@@ -54,6 +62,7 @@ def time_variant(module: ModuleType, tokenizer: Any, inp: Input, variant: str) -
     seconds over the same span, which other processes on a loaded machine do not add to.
     """
     kind, _, cadence = variant.partition("/")
+    many = batches(inp.cadences["tokens"]) if cadence == "many4" else None
     # Every rep (ours and the peer's) starts on a clean heap; freezing what survives
     # (tokenizers, modules, the deltas) keeps collections from rescanning it.
     gc.collect()
@@ -63,17 +72,27 @@ def time_variant(module: ModuleType, tokenizer: Any, inp: Input, variant: str) -
         parser = module.StreamingParser(tokenizer, thinking=inp.thinking)
         t1 = time.perf_counter()
         c1 = time.process_time()
-        feed = parser.feed
-        for text, ids in inp.cadences[cadence]:
-            feed(text, ids)
+        if many is not None:
+            feed_many = parser.feed_many
+            for group in many:
+                feed_many(group)
+        else:
+            feed = parser.feed
+            for text, ids in inp.cadences[cadence]:
+                feed(text, ids)
         parser.finish()
     elif kind == "openai":
         chat = module.ChatParser(tokenizer, tools=inp.tools, thinking=inp.thinking)
         t1 = time.perf_counter()
         c1 = time.process_time()
-        feed = chat.feed
-        for text, ids in inp.cadences[cadence]:
-            feed(text, ids)
+        if many is not None:
+            chat_many = chat.feed_many
+            for group in many:
+                chat_many(group)
+        else:
+            feed = chat.feed
+            for text, ids in inp.cadences[cadence]:
+                feed(text, ids)
         chat.finish()
     elif kind == "parse":  # parse() constructs its parser inside: that is timed too
         t1 = time.perf_counter()

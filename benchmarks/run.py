@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import completions as C  # noqa: E402
-from parsergen_driver import Input, message_list, time_variant  # noqa: E402
+from parsergen_driver import Input, batches, message_list, time_variant  # noqa: E402
 from peer import Peer  # noqa: E402
 
 import parsergen  # noqa: E402
@@ -43,9 +43,11 @@ TARGET_PARSE_MBS = 20.0  # whole-text parse()
 
 CADENCES = ("tokens", "groups")
 CADENCE_LABEL = C.CADENCE_LABEL
-# Our variant -> the peer's variant timed against it.
+# Our variant -> the peer's variant timed against it (None: parsergen only; "many4":
+# the per-token deltas handed to feed_many 4 at a time).
 VARIANTS = {"events/tokens": "engine/tokens", "events/groups": "engine/groups",
-            "openai/tokens": "assembly/tokens", "openai/groups": "assembly/groups",
+            "events/many4": None, "openai/tokens": "assembly/tokens",
+            "openai/groups": "assembly/groups", "openai/many4": None,
             "parse": "parse"}  # fmt: skip
 
 
@@ -82,6 +84,20 @@ class Ours:
         chat = self.module.ChatParser(self.tok, tools=self.c.tools, thinking=self.c.thinking)
         out = [chat.feed(text, ids) for text, ids in self.cadences[cadence]] + [chat.finish()]
         return message_list(accumulate(out))
+
+    def many_differs(self) -> list[str]:
+        """Where feed_many (per-token deltas, 4 at a time) differs from a feed per token."""
+        notes = []
+        parser = self.module.StreamingParser(self.tok, thinking=self.c.thinking)
+        events = [ev for group in batches(self.cadences["tokens"])
+                  for ev in parser.feed_many(group)] + parser.finish()  # fmt: skip
+        if [list(e) for e in C.CG.merged(events)] != self.events("tokens"):
+            notes.append("feed_many's events differ from a feed per token")
+        chat = self.module.ChatParser(self.tok, tools=self.c.tools, thinking=self.c.thinking)
+        out = [chat.feed_many(group) for group in batches(self.cadences["tokens"])]
+        if message_list(accumulate(out + [chat.finish()])) != self.stream_message("tokens"):
+            notes.append("feed_many's message differs from a feed per token")
+        return notes
 
     def parse_message(self) -> list[Any]:
         return message_list(
@@ -148,7 +164,7 @@ def bench_format(fmt: str, reps: int, peer: Peer | None, workdir: Path,
         "vllm_legacy": None if engine else (
             {"reasoning": ref.reasoning, "tool": ref.tool} if ref else "reasoning-only"),
         "ours": {v: {"construct_s": [], "parse_s": []} for v in VARIANTS},
-        "notes": [],
+        "notes": ours.many_differs(),
     }  # fmt: skip
     for variant in VARIANTS:  # warm-up: per-tokenizer caches, imports
         ours.run(variant)
@@ -176,16 +192,18 @@ def bench_format(fmt: str, reps: int, peer: Peer | None, workdir: Path,
             diff = same_message(mine, loaded["messages"][variant])
             if diff:
                 result["notes"].append(f"message ({variant}) differs from vLLM's: {diff}")
-        result["vllm"] = {v: {"construct_s": [], "parse_s": []} for v in VARIANTS}
+        result["vllm"] = {v: {"construct_s": [], "parse_s": []} for v, theirs in VARIANTS.items()
+                          if theirs is not None}  # fmt: skip
     # Interleave: every variant, ours and vLLM's back to back (who goes first
     # alternates), rep after rep, so both sides see the same machine load.
     for rep in range(reps):
         for variant, theirs in VARIANTS.items():
-            if timed_peer and rep % 2:
+            timed = timed_peer and theirs is not None
+            if timed and rep % 2:
                 assert peer is not None
                 record(result["vllm"][variant], peer.ask({"cmd": "run", "variant": theirs}))
             record(result["ours"][variant], ours.run(variant))
-            if timed_peer and not rep % 2:
+            if timed and not rep % 2:
                 assert peer is not None
                 record(result["vllm"][variant], peer.ask({"cmd": "run", "variant": theirs}))
     return result
@@ -264,6 +282,10 @@ def table(fmt: str, r: dict[str, Any], vllm_version: str | None) -> str:
                     cells.append(f"{med / r['deltas'][cadence] * 1e6:>{width}.2f}"
                                  f"{r['bytes'] / med / 1e6:>8.2f}")  # fmt: skip
             lines.append("".join(cells))
+        if key != "parse":  # the per-token deltas again, handed to feed_many 4 at a time
+            med = median(r, "ours", f"{key}/many4")
+            lines.append(f"  {'':<8}{'  feed_many x4':<24}{med / r['deltas']['tokens'] * 1e6:>10.2f}"
+                         f"{r['bytes'] / med / 1e6:>8.2f}")  # fmt: skip
         if "vllm" in r:
             cells = [f"  {'':<8}{'ratio (vLLM / ours)':<24}"]
             if key == "parse":

@@ -42,6 +42,7 @@ from .messages import (
     ParsedMessage,
     ToolCall,
     accumulate,
+    merge_deltas,
     without_cut_calls,
 )
 from .render import Renderer
@@ -109,6 +110,7 @@ __all__ = [
     "accumulate",
     "build_structural_tag",
     "merge_chunks",
+    "merge_deltas",
     "require_runtime",
     "without_cut_calls",
 ]

@@ -14,7 +14,7 @@ Here: routing events, reasoning's whitespace/framing/header rules, and content's
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentSyntax, syntax
@@ -27,10 +27,12 @@ from .messages import (
     DeltaToolCall,
     ParsedMessage,
     accumulate,
+    merge_deltas,
     without_cut_calls,
 )
 from .schema_types import read_tools, tool_names
 from .driver import StreamingParserBase
+from .tokens import coalesce
 
 _TEXT = EventType.TEXT_CHUNK
 _REASONING = EventType.REASONING_CHUNK
@@ -260,6 +262,16 @@ class ChatParser:
                 self._content(delta_text, out)
                 return DeltaMessage(content="".join(out)) if out else None
         return self._push(events.plain_events(got, delta_text), finished=False)
+
+    def feed_many(self, deltas: Iterable[tuple[str, Sequence[int]]]) -> DeltaMessage | None:
+        """Parse consecutive deltas at once: what feeding each in turn adds, as one
+        delta (``merge_deltas``: reasoning and content concatenated, each call's pieces
+        merged in order), or None.  Cheaper: their texts and ids are joined (``coalesce``).
+        """
+        runs = coalesce(deltas)
+        if len(runs) == 1:
+            return self.feed(*runs[0])
+        return merge_deltas([self.feed(text, ids) for text, ids in runs])
 
     def finish(self) -> DeltaMessage | None:
         """End of the completion: flush everything held and close open calls."""

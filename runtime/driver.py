@@ -39,7 +39,7 @@ every transition out of it ``self.end_framing()``: whitespace and punctuation th
 are framing, any other text is content, with the framing before it.
 A body reads ``tool_index`` and may set ``state_id`` (its text ended the body).  Nothing else.
 
-Other modules use the public side only: ``feed``/``advance``/``plain_events``/
+Other modules use the public side only: ``feed``/``feed_many``/``advance``/``plain_events``/
 ``finish``, ``initialize``, ``state``/``state_id``, ``tool_index``, ``cut_off``,
 ``reasoning``, the reasoning-id queries, and the ``raw`` tap (``RawText`` items).
 """
@@ -47,7 +47,7 @@ Other modules use the public side only: ``feed``/``advance``/``plain_events``/
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from .arguments import ArgumentSyntax
@@ -67,7 +67,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, count_reasoning_tokens
-from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo
+from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
 _REASONING_END = EventType.REASONING_END
 _TEXT_CHUNK = EventType.TEXT_CHUNK
@@ -286,6 +286,20 @@ class StreamingParserBase:
             return got
         event = SemanticEvent(got, delta_text, self.tool_index)  # as plain_events, inline
         return [RawText(delta_text, self.state_id), event] if self.raw else [event]
+
+    def feed_many(self, deltas: Iterable[tuple[str, Sequence[int]]]) -> list[SemanticEvent]:
+        """Parse consecutive deltas at once: the events of feeding each in turn, with
+        chunk events split differently (``merge_chunks`` of the two is the same).
+
+        Cheaper than a feed per delta: their texts and ids are joined (``coalesce``).
+        """
+        runs = coalesce(deltas)
+        if len(runs) == 1:
+            return self.feed(*runs[0])
+        out: list[SemanticEvent] = []
+        for text, ids in runs:
+            out += self.feed(text, ids)
+        return out
 
     def advance(self, delta_text: str,
                 delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent] | EventType:

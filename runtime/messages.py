@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -116,6 +116,37 @@ def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
         tool_calls=tuple(ToolCall(c["id"], c["name"], "".join(c["arguments"]))
                          for _, c in sorted(calls.items())),
     )
+
+
+def merge_deltas(deltas: Iterable[DeltaMessage | None]) -> DeltaMessage | None:
+    """Consecutive deltas as one: reasoning and content concatenated, and the pieces of
+    each tool call (by index, in index order) merged in order: its first id and type,
+    its name and arguments concatenated; None if they add nothing."""
+    reasoning: list[str] = []
+    content: list[str] = []
+    calls: dict[int, DeltaToolCall] = {}
+    for delta in deltas:
+        if delta is None:
+            continue
+        if delta.reasoning:
+            reasoning.append(delta.reasoning)
+        if delta.content:
+            content.append(delta.content)
+        for tc in delta.tool_calls:
+            call = calls.get(tc.index)
+            if call is None:
+                calls[tc.index] = replace(tc)  # a copy: the pieces after it are added to it
+                continue
+            call.id = call.id if call.id is not None else tc.id
+            call.type = call.type if call.type is not None else tc.type
+            if tc.name is not None:
+                call.name = (call.name or "") + tc.name
+            if tc.arguments is not None:
+                call.arguments = (call.arguments or "") + tc.arguments
+    if not (reasoning or content or calls):
+        return None
+    return DeltaMessage(reasoning="".join(reasoning) or None, content="".join(content) or None,
+                        tool_calls=[calls[i] for i in sorted(calls)])
 
 
 class CutCall(NamedTuple):
