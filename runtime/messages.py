@@ -92,30 +92,13 @@ class ParsedMessage:
 
 def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
     """The message a client builds by concatenating streamed deltas."""
-    reasoning: list[str] = []
-    content: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    for delta in deltas:
-        if delta is None:
-            continue
-        if delta.reasoning:
-            reasoning.append(delta.reasoning)
-        if delta.content:
-            content.append(delta.content)
-        for tc in delta.tool_calls:
-            call = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": []})
-            if tc.id:
-                call["id"] = tc.id
-            if tc.name:
-                call["name"] += tc.name
-            if tc.arguments:
-                call["arguments"].append(tc.arguments)
+    merged = merge_deltas(deltas)
+    if merged is None:
+        return ParsedMessage()
     return ParsedMessage(
-        reasoning="".join(reasoning) or None,
-        content="".join(content) or None,
-        tool_calls=tuple(ToolCall(c["id"], c["name"], "".join(c["arguments"]))
-                         for _, c in sorted(calls.items())),
-    )
+        reasoning=merged.reasoning, content=merged.content,
+        tool_calls=tuple(ToolCall(tc.id or "", tc.name or "", tc.arguments or "")
+                         for tc in merged.tool_calls))
 
 
 def merge_deltas(deltas: Iterable[DeltaMessage | None]) -> DeltaMessage | None:
