@@ -25,16 +25,21 @@ TOOLS = [{"type": "function", "function": {"name": "write_file", "parameters": {
     "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}}]
 
 
-def _call_start(module: Any, text: str) -> int | None:
-    """Where the marker that opened the first call starts in ``text``, by the events."""
+def _piece_at(module: Any, text: str, event: EventType) -> int | None:
+    """Where the piece of ``text`` that made the first ``event`` starts, by the events."""
     parser = module.StreamingParser(raw=True)
-    at, last = 0, None
+    at, last = 0, 0
     for item in parser.feed(text) + parser.finish():
         if type(item) is RawText:
             last, at = at, at + len(item.text)
-        elif item.type == EventType.TOOL_CALL_START:
+        elif item.type == event:
             return last
     return None
+
+
+def _call_start(module: Any, text: str) -> int | None:
+    """Where the marker that opened the first call starts in ``text``."""
+    return _piece_at(module, text, EventType.TOOL_CALL_START)
 
 
 def _stream(module: Any, deltas: list[tuple[str, list[int]]], tokenizer: Any = None,
@@ -94,15 +99,8 @@ def test_a_call_cut_by_max_tokens_is_never_completed(fmt: str) -> None:
 
 
 def _end_marker_at(module: Any, text: str) -> int | None:
-    """Where the piece that ended the first call starts in ``text``, by the events."""
-    parser = module.StreamingParser(raw=True)
-    at, last = 0, 0
-    for item in parser.feed(text) + parser.finish():
-        if type(item) is RawText:
-            last, at = at, at + len(item.text)
-        elif item.type == EventType.TOOL_CALL_END:
-            return last
-    return None
+    """Where the piece that ended the first call starts in ``text``."""
+    return _piece_at(module, text, EventType.TOOL_CALL_END)
 
 
 @pytest.mark.parametrize("fmt", WITH_TOOLS)
