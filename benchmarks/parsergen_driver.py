@@ -55,6 +55,19 @@ class Input:
     cadences: dict[str, Deltas]
 
 
+def _replay(parser: Any, deltas: Deltas | None, many: list[Deltas] | None) -> None:
+    """Feed a parser (either level) one delta at a time, or in ``feed_many`` groups."""
+    if many is not None:
+        feed_many = parser.feed_many
+        for group in many:
+            feed_many(group)
+    else:
+        feed = parser.feed
+        for text, ids in deltas or ():
+            feed(text, ids)
+    parser.finish()
+
+
 def time_variant(module: ModuleType, tokenizer: Any, inp: Input, variant: str) -> dict[str, float]:
     """One repetition: construct, feed every delta, finish (or one parse()).
 
@@ -72,28 +85,12 @@ def time_variant(module: ModuleType, tokenizer: Any, inp: Input, variant: str) -
         parser = module.StreamingParser(tokenizer, thinking=inp.thinking)
         t1 = time.perf_counter()
         c1 = time.process_time()
-        if many is not None:
-            feed_many = parser.feed_many
-            for group in many:
-                feed_many(group)
-        else:
-            feed = parser.feed
-            for text, ids in inp.cadences[cadence]:
-                feed(text, ids)
-        parser.finish()
+        _replay(parser, inp.cadences[cadence] if many is None else None, many)
     elif kind == "openai":
         chat = module.ChatParser(tokenizer, tools=inp.tools, thinking=inp.thinking)
         t1 = time.perf_counter()
         c1 = time.process_time()
-        if many is not None:
-            chat_many = chat.feed_many
-            for group in many:
-                chat_many(group)
-        else:
-            feed = chat.feed
-            for text, ids in inp.cadences[cadence]:
-                feed(text, ids)
-        chat.finish()
+        _replay(chat, inp.cadences[cadence] if many is None else None, many)
     elif kind == "parse":  # parse() constructs its parser inside: that is timed too
         t1 = time.perf_counter()
         c1 = time.process_time()
