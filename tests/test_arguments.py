@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import parsergen
 from parsergen.runtime.arguments.json import JsonArguments
 from parsergen.runtime.arguments.nested_elements import ElementArguments
 from parsergen.runtime.arguments.notation import NotationArguments
@@ -86,8 +87,40 @@ def test_string_values_stream_before_they_end() -> None:
     assert reader.feed("more") == "\\nmore"
     # A value the schema may retype waits until it is complete.
     assert reader.feed("</parameter><parameter=days>\n4") == '", "days": '
-    assert reader.feed("2\n</parameter>") == "42"
-    assert reader.finish() == "}"
+    # A close tag waits for what follows it: the call's end closes the value.
+    assert reader.feed("2\n</parameter>") == ""
+    assert reader.finish() == "42}"
+
+
+def test_a_close_tag_is_decided_by_what_follows() -> None:
+    """A close tag followed by more text is value text; followed by the next field's
+    open tag (after whitespace) it closed the value."""
+    writer = ArgumentsWriter(PROPS)
+    reader = TaggedArguments(writer, **QWEN)
+    out = reader.feed('<parameter=city>\nsay "</parameter>')
+    out += reader.feed(' \n')
+    assert out == '{"city": "say \\"'
+    out += reader.feed('"\n</parameter>\n<para')
+    assert out == '{"city": "say \\"</parameter> \\n\\"'
+    out += reader.feed("meter=days>\n4\n</parameter>\n")
+    assert out + reader.finish() == '{"city": "say \\"</parameter> \\n\\"", "days": 4}'
+
+
+def test_close_tags_and_call_closers_quoted_in_values() -> None:
+    """A value quoting its close tag and then the call's closer (qwen3), a MiniMax M3
+    value holding its call closer: what follows each shows they are value text."""
+    qwen3 = parsergen.load("qwen3")
+    text = ('<tool_call>\n<function=f>\n<parameter=code>\nx = "</parameter>" </function> y'
+            '\n</parameter>\n</function>\n</tool_call>')
+    calls = qwen3.parse(text, thinking=False).tool_calls
+    assert [json.loads(c.arguments) for c in calls] == [
+        {"code": 'x = "</parameter>" </function> y'}]
+    m3 = parsergen.load("minimax_m3")
+    p = "]<]minimax[>["
+    text = (f'{p}<tool_call>{p}<invoke name="f">{p}<code>a {p}</invoke> b{p}</code>'
+            f'{p}</invoke>{p}</tool_call>')
+    calls = m3.parse(text, thinking=False).tool_calls
+    assert [json.loads(c.arguments) for c in calls] == [{"code": f"a {p}</invoke> b"}]
 
 
 def test_nullable_string_streams_once_it_cannot_be_null() -> None:
@@ -267,11 +300,24 @@ def test_elements_nest_repeat_and_keep_mixed_text() -> None:
 
 def test_elements_too_deep_or_cut_are_dropped_and_reported() -> None:
     deep = "~<x>" * 129 + "v" + "~</x>" * 129
-    assert _elements(deep)[0] == {}
+    assert _elements(deep) == ({}, [
+        "an element nested deeper than 128 was dropped, and the arguments after it"])
     ok = "~<x>" * 128 + "v" + "~</x>" * 128
     value = _elements(ok)[0]
     for _ in range(127):
         value = value["x"]
     assert value == {"x": "v"}
-    assert _elements("~<a>1~</a>~<b>2") == ({"a": "1"}, [
-        "arguments ended inside an element; it was dropped"])
+    # The call ended before an element's close tag: the value ends there.
+    assert _elements("~<a>1~</a>~<b>2") == ({"a": "1", "b": "2"}, [
+        "an element was not closed before the call's end; its value ends there"])
+    assert _elements("junk ~<a>1~</a>") == ({}, [
+        "text that is no argument element was dropped"])
+
+
+def test_element_values_hold_prefixes_and_other_close_tags() -> None:
+    """Inside an element, a prefix that opens no child and closes no element is text;
+    a top-level close tag followed by text (not an open tag) is text too."""
+    body = '~<a>x ~ y ~</invoke> ~</b> "~</a>" ~</a>\n~<c>~<d>1~</d>z~</c>'
+    assert _elements(body) == ({"a": 'x ~ y ~</invoke> ~</b> "~</a>" ', "c": {
+        "d": "1", "$text": "z"}}, [])
+    assert _elements("~<a>1~</a>~</a>~<b>2~</b>")[0] == {"a": "1~</a>", "b": "2"}

@@ -24,6 +24,7 @@ import pytest
 
 import parsergen
 from parsergen.runtime import accumulate
+from parsergen.runtime.arguments.nested_elements import NestedValues
 from parsergen.runtime.arguments.values import ElementValues, ValueScan
 from support.streams import encode_pieces, text_pieces, token_deltas, token_groups
 from support.strategies import marker_literals, syntax_literals
@@ -40,7 +41,8 @@ def _kind(fmt: str) -> str | None:
     scan = _scan(fmt)
     if scan is None or type(scan) is ValueScan:
         return None
-    if isinstance(scan, ElementValues) and scan.text_kind is None:
+    if isinstance(scan, ElementValues) and scan.text_kind is None or isinstance(
+            scan, NestedValues):
         return "ambiguous"
     return "sure"
 
@@ -96,7 +98,13 @@ def _check(module: Any, text: str, expected: tuple, tokenizer: Any = None) -> No
 def test_formats_are_classified() -> None:
     """JSON, delimited-string and DSML-style syntaxes are sure; qwen3-style are not."""
     assert {"hermes", "gemma4", "deepseek_v32", "openai", "kimi_k2"} <= set(SURE)
-    assert {"qwen3", "glm47_moe", "minimax_m2"} <= set(AMBIGUOUS)
+    assert {"qwen3", "glm47_moe", "minimax_m2", "minimax_m3"} <= set(AMBIGUOUS)
+
+
+def _close_tag(module: Any, key: str) -> str:
+    """The close tag of argument ``key``'s value."""
+    arguments = module.ChatParser.ARGUMENTS
+    return arguments["close"] if "close" in arguments else f"{arguments['prefix']}</{key}>"
 
 
 @pytest.mark.parametrize("fmt", SURE)
@@ -161,7 +169,7 @@ def test_value_whose_close_tag_is_missing(fmt: str, get_tokenizer) -> None:
     """``<parameter=x>hello</function></tool_call>``: the value ends at the call's end."""
     module = parsergen.load(fmt)
     tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
-    close = module.ChatParser.ARGUMENTS["close"]
+    close = _close_tag(module, "text")
     call = {"name": "f", "arguments": {"text": "hello"}}
     text = module.RENDERER.render({"content": None, "tool_calls": [call]}, thinking=False)
     assert text.count(close) == 1
@@ -173,6 +181,24 @@ def test_value_whose_close_tag_is_missing(fmt: str, get_tokenizer) -> None:
         thinking=False)
     second = second.replace(close, "", 1)
     _check(module, second, (None, [("f", {"text": "hello"}), ("g", {"k": "v"})]), tokenizer)
+
+
+ELEMENTS = [f for f in FORMATS if isinstance(_scan(f), (ElementValues, NestedValues))]
+
+
+@pytest.mark.parametrize("fmt", ELEMENTS)
+def test_a_value_holding_its_own_close_tag(fmt: str, get_tokenizer) -> None:
+    """``<parameter=x>return "</parameter>"</parameter>``: a close tag followed by
+    more value text is value text, as is one followed by the real close tag; only
+    the next field or the call's end after it closes the value.  A call closer after
+    such a close tag is still inside the value."""
+    module = parsergen.load(fmt)
+    tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
+    close = _close_tag(module, "text")
+    value = f'return "{close}" + {" ".join(_closers(module))} x {close}'
+    call = {"name": "f", "arguments": {"text": value, "other": "y"}}
+    text = module.RENDERER.render({"content": None, "tool_calls": [call]}, thinking=False)
+    _check(module, text, (None, [("f", {"text": value, "other": "y"})]), tokenizer)
 
 
 @pytest.mark.parametrize("fmt", AMBIGUOUS)

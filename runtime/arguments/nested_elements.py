@@ -8,6 +8,8 @@ from typing import Any
 
 from ..schema_types import coerce, schema_types, to_json
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
+from .scanning import NOT_SPACE, partial_len
+from .values import ValueScan
 from .writer import ArgumentsWriter
 
 _MAX_ELEMENT_DEPTH = 128  # deeper nesting is malformed, as in vLLM
@@ -20,8 +22,11 @@ class ElementArguments:
     ``P<city>Paris P</city> P<items> P<item>a P</item> P</items>`` (``P`` the prefix):
     an element with children is an object, or an array where the schema says so;
     repeated names collect into a list; text beside children goes under ``$text``.
-    A repeated name turns an emitted value into a list, so the object is written once,
-    when the call ends; parsing it then is one linear pass.
+    Inside an element, a prefix that begins neither a child nor the element's own
+    close tag is value text (``_tag``), and a top-level element's close tag closes it
+    only where an open tag or the end follows (``_closes``).  A repeated name turns
+    an emitted value into a list, so the object is written once, when the call ends;
+    parsing it then is one linear pass.
     """
 
     __slots__ = ("writer", "prefix", "parts")
@@ -34,7 +39,8 @@ class ElementArguments:
     def complete(self) -> bool:
         """Whether every element the model opened has closed."""
         text = "".join(self.parts)
-        return not text[_parse_elements(text, self.prefix)[1]:].strip()
+        _, end, why = _parse_elements(text, self.prefix)
+        return not why and not text[end:].strip()
 
     def feed(self, text: str) -> str:
         self.parts.append(text)
@@ -42,72 +48,190 @@ class ElementArguments:
 
     def finish(self) -> str:
         text = "".join(self.parts)
-        params, end = _parse_elements(text, self.prefix)
-        if text[end:].strip():
-            self.writer.warnings.append("arguments ended inside an element; it was dropped")
+        params, end, why = _parse_elements(text, self.prefix)
+        if why == _UNCLOSED:
+            self.writer.warnings.append(
+                "an element was not closed before the call's end; its value ends there")
+        elif why == _TOO_DEEP:
+            self.writer.warnings.append(f"an element nested deeper than {_MAX_ELEMENT_DEPTH} "
+                                        "was dropped, and the arguments after it")
+        elif text[end:].strip():
+            self.writer.warnings.append("text that is no argument element was dropped")
         props = self.writer.properties or {}
         self.writer.closed = True
         return to_json(_element_object(params, {"properties": props}))
 
 
-def _parse_elements(text: str, prefix: str) -> tuple[list, int]:
-    """The complete top-level elements of ``text``, and where parsing stopped."""
+# What the prefix at a position begins (``_tag``).
+_OPEN, _CLOSE, _TEXT, _MORE = range(4)
+_NAME_LIMIT = 256  # an open tag's name is shorter: past it, ``P<`` without ``>`` is text
+
+
+def _tag(text: str, i: int, prefix: str, top: str | None) -> tuple[int, int]:
+    """What the prefix at ``text[i]`` begins, and where that ends: ``_OPEN`` (a child
+    element's open tag ``P<name>``), ``_CLOSE`` (the close tag of ``top``, the open
+    element), ``_TEXT`` (neither: value text, up to the prefix's end), or ``_MORE``
+    (the text ends before it shows)."""
+    k = i + len(prefix)
+    n = len(text)
+    if k + 1 >= n:
+        return (_MORE, n) if (prefix + "<").startswith(text[i:]) else (_TEXT, k)
+    if text[k] != "<":
+        return _TEXT, k
+    if text[k + 1] == "/":
+        if top is None:
+            return _TEXT, k
+        close = "/" + top + ">"
+        if text.startswith(close, k + 1):
+            return _CLOSE, k + 1 + len(close)
+        return (_MORE, n) if close.startswith(text[k + 1 :]) else (_TEXT, k)
+    gt = text.find(">", k + 1, k + 2 + _NAME_LIMIT)
+    if gt < 0:
+        return (_MORE, n) if n - k <= _NAME_LIMIT else (_TEXT, k)
+    name = text[k + 1 : gt]
+    if not name.strip() or "<" in name:
+        return _TEXT, k
+    return _OPEN, gt + 1
+
+
+def _closes(text: str, end: int, prefix: str) -> int:
+    """Whether a top-level element's close tag, ending at ``end``, closed it: ``_OPEN``
+    when the next element's open tag (or the end) follows, after whitespace; ``_TEXT``
+    when other text does (the tag was value text); ``_MORE`` when it cannot tell yet."""
+    m = NOT_SPACE(text, end)
+    if m is None:
+        return _MORE
+    j = m.start()
+    rest = text[j : j + len(prefix) + 2]
+    if len(rest) < len(prefix) + 2:
+        return _MORE if (prefix + "<").startswith(rest) else _TEXT
+    return _OPEN if rest.startswith(prefix + "<") and rest[-1] != "/" else _TEXT
+
+
+def _value(parts: list[str], children: list) -> Any:
+    """An element's value: its text, or its children (text beside them as ``$text``)."""
+    body = "".join(parts)
+    if not children:
+        return body
+    if body.strip():
+        field = _MIXED_TEXT
+        while any(child == field for child, _ in children):
+            field = "$" + field
+        children.append((field, body))
+    return children
+
+
+_UNCLOSED, _TOO_DEEP = "unclosed", "too deep"  # why _parse_elements stopped early
+
+
+def _parse_elements(text: str, prefix: str) -> tuple[list, int, str]:
+    """The top-level elements of ``text``, where parsing stopped, and why it stopped
+    early: ``_UNCLOSED`` (the text ended inside elements; each ends there, its close
+    tag missing), ``_TOO_DEEP`` (an element nested deeper than ``_MAX_ELEMENT_DEPTH``:
+    parsing stops before the top-level element holding it), or ``""``."""
     params: list = []
-    pos, n = 0, len(text)
-    opening = prefix + "<"
+    stack: list[tuple[str, list[str], list]] = []  # open elements: name, text, children
+    pos, top_start, n = 0, 0, len(text)
     while True:
-        while pos < n and text[pos].isspace():
-            pos += 1
-        if not text.startswith(opening, pos):
-            return params, pos
-        element = _parse_element(text, pos, prefix)
-        if element is None:
-            return params, pos
-        name, value, pos = element
-        params.append((name, value))
-
-
-def _parse_element(text: str, pos: int, prefix: str) -> tuple[str, Any, int] | None:
-    """The element at ``pos`` (name, value, end), or None if malformed or cut."""
-    opening, closing = prefix + "<", prefix + "</"
-    # Frames of open elements: name, close tag, text parts, children.
-    stack: list[tuple[str, str, list[str], list]] = []
-    while True:
-        # An element opens at pos.
-        name_start = pos + len(opening)
-        name_end = text.find(">", name_start)
-        if name_end <= name_start or len(stack) >= _MAX_ELEMENT_DEPTH:
-            return None
-        name = text[name_start:name_end]
-        if name.startswith("/") or not name.strip():
-            return None
-        stack.append((name, f"{closing}{name}>", [], []))
-        pos = name_end + 1
-        while True:
-            name, close_tag, parts, children = stack[-1]
-            marker = text.find(prefix, pos)
-            if marker < 0:
-                return None
-            parts.append(text[pos:marker])
-            if not text.startswith(close_tag, marker):
-                if not text.startswith(opening, marker):
-                    return None
-                pos = marker
-                break  # a child opens
-            pos = marker + len(close_tag)
+        if not stack:
+            m = NOT_SPACE(text, pos)
+            if m is None:
+                return params, n, ""
+            pos = top_start = m.start()
+            kind, end = _tag(text, pos, prefix, None) if text.startswith(prefix, pos) else (
+                _TEXT, pos)
+            if kind != _OPEN:
+                return params, pos, ""
+            stack.append((text[pos + len(prefix) + 1 : end - 1], [], []))
+            pos = end
+            continue
+        name, parts, children = stack[-1]
+        i = text.find(prefix, pos)
+        if i < 0:
+            parts.append(text[pos:])
+            break
+        parts.append(text[pos:i])
+        kind, end = _tag(text, i, prefix, name)
+        if kind == _OPEN:
+            if len(stack) >= _MAX_ELEMENT_DEPTH:
+                return params, top_start, _TOO_DEEP
+            stack.append((text[i + len(prefix) + 1 : end - 1], [], []))
+        elif kind == _CLOSE and (len(stack) > 1 or _closes(text, end, prefix) != _TEXT):
             stack.pop()
-            body = "".join(parts)
-            value: Any = body
-            if children:
-                if body.strip():
-                    field = _MIXED_TEXT
-                    while any(child == field for child, _ in children):
-                        field = "$" + field
-                    children.append((field, body))
-                value = children
-            if not stack:
-                return name, value, pos
-            stack[-1][3].append((name, value))
+            (stack[-1][2] if stack else params).append((name, _value(parts, children)))
+        elif kind == _CLOSE:
+            parts.append(text[i:end])  # followed by text: the tag was value text
+        else:
+            end = i + len(prefix)
+            parts.append(prefix)
+        pos = end
+    while stack:  # the text ends inside elements: each ends there
+        name, parts, children = stack.pop()
+        (stack[-1][2] if stack else params).append((name, _value(parts, children)))
+    return params, n, _UNCLOSED
+
+
+class NestedValues(ValueScan):
+    """Where a call's nested elements are (the driver's view of ``_parse_elements``):
+    inside an element, a marker that would end the call is ``ambiguous`` (what follows
+    decides; ``tags`` holds the open element's close tag, which shows it was value
+    text); between elements it is a marker."""
+
+    __slots__ = ("prefix", "names", "buf", "closing", "tags")
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+        self.names: list[str] = []  # the open elements
+        self.buf = ""  # a tag not yet known (cut by a delta's end)
+        self.closing = False  # a top-level close tag waits for what follows it
+        self.tags: tuple[str, ...] = ()
+
+    def reset(self) -> None:
+        self.names = []
+        self.buf = ""
+        self.closing = self.quoted = self.ambiguous = False
+        self.tags = ()
+
+    def _inside(self) -> None:
+        """The open elements changed: a marker is ambiguous inside one."""
+        names = self.names
+        self.ambiguous = bool(names) and not self.closing
+        self.tags = (f"{self.prefix}</{names[-1]}>",) if names else ()
+
+    def feed(self, text: str) -> None:
+        buf = self.buf + text if self.buf else text
+        self.buf = ""
+        prefix, names = self.prefix, self.names
+        pos = 0
+        while True:
+            if self.closing:
+                follows = _closes(buf, pos, prefix)
+                if follows == _MORE:
+                    m = NOT_SPACE(buf, pos)
+                    self.buf = buf[m.start():] if m is not None else ""
+                    return
+                self.closing = False
+                if follows == _OPEN:
+                    names.pop()
+                self._inside()
+            i = buf.find(prefix, pos)
+            if i < 0:
+                self.buf = buf[len(buf) - partial_len(buf, pos, (prefix,)):]
+                return
+            kind, end = _tag(buf, i, prefix, names[-1] if names else None)
+            if kind == _MORE:
+                self.buf = buf[i:]
+                return
+            if kind == _OPEN:
+                names.append(buf[i + len(prefix) + 1 : end - 1])
+            elif kind == _CLOSE:
+                if len(names) > 1:
+                    names.pop()
+                else:
+                    self.closing = True  # what follows decides (a marker is one now)
+            self._inside()
+            pos = end
 
 
 def _container(schema: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
@@ -170,7 +294,12 @@ class ElementsSyntax(ArgumentSyntax):
     """Arguments as nested elements behind a marker prefix ``P``: ``P<city>Paris P</city>``.
 
     Elements nest into objects and repeated names make lists (MiniMax M3); values are
-    typed by the tool's schema, and the object is written when the call ends.
+    typed by the tool's schema, and the object is written when the call ends.  Inside
+    an element, a prefix that opens no child and closes no open element is value text,
+    and a top-level element's close tag followed by text (not an open tag) is too; a
+    marker that would end the call is decided by what follows it (the open element's
+    close tag or more text: value text; another marker or the end: the call ends, and
+    elements left open end there).
     """
 
     name = "nested_elements"
@@ -189,6 +318,10 @@ class ElementsSyntax(ArgumentSyntax):
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return ElementArguments(make_writer(name or ""), prefix=self.prefix)
+
+    def values(self) -> ValueScan:
+        """Element values: a marker inside one is decided by what follows it."""
+        return NestedValues(self.prefix)
 
     def structural_style(self) -> str | None:
         return self._style_by_options((({"prefix": "]<]minimax[>["}, "minimax_m3_xml"),))

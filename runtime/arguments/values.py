@@ -11,7 +11,9 @@ consumes, plain or marker, and asks it two things before it takes a marker there
   (``<parameter=x>...</parameter>``).  A marker that would end the call is held until
   what follows it decides: a tag of the syntax (``tags``) or more text means it was
   value text; another marker or the end of the stream means the value's close tag is
-  missing and the call ended there.
+  missing and the call ended there.  The value's own close tag is decided by what
+  follows it as well (``ElementValues``); nested elements keep a stack of the open
+  ones (``nested_elements.NestedValues``).
 
 Scanners jump between the characters that matter with ``str.find`` and compiled
 regexes, never looking at plain text character by character.
@@ -194,7 +196,8 @@ class DelimitedStrings(ValueScan):
             pos = end
 
 
-_OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE = range(4)
+_OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE, _CLOSING = range(5)
+_NOT_SPACE = re.compile(r"\S").search
 
 
 class ElementValues(ValueScan):
@@ -202,7 +205,10 @@ class ElementValues(ValueScan):
 
     A value is ``quoted`` when the header marks it as text (``text_kind`` says so:
     DeepSeek's ``string="true"``), and only its close tag (or the next field's open tag)
-    ends it; any other value is ``ambiguous``.
+    ends it; any other value is ``ambiguous``.  A close tag ends the value only when
+    the next field's open tag follows it (after whitespace), or a marker that ends the
+    call; other text after it means it was value text, and the value goes on (as the
+    reader, ``TaggedArguments``, decides).
     """
 
     __slots__ = ("open", "name_end", "value_open", "close", "text_kind", "self_closing",
@@ -255,8 +261,24 @@ class ElementValues(ValueScan):
                     self.buf = buf[self._ends.tail(buf, pos):]
                     return
                 pos = m.end()
-                self.where = _OUTSIDE if m.group() == self.close else _NAME
+                self.where = _CLOSING if m.group() == self.close else _NAME
                 self.quoted = self.ambiguous = False
+            elif where == _CLOSING:
+                # After a close tag: the next field's open tag shows it closed the value
+                # (a marker that ends the call is taken meanwhile); other text, that it
+                # was value text.
+                m = _NOT_SPACE(buf, pos)
+                if m is None:
+                    return
+                j = m.start()
+                if buf.startswith(self.open, j):
+                    self.where = _OUTSIDE
+                elif len(buf) - j < len(self.open) and self.open.startswith(buf[j:]):
+                    self.buf = buf[j:]
+                    return
+                else:
+                    self._enter_value()
+                pos = j
             elif where == _OUTSIDE:
                 m = self._opens.search(buf, pos)
                 if m is None:
@@ -288,9 +310,6 @@ class ElementValues(ValueScan):
                     return
                 pos = m.end()
                 self._enter_value()
-
-
-_NOT_SPACE = re.compile(r"\S").search
 
 
 class ValueGate:

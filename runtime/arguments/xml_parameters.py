@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import ENTITY_DECODERS, partial_len, tail_prefix
+from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
 from .values import ElementValues, ValueScan
 from .writer import ArgumentsWriter, json_type
 
@@ -22,14 +22,17 @@ class TaggedArguments:
     ``name`` is the field's name; with ``string_attribute`` an attribute that is not
     ``"true"`` marks a JSON value (DeepSeek's ``string="false"``); a tag that closes
     itself (``name="K"/>``) is an empty value.  A value also ends
-    where the next field opens.  With ``trim`` one leading and one trailing newline of
-    a value are dropped (templates put the value on its own line).  Text outside
-    fields is ignored.
+    where the next field opens.  A close tag closes the value only where the next
+    field's open tag or the end of the call follows it (after whitespace); followed
+    by other text it is value text (a value may quote its own close tag).  With
+    ``trim`` one leading and one trailing newline of a value are dropped (templates
+    put the value on its own line).  Text outside fields is ignored.
     """
 
     __slots__ = ("writer", "open", "name_end", "value_open", "close", "trim", "buf",
-                 "where", "name", "started", "nl", "searched", "attributes", "name_attr",
-                 "string_attr", "string_value", "string_default", "kind", "entities")
+                 "where", "name", "started", "nl", "searched", "held", "attributes",
+                 "name_attr", "string_attr", "string_value", "string_default", "kind",
+                 "entities")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str, name_end: str,
                  close: str, value_open: str | None = None, trim: bool = False,
@@ -55,15 +58,16 @@ class TaggedArguments:
                 string_attribute, "true", None)
         self.kind = "text"
         self.buf = ""  # unconsumed text: at most a possible tag prefix, or a name
-        self.where = "outside"  # outside | name | before_value | value
+        self.where = "outside"  # outside | name | before_value | value | closing
         self.name = ""
         self.started = False  # the value has begun (its leading newline is settled)
         self.nl = False  # a trailing newline is held back
         self.searched = 0  # how much of buf is known not to hold name_end
+        self.held: list[str] = []  # closing: the close tag and the whitespace after it
 
     def complete(self) -> bool:
         """Whether no field is open: every value the model began has its close tag."""
-        return self.where == "outside"
+        return self.where in ("outside", "closing")
 
     def feed(self, text: str) -> str:
         """Consume raw argument text; return JSON text that is now final."""
@@ -105,7 +109,7 @@ class TaggedArguments:
                 pos = i + len(self.value_open)
                 self.where = "value"
                 out.append(self.writer.begin(self.name, self.kind))
-            else:
+            elif where == "value":
                 end, nxt = buf.find(self.close, pos), buf.find(self.open, pos)
                 stops = [i for i in (end, nxt) if i >= 0]
                 if not stops:
@@ -114,14 +118,33 @@ class TaggedArguments:
                     self.buf = buf[safe:]
                     break
                 i = min(stops)
+                if i == end:
+                    # Only what follows a close tag says whether it closed the value.
+                    out.append(self._value(buf[pos:i], final=False))
+                    self.held = [self.close]
+                    pos = i + len(self.close)
+                    self.where = "closing"
+                    continue
                 out.append(self._value(buf[pos:i], final=True))
                 out.append(self.writer.end())
-                if i == end:
-                    pos = i + len(self.close)
-                    self.where = "outside"
+                pos = i + len(self.open)
+                self.where = "name"
+            else:  # closing: after a close tag (in ``held``), what follows decides
+                m = NOT_SPACE(buf, pos)
+                j = len(buf) if m is None else m.start()
+                if j > pos:
+                    self.held.append(buf[pos:j])
+                if m is None or len(buf) - j < len(self.open) and self.open.startswith(buf[j:]):
+                    self.buf = buf[j:]  # only whitespace, or the start of a field, yet
+                    break
+                held, self.held = "".join(self.held), []
+                if buf.startswith(self.open, j):
+                    out.append(self._value("", final=True) + self.writer.end())
+                    self.where = "outside"  # the next field opens: the tag closed the value
                 else:
-                    pos = i + len(self.open)
-                    self.where = "name"
+                    out.append(self._value(held, final=False))
+                    self.where = "value"  # more text follows: the tag was value text
+                pos = j
         return "".join(out)
 
     def _header(self, header: str) -> bool:
@@ -163,6 +186,9 @@ class TaggedArguments:
         out = ""
         if self.where == "value":
             out += self._value(self.buf, final=True) + self.writer.end()
+        elif self.where == "closing":  # the call ends after a close tag: it closed the value
+            out += self._value("", final=True) + self.writer.end()
+            self.held = []
         elif self.where == "before_value":
             out += self.writer.begin(self.name, self.kind) + self.writer.end()
         self.buf = ""
@@ -205,7 +231,9 @@ class TaggedSyntax(ArgumentSyntax):
     Values are typed by the tool's schema (qwen3, GLM, MiniMax, DeepSeek's DSML, Kimi K3).
     With ``header: attributes`` the opening tag holds XML attributes, one of which is the
     name.  A value also ends where the next argument opens; text outside arguments is
-    ignored.  A value whose header marks it as text (``string_attribute``) ends only
+    ignored.  A close tag closes its value only where the next argument's open tag or
+    the call's end follows it (after whitespace); followed by other text it is value
+    text.  A value whose header marks it as text (``string_attribute``) ends only
     there: a format's marker inside it is text.  In any other value, a marker that would
     end the call is decided by what follows it: more text or a tag of this syntax makes
     it value text; another marker or the end of the completion means the value's close
