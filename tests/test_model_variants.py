@@ -1,0 +1,76 @@
+"""Variants real models write that a format's own syntax does not (#16 item 5): an
+envelope's "args" key, Gemma 4 values in JSON quotes, Kimi arguments as a JSON string,
+doubled DSML bars, GLM tags a model dropped.
+
+Each case is parsed whole and streamed one character per delta; both must give the
+message the model meant.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate
+from parsergen.runtime.arguments.envelope import ARGUMENT_KEYS, EnvelopeArguments
+from parsergen.runtime.arguments.writer import ArgumentsWriter
+
+
+def both(fmt: str, text: str, tools: Any = None, **kwargs: Any) -> Any:
+    """parse() of ``text``, asserted equal to the same text streamed per character."""
+    module = parsergen.load(fmt)
+    whole = module.ChatParser(tools=tools, ids="sequential", **kwargs).complete(text)
+    streamed = module.ChatParser(tools=tools, ids="sequential", **kwargs)
+    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
+    assert (per_char.reasoning, per_char.content) == (whole.reasoning, whole.content)
+    assert calls(per_char) == calls(whole)
+    return whole
+
+
+def calls(message: Any) -> list[tuple[str, Any]]:
+    return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
+
+
+def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "parameters": {
+        "type": "object", "properties": properties}}}
+
+
+# -- JSON envelopes: the members that hold the arguments are the spec's data ------------
+
+def _envelope(text: str, **kwargs: Any) -> tuple[str | None, Any]:
+    reader = EnvelopeArguments(lambda name: ArgumentsWriter(None), **kwargs)
+    out = "".join(reader.feed(ch) for ch in text) + reader.finish()
+    return reader.name, json.loads(out)
+
+
+def test_envelope_default_keys_include_args() -> None:
+    assert ARGUMENT_KEYS == ("arguments", "parameters", "args")
+    for key in ARGUMENT_KEYS:
+        assert _envelope(f'{{"name": "f", "{key}": {{"a": 1}}}}') == ("f", {"a": 1})
+
+
+def test_envelope_reads_only_the_keys_it_is_given() -> None:
+    assert _envelope('{"name": "f", "args": {"a": 1}}', argument_keys=("arguments",)) == (
+        "f", {})
+
+
+def test_envelope_first_arguments_member_written_wins() -> None:
+    text = '{"name": "f", "args": {"a": 1}, "arguments": {"b": 2}}'
+    assert _envelope(text) == ("f", {"a": 1})
+
+
+@pytest.mark.parametrize("key", ["arguments", "parameters", "args"])
+def test_hermes_reads_every_declared_arguments_key(key: str) -> None:
+    text = f'<tool_call>\n{{"name": "ha_call_service", "{key}": {{"action": "off"}}}}\n</tool_call>'
+    msg = both("hermes", text)
+    assert calls(msg) == [("ha_call_service", {"action": "off"})]
+    assert not msg.content
+
+
+def test_a_spec_without_args_keeps_its_own_keys() -> None:
+    spec = parsergen.load("mistral_pre_v11").ChatParser.ARGUMENTS
+    assert spec["argument_keys"] == ["arguments"]
