@@ -74,3 +74,37 @@ def test_hermes_reads_every_declared_arguments_key(key: str) -> None:
 def test_a_spec_without_args_keeps_its_own_keys() -> None:
     spec = parsergen.load("mistral_pre_v11").ChatParser.ARGUMENTS
     assert spec["argument_keys"] == ["arguments"]
+
+
+# -- Gemma 4: values in plain JSON double quotes ----------------------------------------
+
+def _gemma(args: str, tools: Any = None) -> Any:
+    return both("gemma4", f"<|tool_call>call:f{{{args}}}<tool_call|>", tools=tools)
+
+
+@pytest.mark.parametrize("args, value", [
+    ('command:"ls"', {"command": "ls"}),
+    ('memory: "The user\'s name is John."', {"memory": "The user's name is John."}),
+    ('a:"x, y}",b:2', {"a": "x, y}", "b": 2}),
+    ('a:"say \\"hi\\"\\n" ,b:"<|\\"|>"', {"a": 'say "hi"\n', "b": '<|"|>'}),
+    ('n:"25"', {"n": "25"}),
+    ('a:["x",1,{b:"y"}]', {"a": ["x", 1, {"b": "y"}]}),
+])
+def test_gemma4_json_quoted_value_is_that_string(args: str, value: Any) -> None:
+    assert calls(_gemma(args)) == [("f", value)]
+
+
+@pytest.mark.parametrize("args, value", [
+    ('size:"5" inches', {"size": '"5" inches'}),  # not a whole JSON string: a bare word
+    ('size:5"', {"size": '5"'}),
+    ('a:"open', {"a": '"open'}),  # never closed: the words as written
+    ('a:"bad \\q"', {"a": '"bad \\q"'}),  # no JSON escape
+])
+def test_gemma4_quote_that_is_no_json_string_stays_a_word(args: str, value: Any) -> None:
+    assert calls(_gemma(args)) == [("f", value)]
+
+
+def test_gemma4_json_quoted_value_typed_by_the_schema() -> None:
+    tools = [tool("f", {"n": {"type": "integer"}, "s": {"type": "string"}})]
+    assert calls(_gemma('n:"25",s:"ls"', tools)) == [("f", {"n": 25, "s": "ls"})]
+    assert calls(_gemma('s:"5" inches', tools)) == [("f", {"s": '"5" inches'})]
