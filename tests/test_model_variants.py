@@ -30,6 +30,13 @@ def both(fmt: str, text: str, tools: Any = None, **kwargs: Any) -> Any:
     return whole
 
 
+def warnings(fmt: str, text: str, **kwargs: Any) -> list[str]:
+    """The warnings of parsing ``text`` whole."""
+    parser = parsergen.load(fmt).ChatParser(**kwargs)
+    parser.complete(text)
+    return parser.warnings
+
+
 def calls(message: Any) -> list[tuple[str, Any]]:
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -108,3 +115,42 @@ def test_gemma4_json_quoted_value_typed_by_the_schema() -> None:
     tools = [tool("f", {"n": {"type": "integer"}, "s": {"type": "string"}})]
     assert calls(_gemma('n:"25",s:"ls"', tools)) == [("f", {"n": 25, "s": "ls"})]
     assert calls(_gemma('s:"5" inches', tools)) == [("f", {"s": '"5" inches'})]
+
+
+# -- JSON arguments written as a JSON string --------------------------------------------
+
+KIMI = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0"
+        "<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>")
+
+
+def test_kimi_k2_string_encoded_arguments_are_the_object_they_hold() -> None:
+    args = json.dumps(json.dumps({"todos": [{"id": "a", "status": "done"}], "n": 1}))
+    text = KIMI.format(name="TodoWrite", args=args)
+    msg = both("kimi_k2", text, thinking=False)
+    assert calls(msg) == [("TodoWrite", {"todos": [{"id": "a", "status": "done"}], "n": 1})]
+    assert warnings("kimi_k2", text, thinking=False) == [
+        "tool call 0: arguments written as a JSON string"]
+
+
+def test_string_encoded_arguments_are_typed_by_the_schema() -> None:
+    tools = [tool("f", {"n": {"type": "integer"}})]
+    args = json.dumps('{"n": "3"}')
+    msg = both("kimi_k2", KIMI.format(name="f", args=args), tools=tools, thinking=False)
+    assert calls(msg) == [("f", {"n": 3})]
+
+
+@pytest.mark.parametrize("args", ['"hello"', '"[1, 2]"'])
+def test_string_that_holds_no_object_gives_no_arguments(args: str) -> None:
+    text = KIMI.format(name="f", args=args)
+    assert calls(both("kimi_k2", text, thinking=False)) == [("f", {})]
+    assert "not a JSON object" in " ".join(warnings("kimi_k2", text, thinking=False))
+
+
+def test_string_that_holds_a_cut_object_invents_nothing() -> None:
+    text = KIMI.format(name="f", args='"{\\"a\\": 1, \\"b\\": "')
+    assert calls(both("kimi_k2", text, thinking=False)) == [("f", {"a": 1})]
+
+
+def test_string_encoded_arguments_in_a_plain_json_format() -> None:
+    text = '<tool_call>\n{"name": "f", "arguments": "\\"{\\\\\\"a\\\\\\": 1}\\""}\n</tool_call>'
+    assert calls(both("hermes", text)) == [("f", {"a": 1})]  # encoded twice, decoded twice
