@@ -154,3 +154,38 @@ def test_string_that_holds_a_cut_object_invents_nothing() -> None:
 def test_string_encoded_arguments_in_a_plain_json_format() -> None:
     text = '<tool_call>\n{"name": "f", "arguments": "\\"{\\\\\\"a\\\\\\": 1}\\""}\n</tool_call>'
     assert calls(both("hermes", text)) == [("f", {"a": 1})]  # encoded twice, decoded twice
+
+
+# -- tags in several spellings: DeepSeek V4.1's doubled fullwidth bars -------------------
+
+def _v41(bars: str) -> str:
+    d = f"{bars}DSML{bars}"
+    return (f"Reading.\n\n<{d} calls>\n<{d} invoke name=\"read\">\n"
+            f"<{d} parameter name=\"path\" string=\"true\">/tmp/a </{d} calls></{d} parameter>\n"
+            f"<{d} parameter name=\"n\" string=\"false\">3</{d} parameter>\n"
+            f"</{d} invoke>\n</{d} calls>")
+
+
+@pytest.mark.parametrize("bars", ["｜", "｜｜"])
+def test_deepseek_v41_reads_both_spellings_of_its_tags(bars: str) -> None:
+    msg = both("deepseek_v41", _v41(bars), thinking=False)
+    assert calls(msg) == [("read", {"path": f"/tmp/a </{bars}DSML{bars} calls>", "n": 3})]
+    assert msg.content.strip() == "Reading."
+
+
+def test_deepseek_v41_renders_the_canonical_spelling() -> None:
+    module = parsergen.load("deepseek_v41")
+    msg = module.ChatParser(thinking=False).complete(_v41("｜｜"))
+    text = module.render(msg)
+    assert "<｜｜DSML" not in text and '<｜DSML｜ parameter name="n"' in text
+    assert module.ChatParser.SYNTAX.structural_style() == "deepseek_v4_1_xml"
+
+
+def test_tagged_arguments_read_every_spelling_of_open_and_close() -> None:
+    from parsergen.runtime.arguments.xml_parameters import TaggedArguments
+
+    reader = TaggedArguments(ArgumentsWriter(None), open=("<p=", "<param="), name_end=">",
+                             close=("</p>", "</param>"))
+    text = "<p=a>1</param><param=b>2<p=c>3</p>"
+    out = "".join(reader.feed(ch) for ch in text) + reader.finish()
+    assert json.loads(out) == {"a": "1", "b": "2", "c": "3"}

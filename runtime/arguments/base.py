@@ -81,9 +81,12 @@ class ArgumentSyntax:
         (for structural tags), or None when no style does."""
         return None
 
-    def _style_by_options(self, rows: tuple[tuple[Mapping[str, Any], str], ...]) -> str | None:
-        """The style of the row whose options are exactly this spec's (``syntax`` aside)."""
-        spelled = {k: v for k, v in self.options.items() if k != "syntax"}
+    def _style_by_options(self, rows: tuple[tuple[Mapping[str, Any], str], ...],
+                          canonical: Mapping[str, Any] | None = None) -> str | None:
+        """The style of the row whose options are exactly this spec's (``syntax`` aside;
+        ``canonical`` replaces options given in several spellings by the first)."""
+        options = {**self.options, **(canonical or {})}
+        spelled = {k: v for k, v in options.items() if k != "syntax"}
         return next((style for options, style in rows if options == spelled), None)
 
 

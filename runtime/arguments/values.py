@@ -205,23 +205,25 @@ class ElementValues(ValueScan):
     ends it; any other value is ``ambiguous``.
     """
 
-    __slots__ = ("open", "name_end", "value_open", "close", "text_kind", "self_closing",
+    __slots__ = ("opens", "name_end", "value_open", "closes", "text_kind", "self_closing",
                  "where", "buf", "tags", "sure", "_opens", "_value_opens", "_ends")
 
-    def __init__(self, *, open: str, name_end: str, close: str, value_open: str | None,
+    def __init__(self, *, open: tuple[str, ...], name_end: str, close: tuple[str, ...],
+                 value_open: str | None,
                  text_kind: Callable[[str], bool] | None = None,
                  self_closing: bool = False) -> None:
         super().__init__()
         # Headers of attributes may close their own tag (``name="K"/>``): no value.
         self.self_closing = self_closing
-        self.open, self.name_end, self.close = open, name_end, close
+        # Each tag in all its spellings (the first is canonical).
+        self.opens, self.name_end, self.closes = open, name_end, close
         self.value_open = value_open
         # header -> whether the value is sure text (None: no value is).
         self.text_kind = text_kind
-        self.tags = (close, open) + ((value_open,) if value_open else ())
-        self._opens = _Finder((open,))
+        self.tags = close + open + ((value_open,) if value_open else ())
+        self._opens = _Finder(open)
         self._value_opens = _Finder((value_open,)) if value_open else None
-        self._ends = _Finder((close, open))  # what ends a value
+        self._ends = _Finder(close + open)  # what ends a value
         self.where = _OUTSIDE
         self.buf = ""  # a tag cut by a delta's end, or a header not yet closed
         self.sure = False  # the field's header marks its value as text
@@ -255,7 +257,7 @@ class ElementValues(ValueScan):
                     self.buf = buf[self._ends.tail(buf, pos):]
                     return
                 pos = m.end()
-                self.where = _OUTSIDE if m.group() == self.close else _NAME
+                self.where = _OUTSIDE if m.group() in self.closes else _NAME
                 self.quoted = self.ambiguous = False
             elif where == _OUTSIDE:
                 m = self._opens.search(buf, pos)
