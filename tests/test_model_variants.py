@@ -189,3 +189,22 @@ def test_tagged_arguments_read_every_spelling_of_open_and_close() -> None:
     text = "<p=a>1</param><param=b>2<p=c>3</p>"
     out = "".join(reader.feed(ch) for ch in text) + reader.finish()
     assert json.loads(out) == {"a": "1", "b": "2", "c": "3"}
+
+
+# -- GLM: a dropped <arg_value> or <arg_key> ---------------------------------------------
+
+@pytest.mark.parametrize("args, value", [
+    ("<arg_key>query</arg_key>how many days</arg_value>", {"query": "how many days"}),
+    ("<arg_key>query</arg_key>\n how many days</arg_value>", {"query": "how many days"}),
+    ("<arg_key>a</arg_key>x</arg_value><arg_key>b</arg_key><arg_value>y</arg_value>",
+     {"a": "x", "b": "y"}),
+    ("<arg_key>a</arg_key><arg_value>x</arg_value><arg_key>b</arg_key>y</arg_value>",
+     {"a": "x", "b": "y"}),
+    ("<arg_key>a</arg_key></arg_value>", {"a": ""}),
+    ("<arg_key>a</arg_key><arg_value>x</tool_call> y</arg_value>", {"a": "x</tool_call> y"}),
+    ("<arg_key>a</arg_key>x</tool_call> y</arg_value>", {"a": "x</tool_call> y"}),
+])
+def test_glm_value_without_its_open_tag_runs_to_its_close_tag(args: str, value: Any) -> None:
+    msg = both("glm47_moe", f"<tool_call>search{args}</tool_call>", thinking=False)
+    assert calls(msg) == [("search", value)]
+    assert not msg.content

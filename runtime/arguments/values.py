@@ -206,7 +206,7 @@ class ElementValues(ValueScan):
     """
 
     __slots__ = ("opens", "name_end", "value_open", "closes", "text_kind", "self_closing",
-                 "where", "buf", "tags", "sure", "_opens", "_value_opens", "_ends")
+                 "where", "buf", "tags", "sure", "_opens", "_ends")
 
     def __init__(self, *, open: tuple[str, ...], name_end: str, close: tuple[str, ...],
                  value_open: str | None,
@@ -222,7 +222,6 @@ class ElementValues(ValueScan):
         self.text_kind = text_kind
         self.tags = close + open + ((value_open,) if value_open else ())
         self._opens = _Finder(open)
-        self._value_opens = _Finder((value_open,)) if value_open else None
         self._ends = _Finder(close + open)  # what ends a value
         self.where = _OUTSIDE
         self.buf = ""  # a tag cut by a delta's end, or a header not yet closed
@@ -281,14 +280,19 @@ class ElementValues(ValueScan):
                     self.where = _BEFORE_VALUE
                 else:
                     self._enter_value()
-            else:
-                finder = self._value_opens
-                assert finder is not None
-                m = finder.search(buf, pos)
+            else:  # before the value's open tag: whitespace, the tag, or (tag missing) text
+                assert self.value_open is not None
+                m = _NOT_SPACE(buf, pos)
                 if m is None:
-                    self.buf = buf[finder.tail(buf, pos):]
                     return
-                pos = m.end()
+                i = m.start()
+                if buf.startswith(self.value_open, i):
+                    pos = i + len(self.value_open)
+                elif self.value_open.startswith(buf[i:]):
+                    self.buf = buf[i:]
+                    return
+                else:
+                    pos = i  # the open tag is missing: the value starts here
                 self._enter_value()
 
 

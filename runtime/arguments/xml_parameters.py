@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import ENTITY_DECODERS, partial_len, tail_prefix
+from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
 from .values import ElementValues, ValueScan
 from .writer import ArgumentsWriter, json_type
 
@@ -22,7 +22,8 @@ class TaggedArguments:
     ``name`` is the field's name; with ``string_attribute`` an attribute that is not
     ``"true"`` marks a JSON value (DeepSeek's ``string="false"``); a tag that closes
     itself (``name="K"/>``) is an empty value.  A value also ends
-    where the next field opens.  ``open`` and ``close`` may each have several spellings
+    where the next field opens.  A value whose ``value_open`` tag the model left out starts
+    at its first text that is not whitespace.  ``open`` and ``close`` may each have several spellings
     (the first is canonical).  With ``trim`` one leading and one trailing newline of
     a value are dropped (templates put the value on its own line).  Text outside
     fields is ignored.
@@ -100,12 +101,18 @@ class TaggedArguments:
                 if self.where == "value":
                     out.append(self.writer.begin(self.name, self.kind))
             elif where == "before_value":
-                i = buf.find(self.value_open, pos)
-                if i < 0:
-                    self.buf = tail_prefix(buf, max(pos, len(buf) - len(self.value_open) + 1),
-                                            (self.value_open,))
+                m = NOT_SPACE(buf, pos)
+                if m is None:
+                    self.buf = ""  # whitespace before the value's open tag
                     break
-                pos = i + len(self.value_open)
+                i = m.start()
+                if buf.startswith(self.value_open, i):
+                    pos = i + len(self.value_open)
+                elif self.value_open.startswith(buf[i:]):
+                    self.buf = buf[i:]  # the open tag, cut by the delta's end
+                    break
+                else:
+                    pos = i  # the open tag is missing: the value starts here (GLM drops it)
                 self.where = "value"
                 out.append(self.writer.begin(self.name, self.kind))
             else:
