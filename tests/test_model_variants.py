@@ -208,3 +208,46 @@ def test_glm_value_without_its_open_tag_runs_to_its_close_tag(args: str, value: 
     msg = both("glm47_moe", f"<tool_call>search{args}</tool_call>", thinking=False)
     assert calls(msg) == [("search", value)]
     assert not msg.content
+
+
+SHELL = [tool("send_command_to_shell", {"command": {"type": "string"}}),
+         tool("send_command", {"x": {"type": "string"}}),
+         tool("browser_action", {"task": {"type": "string"}, "n": {"type": "integer"}})]
+
+
+@pytest.mark.parametrize("text, meant", [
+    ("<tool_call>send_command_to_shellcommand</arg_key><arg_value>echo test</arg_value>"
+     "</tool_call>", [("send_command_to_shell", {"command": "echo test"})]),
+    ("<tool_call>browser_action task</arg_key><arg_value>open</arg_value>\n"
+     "<arg_key>n</arg_key><arg_value>2</arg_value></tool_call>",
+     [("browser_action", {"task": "open", "n": 2})]),
+    ("<tool_call>browser_actiontask</arg_key>open</arg_value></tool_call>",
+     [("browser_action", {"task": "open"})]),  # both open tags left out
+])
+def test_glm_key_run_into_the_name_is_split_at_a_requested_tool(text: str, meant: Any) -> None:
+    msg = both("glm47_moe", text, tools=SHELL, thinking=False)
+    assert calls(msg) == meant
+    assert not msg.content
+
+
+def test_glm_name_split_only_at_a_requested_tool() -> None:
+    # No requested tool's name starts the name: no call (validate_tool_names), content.
+    text = "<tool_call>run_shellcommand</arg_key><arg_value>ls</arg_value></tool_call>"
+    msg = both("glm47_moe", text, tools=SHELL, thinking=False)
+    assert (calls(msg), msg.content) == ([], text)
+    # The name is a requested tool's, whole: there is no key to read.
+    text = "<tool_call>browser_action</arg_key><arg_value>ls</arg_value></tool_call>"
+    assert calls(both("glm47_moe", text, tools=SHELL, thinking=False)) == [
+        ("browser_action", {})]
+
+
+def test_glm_well_formed_call_is_not_split() -> None:
+    text = ("<tool_call>send_command<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>")
+    assert calls(both("glm47_moe", text, tools=SHELL, thinking=False)) == [
+        ("send_command", {"x": "1"})]
+
+
+def test_a_syntax_without_keys_in_names_never_splits() -> None:
+    tools = [tool("get", {})]
+    text = ('<tool_call>\n{"name": "getcity", "arguments": {}}\n</tool_call>')
+    assert calls(both("hermes", text, tools=tools)) == [("getcity", {})]

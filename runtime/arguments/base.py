@@ -71,6 +71,12 @@ class ArgumentSyntax:
         """``arguments`` written in this syntax, as (text, is_marker) pieces."""
         raise NotImplementedError
 
+    def key_opening(self, args: str) -> str | None:
+        """When the arguments' first text ``args`` shows the call's name ran into its first
+        key (the model left out the key's open tag), the text that opens a field, to be
+        read before that key; None (the default) where a name cannot hold a key."""
+        return None
+
     def values(self) -> ValueScan:
         """A scanner of where this syntax's strings and values hide markers (one per
         parser; see values.py); the default hides none."""

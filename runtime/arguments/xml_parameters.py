@@ -311,6 +311,13 @@ class TaggedSyntax(ArgumentSyntax):
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return TaggedArguments(make_writer(name or ""), **self._kwargs)
 
+    def key_opening(self, args: str) -> str | None:
+        """The arguments start with the end of a name (GLM's ``NAMEkey</arg_key>``): the
+        key is at the end of the call's name, and ``open`` belongs before it."""
+        if self.attributes or not args.lstrip().startswith(self.name_end):
+            return None
+        return self.open
+
     def values(self) -> ValueScan:
         """Element values: sure text where the header says the value is a string (only
         its close tag ends it), ambiguous otherwise."""
