@@ -85,7 +85,8 @@ class ToolCalls:
                  syntax: ArgumentSyntax, tools: Any, valid_names: Collection[str] | None,
                  name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
-                 no_tools: bool, warnings: list[str], whole_calls: bool = False) -> None:
+                 no_tools: bool, warnings: list[str], whole_calls: bool = False,
+                 glued_prefix: str | None = None) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
@@ -96,6 +97,7 @@ class ToolCalls:
         self.valid_names = valid_names
         self.name_pattern = name_pattern
         self.name_entities = name_entities  # decodes character references in a name
+        self.glued_prefix = glued_prefix  # a name's prefix when its separators were lost
         self.stream_args = stream_args
         self.ids = ids
         # tool_choice "none": no call is started; text read in tool states is content.
@@ -244,6 +246,8 @@ class ToolCalls:
                 groups = m.groupdict()
                 name = groups.get("name") or name
                 call_id = groups.get("id") or ""
+            elif self.glued_prefix is not None:
+                name = self.glued_name(name)
         if self.name_entities is not None:
             name = self.name_entities(name)
         key_lead = self._key_in_name(name, args)
@@ -273,6 +277,18 @@ class ToolCalls:
         call.reader = reader = self.syntax.reader(self._new_writer, name)
         call.writer = reader.writer
         return reader.feed(key_lead) if key_lead else ""
+
+    def glued_name(self, name: str) -> str:
+        """The requested tool a name that lost its separators names (``functionsexec5``:
+        the glued prefix, the tool's name, digits), when exactly one tool fits; else the
+        name as written."""
+        prefix = self.glued_prefix or ""
+        if not self.requested or not name.startswith(prefix):
+            return name
+        rest = name[len(prefix):]
+        fits = [t for t in self.requested
+                if rest.startswith(t) and (rest[len(t):].isdigit() or not rest[len(t):])]
+        return fits[0] if len(fits) == 1 else name
 
     def _key_in_name(self, name: str, args: str) -> tuple[str, str] | None:
         """(tool, text opening its first key) when ``name`` is no requested tool but a

@@ -251,3 +251,36 @@ def test_a_syntax_without_keys_in_names_never_splits() -> None:
     tools = [tool("get", {})]
     text = ('<tool_call>\n{"name": "getcity", "arguments": {}}\n</tool_call>')
     assert calls(both("hermes", text, tools=tools)) == [("getcity", {})]
+
+
+# -- Kimi K2.5: a call id that lost its '.' and ':' ---------------------------------------
+
+def _kimi_glued(*names: str) -> str:
+    calls_text = "".join(f"<|tool_call_begin|>{n}<|tool_call_argument_begin|>{{}}<|tool_call_end|>"
+                         for n in names)
+    return f"<|tool_calls_section_begin|>{calls_text}<|tool_calls_section_end|>"
+
+
+@pytest.mark.parametrize("written, tools, name", [
+    ("functionsexec5", ["exec"], "exec"),
+    ("functionsexec", ["exec"], "exec"),
+    ("functionsexec_long12", ["exec", "exec_long"], "exec_long"),
+    ("functionsexec25", ["exec", "exec2"], "functionsexec25"),  # two fit: as written
+    ("functionsexec5", [], "functionsexec5"),  # no tools: as written
+    ("functionsrun5", ["exec"], "functionsrun5"),
+    ("functions.exec:5", ["exec"], "exec"),
+])
+def test_kimi_name_without_separators_names_the_one_requested_tool(
+        written: str, tools: list[str], name: str) -> None:
+    msg = both("kimi_k2", _kimi_glued(written), tools=[tool(t, {}) for t in tools] or None,
+               thinking=False)
+    assert calls(msg) == [(name, {})]
+
+
+def test_kimi_glued_names_get_their_own_ids() -> None:
+    module = parsergen.load("kimi_k2")
+    msg = module.ChatParser(tools=[tool("exec", {})], thinking=False).complete(
+        _kimi_glued("functionsexec5", "functionsexec6", "functions.exec:7"))
+    assert [c.name for c in msg.tool_calls] == ["exec"] * 3
+    assert msg.tool_calls[2].id == "functions.exec:7"
+    assert len({c.id for c in msg.tool_calls}) == 3
