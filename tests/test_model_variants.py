@@ -96,6 +96,7 @@ def _gemma(args: str, tools: Any = None) -> Any:
     ('a:"say \\"hi\\"\\n" ,b:"<|\\"|>"', {"a": 'say "hi"\n', "b": '<|"|>'}),
     ('n:"25"', {"n": "25"}),
     ('a:["x",1,{b:"y"}]', {"a": ["x", 1, {"b": "y"}]}),
+    ('a:["x]", {b: "y}\\"]"}],c:1', {"a": ["x]", {"b": 'y}"]'}], "c": 1}),
 ])
 def test_gemma4_json_quoted_value_is_that_string(args: str, value: Any) -> None:
     assert calls(_gemma(args)) == [("f", value)]

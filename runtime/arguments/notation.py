@@ -25,7 +25,7 @@ class NotationArguments:
     """
 
     __slots__ = ("writer", "delim", "state", "buf", "key", "nested", "depth", "deepest",
-                 "in_string", "escape")
+                 "in_string", "escape", "in_json", "last")
 
     def __init__(self, writer: ArgumentsWriter, *, delimiter: str) -> None:
         self.writer = writer
@@ -37,6 +37,8 @@ class NotationArguments:
         self.depth = self.deepest = 0
         self.in_string = False
         self.escape = False  # a JSON-quoted value's backslash waits for the next delta
+        self.in_json = False  # inside a JSON-quoted string of a nested value
+        self.last = ""  # the nested value's last character that is not whitespace
 
     def complete(self) -> bool:
         """Whether no value is open (between pairs, or after the closing brace)."""
@@ -86,7 +88,7 @@ class NotationArguments:
                     break
                 elif buf[pos] in "{[":
                     self.state, self.nested, self.depth, self.in_string = "nested", [], 0, False
-                    self.deepest = 0
+                    self.deepest, self.in_json, self.escape, self.last = 0, False, False, ""
                 elif buf[pos] == '"':
                     self.state, self.nested, self.escape = "quoted", ['"'], False
                     pos += 1
@@ -229,12 +231,21 @@ class NotationArguments:
                 pos = i + len(delim)
                 self.in_string = False
                 continue
+            if self.in_json:  # brackets in a JSON-quoted string are its text
+                pos = self._json_string_end(buf, pos, n)
+                continue
             if buf.startswith(delim, pos):
                 self.in_string = True
                 pos += len(delim)
                 continue
             ch = buf[pos]
             pos += 1
+            if ch == '"' and self.last in _VALUE_STARTS:
+                self.in_json = True  # a value in JSON quotes (["a]", "b"])
+                self.last = ch
+                continue
+            if not ch.isspace():
+                self.last = ch
             if ch in "{[":
                 self.depth += 1
                 self.deepest = max(self.deepest, self.depth)
@@ -244,8 +255,24 @@ class NotationArguments:
                     return pos
         return -1
 
+    def _json_string_end(self, buf: str, pos: int, n: int) -> int:
+        """Past the JSON-quoted string's closing quote, or n (it goes on)."""
+        while pos < n:
+            if self.escape:
+                self.escape = False
+                pos += 1
+                continue
+            m = JSON_STRING_STOP(buf, pos, n)
+            if m is None:
+                return n
+            pos = m.end()
+            if m.group() == '"':
+                self.in_json = False
+                return pos
+            self.escape = True
+        return pos
+
     def finish(self) -> str:
-        out = ""
         parts: list[str] = []
         if self.state == "closed" and self._quoted_field(parts):
             self.state = "key?"
@@ -265,6 +292,10 @@ class NotationArguments:
             out += self.writer.field(self.key, "")
         self.state = "done"
         return out + self.writer.close()
+
+
+# Where a value starts in a nested value: a quote here opens a JSON string.
+_VALUE_STARTS = frozenset("[{,:")
 
 
 def _find_any(text: str, pos: int, chars: str) -> int:
