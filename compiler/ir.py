@@ -218,6 +218,7 @@ class FormatIR:
     assembly: dict[str, bool]  # every flag, defaults filled in
     tool_name_pattern: str | None
     tool_name_entities: str | None  # character references decoded in names ("xml")
+    tool_name_glued_prefix: str | None  # a name's prefix when its separators were lost
     reasoning: ReasoningIR | None
     turn_boundary_tokens: tuple[str, ...]
     cut_header: str | None  # regex: a MESSAGE_HEADER the completion ends in that is framing
@@ -341,6 +342,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         assembly=dict(spec["assembly"]),
         tool_name_pattern=spec["tool_name"].get("pattern"),
         tool_name_entities=spec["tool_name"].get("entities"),
+        tool_name_glued_prefix=spec["tool_name"].get("glued_prefix"),
         reasoning=_reasoning(spec, states, variants, line("reasoning")),
         turn_boundary_tokens=tuple(sorted(spec["turn_boundary_tokens"])),
         cut_header=spec["cut_header"],

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .arguments import ArgumentSyntax, ArgumentsWriter
 from .events import MESSAGE_HEADER, TOOL_ARGS, TOOL_STATES, RawText
 from .messages import CutCall, DeltaToolCall
-from .schema_types import ToolTyping
+from .schema_types import ToolTyping, tool_names
 from .driver import StreamingParserBase
 
 if TYPE_CHECKING:
@@ -85,16 +85,19 @@ class ToolCalls:
                  syntax: ArgumentSyntax, tools: Any, valid_names: Collection[str] | None,
                  name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
-                 no_tools: bool, warnings: list[str], whole_calls: bool = False) -> None:
+                 no_tools: bool, warnings: list[str], whole_calls: bool = False,
+                 glued_prefix: str | None = None) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
         self.tools = tools
         # Compiled once per tool name for this parser's request, not once per call.
         self.typing = ToolTyping(tools)
+        self.requested = tool_names(tools) if tools else frozenset()
         self.valid_names = valid_names
         self.name_pattern = name_pattern
         self.name_entities = name_entities  # decodes character references in a name
+        self.glued_prefix = glued_prefix  # a name's prefix when its separators were lost
         self.stream_args = stream_args
         self.ids = ids
         # tool_choice "none": no call is started; text read in tool states is content.
@@ -188,11 +191,12 @@ class ToolCalls:
                 if not call.invalid:
                     self._emit_args(call, out, deltas)
             return
+        lead = ""
         if not call.sent:
-            self._judge(call, deltas, content)
+            lead = self._judge(call, deltas, content, text)
             if call.invalid:
                 return
-        self._emit_args(call, call.reader.feed(text), deltas)
+        self._emit_args(call, lead + call.reader.feed(text), deltas)
 
     def inside(self, text: str) -> None:
         """Text the grammar gives out as content between the open call's markers: it
@@ -228,8 +232,11 @@ class ToolCalls:
         self.between = []
         self.plain = self.pending
 
-    def _judge(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
-        """The name is complete: send it, or turn the call into content."""
+    def _judge(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str],
+               args: str = "") -> str:
+        """The name is complete: send it, or turn the call into content.  ``args`` is the
+        arguments' first text, when it is what completed the name; returns arguments
+        JSON text the name's first key gave."""
         header = "".join(call.name_parts)
         name, call_id = header.strip(), ""
         pattern = self.name_pattern
@@ -239,8 +246,13 @@ class ToolCalls:
                 groups = m.groupdict()
                 name = groups.get("name") or name
                 call_id = groups.get("id") or ""
+            elif self.glued_prefix is not None:
+                name = self.glued_name(name)
         if self.name_entities is not None:
             name = self.name_entities(name)
+        key_lead = self._key_in_name(name, args)
+        if key_lead is not None:
+            name, key_lead = key_lead
         if not name or (self.valid_names is not None and name not in self.valid_names):
             call.invalid = True
             why = "an empty name" if not name else f"unknown tool {name!r}"
@@ -249,7 +261,7 @@ class ToolCalls:
                 ws = "" if self.content.held else call.ws_before
                 self.content.add(ws + "".join(call.raw), content)
             call.raw = None
-            return
+            return ""
         call.name = name
         call.id = call_id or self.ids.next()
         call.sent = True
@@ -261,9 +273,38 @@ class ToolCalls:
         else:
             deltas[call.index] = delta
         if call.reader is not None:  # a call-naming reader already reads the arguments
-            return
+            return ""
         call.reader = reader = self.syntax.reader(self._new_writer, name)
         call.writer = reader.writer
+        return reader.feed(key_lead) if key_lead else ""
+
+    def glued_name(self, name: str) -> str:
+        """The requested tool a name that lost its separators names (``functionsexec5``:
+        the glued prefix, the tool's name, digits), when exactly one tool fits; else the
+        name as written."""
+        prefix = self.glued_prefix or ""
+        if not self.requested or not name.startswith(prefix):
+            return name
+        rest = name[len(prefix):]
+        fits = [t for t in self.requested
+                if rest.startswith(t) and (rest[len(t):].isdigit() or not rest[len(t):])]
+        return fits[0] if len(fits) == 1 else name
+
+    def _key_in_name(self, name: str, args: str) -> tuple[str, str] | None:
+        """(tool, text opening its first key) when ``name`` is no requested tool but a
+        requested tool's name followed by the first argument's key, and the arguments'
+        text says the key's open tag was left out (GLM: ``send_command_to_shellcommand
+        </arg_key>``); else None.  The longest such tool name wins."""
+        if not self.requested or not args or name in self.requested:
+            return None
+        opening = self.syntax.key_opening(args)
+        if opening is None:
+            return None
+        tool = max((t for t in self.requested if name.startswith(t) and len(name) > len(t)),
+                   key=len, default=None)
+        if tool is None or not name[len(tool):].strip():
+            return None
+        return tool, opening + name[len(tool):].strip()
 
     def _new_writer(self, name: str) -> ArgumentsWriter:
         """The writer of a call to tool ``name`` (typed by the tool's schema)."""

@@ -248,7 +248,7 @@ MUTANTS: list[Mutant] = [
       "                if final:\n                    pass",
       "a tagged value keeps its trailing template newline"),
     M("tagged-partial-close", "runtime/arguments/xml_parameters.py",
-      "                    safe = len(buf) - partial_len(buf, pos, (self.close, self.open))",
+      "                    safe = len(buf) - partial_len(buf, pos, self.closes + self.opens)",
       "                    safe = len(buf)",
       "a close tag split by a delta becomes value text"),
     M("tagged-string-attr", "runtime/arguments/xml_parameters.py",

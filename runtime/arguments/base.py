@@ -71,6 +71,12 @@ class ArgumentSyntax:
         """``arguments`` written in this syntax, as (text, is_marker) pieces."""
         raise NotImplementedError
 
+    def key_opening(self, args: str) -> str | None:
+        """When the arguments' first text ``args`` shows the call's name ran into its first
+        key (the model left out the key's open tag), the text that opens a field, to be
+        read before that key; None (the default) where a name cannot hold a key."""
+        return None
+
     def values(self) -> ValueScan:
         """A scanner of where this syntax's strings and values hide markers (one per
         parser; see values.py); the default hides none."""
@@ -81,9 +87,12 @@ class ArgumentSyntax:
         (for structural tags), or None when no style does."""
         return None
 
-    def _style_by_options(self, rows: tuple[tuple[Mapping[str, Any], str], ...]) -> str | None:
-        """The style of the row whose options are exactly this spec's (``syntax`` aside)."""
-        spelled = {k: v for k, v in self.options.items() if k != "syntax"}
+    def _style_by_options(self, rows: tuple[tuple[Mapping[str, Any], str], ...],
+                          canonical: Mapping[str, Any] | None = None) -> str | None:
+        """The style of the row whose options are exactly this spec's (``syntax`` aside;
+        ``canonical`` replaces options given in several spellings by the first)."""
+        options = {**self.options, **(canonical or {})}
+        spelled = {k: v for k, v in options.items() if k != "syntax"}
         return next((style for options, style in rows if options == spelled), None)
 
 

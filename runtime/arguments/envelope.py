@@ -12,6 +12,11 @@ from .scanning import NOT_SPACE, JsonDepth, json_string_end
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
+# The members that hold the arguments when a spec names none: the OpenAI name, Llama's
+# and the "args" some fine-tunes' templates teach (Gemma 3n hermes-style tools).
+ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
+
+
 class EnvelopeArguments:
     """A call written as one JSON object: ``{"name": NAME, "arguments": {...}}``.
 
@@ -26,7 +31,7 @@ class EnvelopeArguments:
                  "warnings")
 
     def __init__(self, make_writer: WriterFactory, *, name_key: str = "name",
-                 argument_keys: tuple[str, ...] = ("arguments", "parameters")) -> None:
+                 argument_keys: tuple[str, ...] = ARGUMENT_KEYS) -> None:
         self.name_key = name_key
         self.argument_keys = argument_keys
         self.make_writer = make_writer  # name -> ArgumentsWriter
@@ -200,7 +205,7 @@ class EnvelopeSyntax(ArgumentSyntax):
         "argument_keys": {"type": "array", "items": {"type": "string", "minLength": 1},
                           "minItems": 1, "description": (
                               "Members that may hold the arguments, object or JSON string "
-                              "(default: arguments, parameters).")},
+                              f"(default: {', '.join(ARGUMENT_KEYS)}).")},
     }, description=('The whole call is one JSON object naming the tool: '
                     '{"name": NAME, "arguments": {...}}.'))
     bodies = ("json", "json_object", "json_array", "text")
@@ -211,7 +216,7 @@ class EnvelopeSyntax(ArgumentSyntax):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.name_key = options.get("name_key", "name")
-        self.argument_keys = tuple(options.get("argument_keys", ("arguments", "parameters")))
+        self.argument_keys = tuple(options.get("argument_keys", ARGUMENT_KEYS))
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> CallReader:
         return EnvelopeArguments(make_writer, name_key=self.name_key,

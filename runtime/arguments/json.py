@@ -17,9 +17,12 @@ class JsonArguments:
 
     Keys and string values are decoded and re-encoded; other values pass through as
     written unless the schema wants another type.  Text after the object is ignored.
+    Arguments written as a JSON string (``"{\"a\": 1}"``, as clients' histories show
+    them) are read as the object the string holds, with a warning.
     """
 
-    __slots__ = ("writer", "state", "buf", "stack", "scan", "key_parts", "invalid", "ws")
+    __slots__ = ("writer", "state", "buf", "stack", "scan", "key_parts", "invalid", "ws",
+                 "inner")
 
     def __init__(self, writer: ArgumentsWriter) -> None:
         self.writer = writer
@@ -30,9 +33,12 @@ class JsonArguments:
         self.ws = ""  # trailing whitespace of a raw value: it may be the value's end
         self.key_parts: list[str] = []
         self.invalid = False
+        self.inner: JsonArguments | None = None  # reads the text of string-encoded arguments
 
     def complete(self) -> bool:
         """Whether the object has closed (text after it is ignored)."""
+        if self.inner is not None:
+            return self.state == "done" and self.inner.complete()
         return self.state == "done" or self.invalid
 
     def feed(self, text: str) -> str:
@@ -51,8 +57,13 @@ class JsonArguments:
                 if state == "done":
                     break
                 if state == "start":
-                    self._expect(ch == "{")
-                    self.state = "key?"
+                    if ch == '"':  # the object written as a JSON string: read its text
+                        self.writer.warnings.append("arguments written as a JSON string")
+                        self.inner = JsonArguments(self.writer)
+                        self.state = "encoded"
+                    else:
+                        self._expect(ch == "{")
+                        self.state = "key?"
                 elif state == "key?":
                     if ch == "}" and not self.writer.started:
                         self.state = "done"
@@ -81,6 +92,13 @@ class JsonArguments:
                         self._expect(ch == "}")
                         self.state = "done"
                 pos += 1
+            elif state == "encoded":
+                text_end, pos, closed = decode_json_string(buf, pos)
+                if not closed and pos < n:  # an escape cut by the delta's end
+                    self.buf, pos = buf[pos:], n
+                out.append(self.inner.feed(text_end))  # type: ignore[union-attr]
+                if closed:
+                    self.state = "done"
             elif state in ("key", "string"):
                 text_end, pos, closed = decode_json_string(buf, pos)
                 if not closed and pos < n:  # an escape cut by the delta's end
@@ -137,6 +155,8 @@ class JsonArguments:
 
     def finish(self) -> str:
         """End of the call: close what is open; the object is always complete JSON."""
+        if self.inner is not None:
+            return self.inner.finish()
         out = ""
         if self.state == "string":
             out += self.writer.end()

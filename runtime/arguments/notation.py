@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import partial_len
+from .scanning import JSON_STRING_STOP, NOT_SPACE, json_string_end, partial_len
 from .values import DelimitedStrings, ValueScan
 from .writer import MAX_DEPTH, ArgumentsWriter
 
@@ -18,12 +18,14 @@ class NotationArguments:
     Values are ``DELIM``-quoted strings (streamed), ``{...}`` objects and ``[...]``
     lists of the same notation (typed when complete), or bare words: a number,
     ``true``, ``false`` or ``null`` is that JSON value, any other word is text, unless
-    the tool's schema types the field.  The object's own opening brace was read by the
-    grammar; its closing ``}`` (or ``)``) ends the arguments.
+    the tool's schema types the field.  A value in plain JSON double quotes that the
+    next ``,`` ``}`` ``]`` follows is that string (models write ``command:"ls"`` for
+    ``command:<|"|>ls<|"|>``).  The object's own opening brace was read by the grammar;
+    its closing ``}`` (or ``)``) ends the arguments.
     """
 
     __slots__ = ("writer", "delim", "state", "buf", "key", "nested", "depth", "deepest",
-                 "in_string")
+                 "in_string", "escape", "in_json", "last")
 
     def __init__(self, writer: ArgumentsWriter, *, delimiter: str) -> None:
         self.writer = writer
@@ -34,6 +36,9 @@ class NotationArguments:
         self.nested: list[str] = []
         self.depth = self.deepest = 0
         self.in_string = False
+        self.escape = False  # a JSON-quoted value's backslash waits for the next delta
+        self.in_json = False  # inside a JSON-quoted string of a nested value
+        self.last = ""  # the nested value's last character that is not whitespace
 
     def complete(self) -> bool:
         """Whether no value is open (between pairs, or after the closing brace)."""
@@ -83,7 +88,10 @@ class NotationArguments:
                     break
                 elif buf[pos] in "{[":
                     self.state, self.nested, self.depth, self.in_string = "nested", [], 0, False
-                    self.deepest = 0
+                    self.deepest, self.in_json, self.escape, self.last = 0, False, False, ""
+                elif buf[pos] == '"':
+                    self.state, self.nested, self.escape = "quoted", ['"'], False
+                    pos += 1
                 else:
                     # A bare word is typed by its notation (25, true, null) unless the
                     # tool's schema types the field.
@@ -105,6 +113,19 @@ class NotationArguments:
                 out.append(self.writer.end())
                 pos = i + len(delim)
                 self.state = "key?"
+            elif state == "quoted":
+                pos = self._quoted(buf, pos)
+            elif state == "closed":
+                while pos < n and buf[pos] in " \n\t":
+                    self.nested.append(buf[pos])
+                    pos += 1
+                if pos == n:
+                    break
+                if buf[pos] in ",}])" and self._quoted_field(out):
+                    self.state = "key?"
+                else:  # "5" inches: the quote began a bare word; read the text again
+                    buf, pos = self._as_bare(out) + buf[pos:], 0
+                    n = len(buf)
             elif state == "bare":
                 end = _find_any(buf, pos, ",}])")
                 if end < 0:
@@ -135,6 +156,49 @@ class NotationArguments:
                 pos = end
                 self.state = "key?"
         return "".join(out)
+
+    def _quoted(self, buf: str, pos: int) -> int:
+        """Read a JSON-quoted value up to its closing quote; where the scan stopped."""
+        n = len(buf)
+        while pos < n:
+            if self.escape:
+                self.escape = False
+                self.nested.append(buf[pos])
+                pos += 1
+                continue
+            m = JSON_STRING_STOP(buf, pos)
+            if m is None:
+                self.nested.append(buf[pos:])
+                return n
+            i = m.start()
+            self.nested.append(buf[pos : i + 1])
+            pos = i + 1
+            if buf[i] == '"':
+                self.state = "closed"
+                return pos
+            self.escape = True
+        return pos
+
+    def _quoted_field(self, out: list[str]) -> bool:
+        """Write the closed JSON-quoted value as a string field; False (nothing written)
+        when it is no JSON string (``"bad \\q"``)."""
+        try:
+            value = json.loads("".join(self.nested).rstrip(), strict=False)
+        except ValueError:
+            return False
+        out.append(self.writer.field(self.key, value))
+        return True
+
+    def _as_bare(self, out: list[str]) -> str:
+        """The quoted value was no JSON string: its text, to be read again as the bare
+        word the quote began (as if no quote had been special)."""
+        text = "".join(self.nested)
+        if self.writer.typed(self.key):
+            out.append(self.writer.begin(self.key))
+            self.state = "bare"
+        else:
+            self.state, self.nested = "word", []
+        return text
 
     def _nested_field(self) -> str:
         # Too deep a value is kept as its text: parsing and writing it would recurse.
@@ -167,12 +231,21 @@ class NotationArguments:
                 pos = i + len(delim)
                 self.in_string = False
                 continue
+            if self.in_json:  # brackets in a JSON-quoted string are its text
+                pos = self._json_string_end(buf, pos, n)
+                continue
             if buf.startswith(delim, pos):
                 self.in_string = True
                 pos += len(delim)
                 continue
             ch = buf[pos]
             pos += 1
+            if ch == '"' and self.last in _VALUE_STARTS:
+                self.in_json = True  # a value in JSON quotes (["a]", "b"])
+                self.last = ch
+                continue
+            if not ch.isspace():
+                self.last = ch
             if ch in "{[":
                 self.depth += 1
                 self.deepest = max(self.deepest, self.depth)
@@ -182,8 +255,30 @@ class NotationArguments:
                     return pos
         return -1
 
+    def _json_string_end(self, buf: str, pos: int, n: int) -> int:
+        """Past the JSON-quoted string's closing quote, or n (it goes on)."""
+        while pos < n:
+            if self.escape:
+                self.escape = False
+                pos += 1
+                continue
+            m = JSON_STRING_STOP(buf, pos, n)
+            if m is None:
+                return n
+            pos = m.end()
+            if m.group() == '"':
+                self.in_json = False
+                return pos
+            self.escape = True
+        return pos
+
     def finish(self) -> str:
-        out = ""
+        parts: list[str] = []
+        if self.state == "closed" and self._quoted_field(parts):
+            self.state = "key?"
+        elif self.state in ("closed", "quoted"):  # no JSON string: the words as written
+            parts.append(self.feed(self._as_bare(parts)))
+        out = "".join(parts)
         if self.state == "string":
             out += self.writer.text(self.buf) + self.writer.end() if self.buf else self.writer.end()
         elif self.state == "bare":
@@ -197,6 +292,10 @@ class NotationArguments:
             out += self.writer.field(self.key, "")
         self.state = "done"
         return out + self.writer.close()
+
+
+# Where a value starts in a nested value: a quote here opens a JSON string.
+_VALUE_STARTS = frozenset("[{,:")
 
 
 def _find_any(text: str, pos: int, chars: str) -> int:
@@ -224,6 +323,10 @@ def _notation_value(text: str, pos: int, delim: str) -> tuple[Any, int]:
         if end < 0:
             return text[pos + len(delim) :], n
         return text[pos + len(delim) : end], end + len(delim)
+    if pos < n and text[pos] == '"':
+        quoted = _json_quoted(text, pos)
+        if quoted is not None:
+            return quoted
     if pos < n and text[pos] in "{[":
         closing = "}" if text[pos] == "{" else "]"
         items: Any = {} if closing == "}" else []
@@ -249,6 +352,21 @@ def _notation_value(text: str, pos: int, delim: str) -> tuple[Any, int]:
     end = _find_any(text, pos, ",}]")
     end = n if end < 0 else end
     return bare_value(text[pos:end].strip()), end
+
+
+def _json_quoted(text: str, pos: int) -> tuple[str, int] | None:
+    """The JSON string at ``pos`` and where it ends, when the next ``,`` ``}`` ``]`` (or
+    the end) follows it; else None (the quote belongs to a bare word)."""
+    end = json_string_end(text, pos + 1)
+    if end < 0:
+        return None
+    after = NOT_SPACE(text, end + 1)
+    if after is not None and text[after.start()] not in ",}]":
+        return None
+    try:
+        return json.loads(text[pos : end + 1], strict=False), end + 1
+    except ValueError:
+        return None
 
 
 def bare_value(word: str) -> Any:

@@ -211,23 +211,24 @@ class ElementValues(ValueScan):
     reader, ``TaggedArguments``, decides).
     """
 
-    __slots__ = ("open", "name_end", "value_open", "close", "text_kind", "self_closing",
-                 "where", "buf", "tags", "sure", "_opens", "_value_opens", "_ends")
+    __slots__ = ("opens", "name_end", "value_open", "closes", "text_kind", "self_closing",
+                 "where", "buf", "tags", "sure", "_opens", "_ends")
 
-    def __init__(self, *, open: str, name_end: str, close: str, value_open: str | None,
+    def __init__(self, *, open: tuple[str, ...], name_end: str, close: tuple[str, ...],
+                 value_open: str | None,
                  text_kind: Callable[[str], bool] | None = None,
                  self_closing: bool = False) -> None:
         super().__init__()
         # Headers of attributes may close their own tag (``name="K"/>``): no value.
         self.self_closing = self_closing
-        self.open, self.name_end, self.close = open, name_end, close
+        # Each tag in all its spellings (the first is canonical).
+        self.opens, self.name_end, self.closes = open, name_end, close
         self.value_open = value_open
         # header -> whether the value is sure text (None: no value is).
         self.text_kind = text_kind
-        self.tags = (close, open) + ((value_open,) if value_open else ())
-        self._opens = _Finder((open,))
-        self._value_opens = _Finder((value_open,)) if value_open else None
-        self._ends = _Finder((close, open))  # what ends a value
+        self.tags = close + open + ((value_open,) if value_open else ())
+        self._opens = _Finder(open)
+        self._ends = _Finder(close + open)  # what ends a value
         self.where = _OUTSIDE
         self.buf = ""  # a tag cut by a delta's end, or a header not yet closed
         self.sure = False  # the field's header marks its value as text
@@ -261,7 +262,7 @@ class ElementValues(ValueScan):
                     self.buf = buf[self._ends.tail(buf, pos):]
                     return
                 pos = m.end()
-                self.where = _CLOSING if m.group() == self.close else _NAME
+                self.where = _CLOSING if m.group() in self.closes else _NAME
                 self.quoted = self.ambiguous = False
             elif where == _CLOSING:
                 # After a close tag: the next field's open tag shows it closed the value
@@ -271,9 +272,10 @@ class ElementValues(ValueScan):
                 if m is None:
                     return
                 j = m.start()
-                if buf.startswith(self.open, j):
+                if any(buf.startswith(tag, j) for tag in self.opens):
                     self.where = _OUTSIDE
-                elif len(buf) - j < len(self.open) and self.open.startswith(buf[j:]):
+                elif any(len(buf) - j < len(tag) and tag.startswith(buf[j:])
+                         for tag in self.opens):
                     self.buf = buf[j:]
                     return
                 else:
@@ -301,14 +303,19 @@ class ElementValues(ValueScan):
                     self.where = _BEFORE_VALUE
                 else:
                     self._enter_value()
-            else:
-                finder = self._value_opens
-                assert finder is not None
-                m = finder.search(buf, pos)
+            else:  # before the value's open tag: whitespace, the tag, or (tag missing) text
+                assert self.value_open is not None
+                m = _NOT_SPACE(buf, pos)
                 if m is None:
-                    self.buf = buf[finder.tail(buf, pos):]
                     return
-                pos = m.end()
+                i = m.start()
+                if buf.startswith(self.value_open, i):
+                    pos = i + len(self.value_open)
+                elif self.value_open.startswith(buf[i:]):
+                    self.buf = buf[i:]
+                    return
+                else:
+                    pos = i  # the open tag is missing: the value starts here
                 self._enter_value()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
@@ -22,27 +22,30 @@ class TaggedArguments:
     ``name`` is the field's name; with ``string_attribute`` an attribute that is not
     ``"true"`` marks a JSON value (DeepSeek's ``string="false"``); a tag that closes
     itself (``name="K"/>``) is an empty value.  A value also ends
-    where the next field opens.  A close tag closes the value only where the next
-    field's open tag or the end of the call follows it (after whitespace); followed
-    by other text it is value text (a value may quote its own close tag).  With
-    ``trim`` one leading and one trailing newline of a value are dropped (templates
-    put the value on its own line).  Text outside fields is ignored.
+    where the next field opens.  A value whose ``value_open`` tag the model left out starts
+    at its first text that is not whitespace.  A close tag closes the value only where
+    the next field's open tag or the end of the call follows it (after whitespace);
+    followed by other text it is value text (a value may quote its own close tag).
+    ``open`` and ``close`` may each have several spellings (the first is canonical).
+    With ``trim`` one leading and one trailing newline of a value are dropped
+    (templates put the value on its own line).  Text outside fields is ignored.
     """
 
-    __slots__ = ("writer", "open", "name_end", "value_open", "close", "trim", "buf",
+    __slots__ = ("writer", "opens", "name_end", "value_open", "closes", "trim", "buf",
                  "where", "name", "started", "nl", "searched", "held", "attributes",
                  "name_attr", "string_attr", "string_value", "string_default", "kind",
                  "entities")
 
-    def __init__(self, writer: ArgumentsWriter, *, open: str, name_end: str,
-                 close: str, value_open: str | None = None, trim: bool = False,
+    def __init__(self, writer: ArgumentsWriter, *, open: str | tuple[str, ...], name_end: str,
+                 close: str | tuple[str, ...], value_open: str | None = None, trim: bool = False,
                  header: str = "name", name_attribute: str = "name",
                  string_attribute: str | Mapping[str, str] | None = None,
                  entities: str | None = None) -> None:
         self.writer = writer
         # Decodes character references in attribute values (Kimi K3 escapes them).
         self.entities = ENTITY_DECODERS[entities] if entities else None
-        self.open, self.name_end, self.close = open, name_end, close
+        self.opens, self.closes = spellings(open), spellings(close)
+        self.name_end = name_end
         self.value_open = value_open
         self.trim = trim
         self.attributes = header == "attributes"
@@ -77,11 +80,12 @@ class TaggedArguments:
         while True:
             where = self.where
             if where == "outside":
-                i = buf.find(self.open, pos)
+                i, size = find_first(buf, pos, self.opens)
                 if i < 0:
-                    self.buf = tail_prefix(buf, max(pos, len(buf) - len(self.open) + 1), (self.open,))
+                    reach = max(map(len, self.opens)) - 1
+                    self.buf = tail_prefix(buf, max(pos, len(buf) - reach), self.opens)
                     break
-                pos = i + len(self.open)
+                pos = i + size
                 self.where = "name"
             elif where == "name":
                 i = buf.find(self.name_end, max(pos, self.searched))
@@ -101,19 +105,26 @@ class TaggedArguments:
                 if self.where == "value":
                     out.append(self.writer.begin(self.name, self.kind))
             elif where == "before_value":
-                i = buf.find(self.value_open, pos)
-                if i < 0:
-                    self.buf = tail_prefix(buf, max(pos, len(buf) - len(self.value_open) + 1),
-                                            (self.value_open,))
+                m = NOT_SPACE(buf, pos)
+                if m is None:
+                    self.buf = ""  # whitespace before the value's open tag
                     break
-                pos = i + len(self.value_open)
+                i = m.start()
+                if buf.startswith(self.value_open, i):
+                    pos = i + len(self.value_open)
+                elif self.value_open.startswith(buf[i:]):
+                    self.buf = buf[i:]  # the open tag, cut by the delta's end
+                    break
+                else:
+                    pos = i  # the open tag is missing: the value starts here (GLM drops it)
                 self.where = "value"
                 out.append(self.writer.begin(self.name, self.kind))
             elif where == "value":
-                end, nxt = buf.find(self.close, pos), buf.find(self.open, pos)
+                (end, end_size), (nxt, nxt_size) = (find_first(buf, pos, self.closes),
+                                                    find_first(buf, pos, self.opens))
                 stops = [i for i in (end, nxt) if i >= 0]
                 if not stops:
-                    safe = len(buf) - partial_len(buf, pos, (self.close, self.open))
+                    safe = len(buf) - partial_len(buf, pos, self.closes + self.opens)
                     out.append(self._value(buf[pos:safe], final=False))
                     self.buf = buf[safe:]
                     break
@@ -121,24 +132,25 @@ class TaggedArguments:
                 if i == end:
                     # Only what follows a close tag says whether it closed the value.
                     out.append(self._value(buf[pos:i], final=False))
-                    self.held = [self.close]
-                    pos = i + len(self.close)
+                    self.held = [buf[i : i + end_size]]
+                    pos = i + end_size
                     self.where = "closing"
                     continue
                 out.append(self._value(buf[pos:i], final=True))
                 out.append(self.writer.end())
-                pos = i + len(self.open)
+                pos = i + nxt_size
                 self.where = "name"
             else:  # closing: after a close tag (in ``held``), what follows decides
                 m = NOT_SPACE(buf, pos)
                 j = len(buf) if m is None else m.start()
                 if j > pos:
                     self.held.append(buf[pos:j])
-                if m is None or len(buf) - j < len(self.open) and self.open.startswith(buf[j:]):
+                if m is None or any(len(buf) - j < len(tag) and tag.startswith(buf[j:])
+                                    for tag in self.opens):
                     self.buf = buf[j:]  # only whitespace, or the start of a field, yet
                     break
                 held, self.held = "".join(self.held), []
-                if buf.startswith(self.open, j):
+                if any(buf.startswith(tag, j) for tag in self.opens):
                     out.append(self._value("", final=True) + self.writer.end())
                     self.where = "outside"  # the next field opens: the tag closed the value
                 else:
@@ -197,6 +209,26 @@ class TaggedArguments:
 
 
 _LITERAL = {"$ref": "#/$defs/literal"}
+_SPELLINGS = {"oneOf": [_LITERAL, {"type": "array", "items": _LITERAL, "minItems": 1,
+                                   "uniqueItems": True}]}
+
+
+def spellings(value: str | Sequence[str]) -> tuple[str, ...]:
+    """A tag option's spellings: one literal, or several (the first is canonical)."""
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def find_first(buf: str, pos: int, literals: tuple[str, ...]) -> tuple[int, int]:
+    """(index, length) of the earliest of ``literals`` in ``buf`` from ``pos`` (the
+    longest where two start together), or (-1, 0)."""
+    if len(literals) == 1:
+        return buf.find(literals[0], pos), len(literals[0])
+    best, size = -1, 0
+    for lit in literals:
+        i = buf.find(lit, pos)
+        if i >= 0 and (best < 0 or i < best or (i == best and len(lit) > size)):
+            best, size = i, len(lit)
+    return best, size
 
 
 def escape_xml(text: str) -> str:
@@ -242,13 +274,16 @@ class TaggedSyntax(ArgumentSyntax):
 
     name = "xml_parameters"
     schema = options_schema({
-        "open": {**_LITERAL, "description": "Starts a parameter, before its name."},
+        "open": {**_SPELLINGS, "description": (
+            "Starts a parameter, before its name; several spellings: the first is "
+            "canonical (rendering), all are read.")},
         "name_end": {**_LITERAL, "description": "Ends the name."},
         "value_open": {**_LITERAL, "description": (
             "Starts the value, after the name (GLM's <arg_value>); default: the value "
             "follows name_end.")},
-        "close": {**_LITERAL, "description": (
-            "Ends the value (so does the next parameter's open).")},
+        "close": {**_SPELLINGS, "description": (
+            "Ends the value (so does the next parameter's open); several spellings as "
+            "for open.")},
         "trim": {"enum": ["none", "one_newline"],
                  "description": "Drop one leading and one trailing newline of a value."},
         "header": {"enum": ["name", "attributes"], "description": (
@@ -281,20 +316,21 @@ class TaggedSyntax(ArgumentSyntax):
             "Values between the tags are raw text either way.")},
     }, required=("open", "name_end", "close"))
     bodies = ("text",)
-    __slots__ = ("open", "name_end", "close", "value_open", "trim", "attributes",
+    __slots__ = ("open", "opens", "name_end", "close", "closes", "value_open", "trim", "attributes",
                  "name_attribute", "string_attribute", "entities", "_kwargs")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
-        self.open, self.name_end = options["open"], options["name_end"]
-        self.close = options["close"]
+        self.opens, self.closes = spellings(options["open"]), spellings(options["close"])
+        self.open, self.close = self.opens[0], self.closes[0]  # what rendering writes
+        self.name_end = options["name_end"]
         self.value_open = options.get("value_open")
         self.trim = options.get("trim") == "one_newline"
         self.attributes = options.get("header") == "attributes"
         self.name_attribute = options.get("name_attribute", "name")
         self.string_attribute = options.get("string_attribute")
         self.entities = options.get("entities")
-        self._kwargs = {"open": self.open, "name_end": self.name_end, "close": self.close,
+        self._kwargs = {"open": self.opens, "name_end": self.name_end, "close": self.closes,
                         "value_open": self.value_open, "trim": self.trim,
                         "header": options.get("header", "name"),
                         "name_attribute": self.name_attribute,
@@ -304,11 +340,18 @@ class TaggedSyntax(ArgumentSyntax):
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return TaggedArguments(make_writer(name or ""), **self._kwargs)
 
+    def key_opening(self, args: str) -> str | None:
+        """The arguments start with the end of a name (GLM's ``NAMEkey</arg_key>``): the
+        key is at the end of the call's name, and ``open`` belongs before it."""
+        if self.attributes or not args.lstrip().startswith(self.name_end):
+            return None
+        return self.open
+
     def values(self) -> ValueScan:
         """Element values: sure text where the header says the value is a string (only
         its close tag ends it), ambiguous otherwise."""
         sure = self._marks_text if self.attributes and self.string_attribute else None
-        return ElementValues(open=self.open, name_end=self.name_end, close=self.close,
+        return ElementValues(open=self.opens, name_end=self.name_end, close=self.closes,
                              value_open=self.value_open, text_kind=sure,
                              self_closing=bool(self.attributes))
 
@@ -321,7 +364,8 @@ class TaggedSyntax(ArgumentSyntax):
         return attrs.get(name, default) == value
 
     def structural_style(self) -> str | None:
-        return self._style_by_options(_XGRAMMAR_STYLES)
+        # xgrammar's style reads the canonical spelling only, as rendering writes it.
+        return self._style_by_options(_XGRAMMAR_STYLES, {"open": self.open, "close": self.close})
 
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         out: list[Piece] = []

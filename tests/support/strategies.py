@@ -162,7 +162,9 @@ def live_literals(module: Any, thinking: bool, state: str) -> set[str]:
 def syntax_literals(arguments: dict) -> set[str]:
     """The argument syntax's own delimiters (an argument value cannot spell them)."""
     keys = ("open", "close", "value_open", "prefix", "string_delimiter")
-    return {arguments[k] for k in keys if arguments.get(k)}
+    values = [arguments[k] for k in keys if arguments.get(k)]
+    # A tag given in several spellings (a list) is every one of them.
+    return {v for value in values for v in ([value] if isinstance(value, str) else value)}
 
 
 def typed_marker_literals(module: Any, thinking: bool, tokenizer: Any) -> list[str]:
