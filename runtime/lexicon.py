@@ -177,7 +177,8 @@ class Lexicon:
 
     def _info(self, tokenizer: Any) -> TokenizerInfo:
         return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
-                              self.turn_boundary_tokens, {**self.literals, **self.at_start})
+                              self.turn_boundary_tokens, {**self.literals, **self.at_start},
+                              self.literals)
 
     def texts(self, names: Sequence[str]) -> list[str]:
         """Every spelling of the named terminals (those this variant has), start-only
