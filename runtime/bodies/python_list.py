@@ -32,6 +32,7 @@ class PythonListBody(ToolBody):
     """
 
     name = "python_list"
+    starts_calls = True
     exits_to = ("CONTENT",)  # its closing ], or text that is no call after all
 
     __slots__ = ("where", "held", "calls", "scan")
