@@ -31,15 +31,15 @@ class PieceSequencer:
         """The scanner's items with pieces joined into markers or given back as text."""
         out: list[Item] = []
         for item in items:
-            if type(item) is Marker and not is_piece(item.name):
-                self._release(out)  # a terminal's own token ends any spelling
-                out.append(item)
-            elif type(item) is str:
+            if isinstance(item, str):
                 if self.held:
                     self.held.append((item, item))
                     self._resolve(out, False)
                 elif item:
                     out.append(item)
+            elif not is_piece(item.name):
+                self._release(out)  # a terminal's own token ends any spelling
+                out.append(item)
             elif self.held or item.name in self.starts:
                 self.held.append((item.name, item.text))
                 self._resolve(out, False)

@@ -284,16 +284,22 @@ class TokenIdScanner:
                 run.append(tid)
                 continue
             if run:
-                joined = self.decode_run(run) if runs else "".join(map(decode, run))
+                joined = self._joined(run, runs)
                 if joined:
                     found.append(joined)
                 run = []
             found.append(Marker(name, decode(tid)))
         if run:
-            joined = self.decode_run(run) if runs else "".join(map(decode, run))
+            joined = self._joined(run, runs)
             if joined:
                 found.append(joined)
         return found
+
+    def _joined(self, run: list[int], whole: bool) -> str:
+        """The text of a run of text tokens: decoded as one run, or token by token."""
+        if whole and self.decode_run is not None:
+            return self.decode_run(run)
+        return "".join(map(self.decode, run))
 
     def flush(self) -> list[Item]:
         """Everything still waiting, at the end of the stream."""
@@ -330,7 +336,7 @@ class TokenIdScanner:
 
     def _anchor(self, delta_text: str, found: list[Item]) -> list[Item] | None:
         """Align individually decoded tokens with the detokenizer's text."""
-        rebuilt = "".join(item if type(item) is str else item.text for item in found)
+        rebuilt = "".join(item if isinstance(item, str) else item.text for item in found)
         if not rebuilt:
             return [delta_text, *found]
         pos = delta_text.find(rebuilt)
