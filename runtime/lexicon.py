@@ -109,14 +109,14 @@ class Matcher:
         """
         search = self.search
         m = search(buf, pos) if search is not None else None
-        if m is None:
-            return (len(buf) if final else self.hold_point(buf, pos)), -1, None
         if not final:
-            start = m.start()
+            start = m.start() if m is not None else len(buf)
             if start >= len(buf) - self.reach:
                 hold = self.hold_point(buf, pos)
-                if start >= hold:
+                if m is None or start >= hold:
                     return hold, -1, None
+        if m is None:
+            return len(buf), -1, None
         lit = m.group()
         return m.start(), m.end(), self.names[lit]
 
