@@ -1,9 +1,10 @@
 """Warnings about a user's spec (it compiles, but something will surprise its author).
 
 ``parsergen check`` prints them and ``parsergen.load(path)`` warns with them: a
-``$schema`` that names no schema, a format name a bundled format already has, and model
+``$schema`` that names no schema, a format name a bundled format already has, model
 patterns that leave a name to chance against a bundled format's (``Router.conflicts``:
-such a name routes to neither format).
+such a name routes to neither format), and machines that lose text or never make a
+call (``loss_warnings``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from pathlib import Path
 
 from parsergen.index import FormatEntry
 from parsergen.routing import Router
+from parsergen.runtime.arguments import SYNTAXES
+from parsergen.runtime.bodies import BODIES
 
 from .diagnostics import Diagnostic, Position, json_path
 from .ir import FormatIR
@@ -58,7 +61,7 @@ def _schema_id() -> str | None:
 def spec_warnings(path: Path, loaded: LoadedSpec, fmt: FormatIR) -> list[Diagnostic]:
     """Every warning about a spec that compiled (none for a bundled grammar's own file:
     ``parsergen build`` checks those together)."""
-    out = _schema_warnings(path, loaded, fmt.source)
+    out = _schema_warnings(path, loaded, fmt.source) + loss_warnings(fmt, loaded)
     if path.resolve().parent != bundled_grammars().resolve():
         out += _shadow_warnings(fmt, loaded) + collision_warnings(fmt)
     return sorted(set(out))
@@ -114,4 +117,54 @@ def collision_warnings(fmt: FormatIR) -> list[Diagnostic]:
                               f"{ours!r} and {other}'s {theirs!r} both match {name!r} and "
                               "neither is more specific, so that name routes to neither "
                               "format: add a pattern that decides it"))
+    return out
+
+
+TOOL_STATES = ("TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN")
+
+
+def loss_warnings(fmt: FormatIR, loaded: LoadedSpec) -> list[Diagnostic]:
+    """A machine that compiles but loses text or makes no call: a call end that no call
+    start comes before, a tool state with no way out, calls with nowhere to take a
+    name from, calls with no ``render.call``."""
+    def at(*key: str | int) -> Position:
+        return loaded.positions.get(key) or Position(fmt.source, 1, 1)
+
+    states = {state.name: state for state in fmt.states if state.name in fmt.reachable}
+    emitted = {event for state in states.values() for t in state.transitions
+               for event in (*t.emit, *(e for r in t.rules for e in r.emit))}
+    body = BODIES[fmt.tool_body]
+    starts = "TOOL_CALL_START" in emitted or ("TOOL_ARGS" in states and body.starts_calls)
+    out = []
+    if "TOOL_CALL_END" in emitted and not starts:
+        out.append(Diagnostic(at("transitions"), "$.transitions",
+                              "TOOL_CALL_END is emitted but no transition emits "
+                              "TOOL_CALL_START, so no call ever starts and the text "
+                              "between is lost: emit TOOL_CALL_START where a call begins"))
+    for name in TOOL_STATES:
+        state = states.get(name)
+        if state is None:
+            continue
+        leaves = any(t.target != name or any(r.target != name for r in t.rules)
+                     for t in state.transitions)
+        if not leaves and not (name == "TOOL_ARGS" and body.exits_to):
+            out.append(Diagnostic(at("transitions", name) if state.transitions
+                                  else at("transitions"), f"$.transitions.{name}",
+                                  f"no transition leaves {name}, so all text after it is "
+                                  "taken for the call (a sentence after the call is lost): "
+                                  "add the marker that ends it"))
+    named = ("TOOL_NAME" in states or SYNTAXES[fmt.arguments["syntax"]].names_call
+             or body.starts_calls or fmt.tool_name_pattern is not None
+             or any("(?P<name>" in (r.when or "") for state in states.values()
+                    for t in state.transitions for r in t.rules))  # a header names it
+    if starts and not named:
+        out.append(Diagnostic(at("arguments", "syntax"), "$.arguments.syntax",
+                              f"calls start but have nowhere to take a name from: no "
+                              f"TOOL_NAME state, and syntax {fmt.arguments['syntax']!r} "
+                              "does not name its call; add a TOOL_NAME state or a syntax "
+                              "that reads the name (json_envelope with name_key)"))
+    if starts and fmt.render.call is None:
+        out.append(Diagnostic(at("render") if ("render",) in loaded.positions else at(),
+                              "$.render.call", "no render.call: render() cannot write "
+                              "this format's calls (and round trips cannot test it)"))
     return out

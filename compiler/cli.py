@@ -8,7 +8,7 @@ import sys
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import TextIO
+from typing import Any, TextIO
 
 from parsergen.index import FormatEntry
 from parsergen.specs import SpecWarning
@@ -72,8 +72,29 @@ def _cmd_check(args: argparse.Namespace) -> int:
             continue
         for problem in spec_warnings(Path(spec), loaded, fmt):
             print(problem.warning(), file=sys.stderr)
+        if args.tokenizer is not None and not _check_tokens(spec, fmt, args.tokenizer):
+            return 2
         print(f"{spec}: ok ({fmt.name})")
     return status
+
+
+def _check_tokens(spec: str, fmt: Any, tokenizer_name: str) -> bool:
+    """Print how each terminal is matched with the tokenizer (False: it cannot load)."""
+    import parsergen
+
+    from .tokencheck import load_tokenizer, match_report, report_lines
+
+    try:
+        tokenizer = load_tokenizer(tokenizer_name)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return False
+    lines, warnings = report_lines(fmt, match_report(fmt, parsergen.load(Path(spec)),
+                                                     tokenizer))
+    print("\n".join(lines))
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    return True
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -233,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("check", help="validate specs (errors; warnings about a user's spec)")
     p.add_argument("specs", nargs="+", metavar="SPEC")
+    p.add_argument("--tokenizer", metavar="NAME_OR_PATH",
+                   help="a transformers tokenizer: say how each terminal is matched with "
+                        "its token ids, and warn where a spelling will not match")
     p.set_defaults(run=_cmd_check)
 
     p = sub.add_parser("schema", help="print the path of the JSON Schema specs obey")

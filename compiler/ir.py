@@ -257,10 +257,11 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         for name, value in sorted(spec["terminals"].items())
     )
     body = BODIES[spec["tool_body"]]
-    render = build_render(spec, (spec["initial_state"]["thinking"],
-                                 spec["initial_state"]["otherwise"]), tuple(
+    on_names, off_names = (
         frozenset(n for n, v in spec["terminals"].items() if on or not v["thinking_only"])
-        for on in (True, False)))
+        for on in (True, False))
+    render = build_render(spec, (spec["initial_state"]["thinking"],
+                                 spec["initial_state"]["otherwise"]), (on_names, off_names))
     punctuation = _framing_punctuation(render)
     written_events = lowered.source.get("content_events", {})
     header_read = any(isinstance(v, list)
@@ -445,18 +446,18 @@ def _reasoning(spec: dict[str, Any], states: list[StateIR],
     implicit = tuple(sorted({tr.terminal for tr in by_name["REASONING"].transitions
                              if "REASONING_END" in tr.emit and tr.terminal not in end}))
     wait_spec = declared.get("wait")
-    wait = tuple(
-        (v.thinking if wait_spec == "thinking" else wait_spec) if wait_spec is not None
+    wait_on, wait_off = (
+        bool(v.thinking if wait_spec == "thinking" else wait_spec) if wait_spec is not None
         else v.initial_state == "REASONING"
         for v in variants
     )
     start = tuple(declared["start"])
-    start_opens = tuple(
+    opens_on, opens_off = (
         any(tr.terminal in start and tr.target == "REASONING"
             for tr in by_name[v.initial_state].transitions)
         for v in variants
     )
-    return ReasoningIR(start, end, implicit, wait, start_opens,
+    return ReasoningIR(start, end, implicit, (wait_on, wait_off), (opens_on, opens_off),
                        bool(declared.get("newline_framing", False)),
                        declared["start_optional"], declared["calls_are_text"], line)
 

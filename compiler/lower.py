@@ -179,8 +179,8 @@ def tool_body(spec: dict[str, Any]) -> str:
     return (allowed_bodies(syntax(spec)) or ("text",))[0]
 
 
-def initial_states(spec: dict[str, Any]) -> tuple[str, str]:
-    """Initial state with thinking on, and with thinking off."""
+def initial_states(spec: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Initial state with thinking on, and with thinking off (None: not written)."""
     init = spec.get("initial_state", DEFAULTS["initial_state"])
     if isinstance(init, dict):
         return init.get("thinking"), init.get("otherwise")
@@ -243,8 +243,8 @@ def reachable_states(spec: dict[str, Any]) -> set[str]:
         for target in as_mapping(transitions.get(state)).values():
             rules = target if isinstance(target, list) else [target]
             for rule in rules:
-                nxt = rule if isinstance(rule, str) else as_mapping(rule).get("to")
-                if isinstance(nxt, str) and nxt not in reached:
-                    reached.add(nxt)
-                    frontier.append(nxt)
+                to = rule if isinstance(rule, str) else as_mapping(rule).get("to")
+                if isinstance(to, str) and to not in reached:
+                    reached.add(to)
+                    frontier.append(to)
     return reached

@@ -82,9 +82,13 @@ def build_render(spec: dict[str, Any], initial: tuple[str, str],
     terminals = spec["terminals"]
     declared = spec.get("render", {})
 
-    def tpl(key: str, default: str | None = "") -> Parts | None:
-        value = declared.get(key, default)
+    def tpl(key: str) -> Parts | None:
+        value = declared.get(key)
         return None if value is None else parse_template(value, terminals)
+
+    def tpl_or(key: str, default: str = "") -> Parts:
+        value = declared.get(key)
+        return parse_template(default if value is None else value, terminals)
 
     transitions = spec["transitions"]
     reasoning = spec.get("reasoning")
@@ -108,12 +112,12 @@ def build_render(spec: dict[str, Any], initial: tuple[str, str],
     return RenderIR(
         reasoning_open=(opens[0], opens[1]),
         reasoning_close=close,
-        reasoning=tpl("reasoning", None),
-        content=tpl("content", "${content}"),
-        call=tpl("call", None),
-        calls_open=tpl("calls_open"),
-        separator=tpl("separator"),
-        calls_close=tpl("calls_close"),
+        reasoning=tpl("reasoning"),
+        content=tpl_or("content", "${content}"),
+        call=tpl("call"),
+        calls_open=tpl_or("calls_open"),
+        separator=tpl_or("separator"),
+        calls_close=tpl_or("calls_close"),
         calls_first=bool(declared.get("calls_first", False)),
     )
 

@@ -165,6 +165,7 @@ class StreamingParser(StreamingParserBase):
         # TOOL_ARGS: the json_array body (tool_body, line 15)
         elif state == 5:
             return self.body.feed(text, out, may_hold)
+        return None  # (the text made no state change)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""

@@ -131,6 +131,7 @@ class StreamingParser(StreamingParserBase):
         # CONTENT: TEXT_CHUNK (default)
         elif state == 0:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
+        return None  # (the text made no state change)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""

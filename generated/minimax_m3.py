@@ -216,6 +216,7 @@ class StreamingParser(StreamingParserBase):
         # TOOL_BETWEEN: framing (whitespace), other text is content
         elif state == 6:
             self.framing_text(text, out)
+        return None  # (the text made no state change)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""

@@ -196,6 +196,7 @@ class StreamingParser(StreamingParserBase):
         # MESSAGE_HEADER: kept until a transition reads it
         elif state == 2:
             self.header += text
+        return None  # (the text made no state change)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""

@@ -93,6 +93,7 @@ class StreamingParser(StreamingParserBase):
         # TOOL_ARGS: the python_list body (default for arguments.syntax python_kwargs, line 13)
         elif state == 5:
             return self.body.feed(text, out, may_hold)
+        return None  # (the text made no state change)
 
     def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""

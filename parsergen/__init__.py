@@ -48,6 +48,7 @@ def load(name: str | os.PathLike[str]) -> ModuleType:
     """
     if is_path(name):
         return load_path(name)
+    name = os.fspath(name)  # (a name: a path object is a path)
     name = aliases().get(name, name)
     if name not in formats():
         path = _user_spec(name)
@@ -64,6 +65,7 @@ def entry(name: str | os.PathLike[str]) -> FormatEntry:
 
     if is_path(name):
         return spec_entry(name)
+    name = os.fspath(name)
     name = aliases().get(name, name)
     for found in INDEX:
         if found.name == name:

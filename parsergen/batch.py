@@ -134,7 +134,7 @@ def parse_jsonl(source: IO[str], out: IO[str], *, workers: int | None = None,
     expected = _count_lines(source) if show else None
     total = bad = 0
     for total, (result, error) in enumerate(parse_lines(source, workers=workers, **options), 1):
-        if error is not None:
+        if error is not None or result is None:
             bad += 1
             result = json.dumps({"error": error}, ensure_ascii=False)
             print(f"{chr(13) if show else ''}line {total}: {error}", file=errors)

@@ -103,7 +103,9 @@ def load_path(path: str | os.PathLike[str]) -> ModuleType:
         return module
     name = f"parsergen_user_{fmt.name}_{digest[:12]}"
     loader = _SourceLoader(generate_module(fmt, formatted=False), f"<parsergen {fmt.source}>")
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    spec = importlib.util.spec_from_loader(name, loader)
+    assert spec is not None  # (a loader is given: there is always a spec)
+    module = importlib.util.module_from_spec(spec)
     module.__file__ = os.fspath(path)
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
     try:

@@ -71,7 +71,7 @@ def account(parser: Any, deltas: Iterable[tuple[str, Sequence[int]]],
     for r in raw:
         owners += [(r.state, r.marker)] * len(r.text)
     covered: list[str | None] = [None] * len(consumed)
-    dropped = getattr(parser, "SPEC_DROPPED", frozenset())
+    dropped: frozenset[int] = getattr(parser, "SPEC_DROPPED", frozenset())
     result = Accounting()
     cursor = piece_start = piece_end = 0
     piece_marker: str | None = None

@@ -246,7 +246,7 @@ class ChatParser:
         """Parse one streamed delta; return what it adds, or None."""
         events = self.events
         got = events.advance(delta_text, delta_token_ids)
-        if type(got) is list:
+        if isinstance(got, list):
             return self._push(got, finished=False)
         if self._calls.open is None:
             # Plain reasoning or content (most deltas): no events to go through.
@@ -391,7 +391,7 @@ class ChatParser:
 
     def _drop_header(self, text: str) -> str:
         """Hold reasoning while it may still be the header line; drop that line."""
-        held = self._header_held + text
+        held = (self._header_held or "") + text  # (called while the header may come)
         line = self._header + "\n"
         if line.startswith(held):
             self._header_held = held

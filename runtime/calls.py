@@ -160,7 +160,7 @@ class ToolCalls:
         if self.closing is not None:  # the marker that ended the previous call opens this one
             call.text.append(self.closing.text)
         if self.pending is not None:
-            call.raw.append(self.pending.text)
+            call.raw = [self.pending.text]  # (a new call has no raw text yet)
             call.text.append(self.pending.text)
             call.written = self.pending.marker is None and not self.pending.text.isspace()
             self.pending = None

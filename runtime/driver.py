@@ -67,6 +67,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, count_reasoning_tokens
+from .sequences import PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
 _REASONING_END = EventType.REASONING_END
@@ -117,7 +118,8 @@ class StreamingParserBase:
             info = self._info = lexicon.info(tokenizer)
             drops, resolved = info.drop_texts, info.resolved
             self._scanner: TokenIdScanner | None = (
-                TokenIdScanner(info.id_to_name, info.decode, info.decode_run)
+                TokenIdScanner(info.id_to_name, info.decode, info.decode_run,
+                               PieceSequencer(info.patterns) if info.patterns else None)
                 if info.id_to_name else None
             )
         else:
@@ -266,7 +268,7 @@ class StreamingParserBase:
                                   if name not in self._opening or name not in resolved}
         scanner = self._scanner
         return scanner is not None and (
-            bool(scanner.deferred) or not scanner.id_to_name.keys().isdisjoint(delta_token_ids))
+            scanner.waiting() or not scanner.id_to_name.keys().isdisjoint(delta_token_ids))
 
     def _plain(self, delta_text: str) -> EventType | None:
         if not delta_text or self._pending or self._fresh:

@@ -67,7 +67,7 @@ class Matcher:
             # Longest first: at one position the regex takes the first alternative.
             self.search = re.compile("|".join(map(re.escape, self.literals))).search
         else:
-            self.search = None
+            self.search = None  # type: ignore[assignment]  # (no literal: nothing to find)
         self.prefixes = frozenset(lit[:i] for lit in self.literals for i in range(1, len(lit)))
         self.first_chars = frozenset(p[0] for p in self.prefixes)
         self.reach = max((len(lit) for lit in self.literals), default=1) - 1
@@ -109,15 +109,14 @@ class Matcher:
         """
         search = self.search
         m = search(buf, pos) if search is not None else None
-        if final:
-            if m is None:
-                return len(buf), -1, None
-        else:
+        if not final:
             start = m.start() if m is not None else len(buf)
             if start >= len(buf) - self.reach:
                 hold = self.hold_point(buf, pos)
                 if m is None or start >= hold:
                     return hold, -1, None
+        if m is None:
+            return len(buf), -1, None
         lit = m.group()
         return m.start(), m.end(), self.names[lit]
 
@@ -177,7 +176,8 @@ class Lexicon:
 
     def _info(self, tokenizer: Any) -> TokenizerInfo:
         return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
-                              self.turn_boundary_tokens, {**self.literals, **self.at_start})
+                              self.turn_boundary_tokens, {**self.literals, **self.at_start},
+                              self.literals)
 
     def texts(self, names: Sequence[str]) -> list[str]:
         """Every spelling of the named terminals (those this variant has), start-only

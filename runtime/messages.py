@@ -135,7 +135,8 @@ def merge_deltas(deltas: Iterable[DeltaMessage | None]) -> DeltaMessage | None:
 class CutCall(NamedTuple):
     """A call the completion cut off (max_tokens): never completed, never content."""
 
-    index: int
+    # (as a tool call's index; a NamedTuple field that shadows tuple.index on purpose)
+    index: int  # type: ignore[assignment]
     text: str  # all the model wrote for it since the previous call, wrapper markers included
     sent: bool  # the stream sent its name (stream_calls="incremental")
 

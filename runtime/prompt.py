@@ -113,8 +113,8 @@ class PromptReader:
         lexicon = self._lexicon
         found, at = "none", -1
         stops = [*lexicon.turn_boundary_tokens, *(info.drop_texts if info else ())]
-        for kind, texts in (("start", lexicon.texts(reasoning.start)),
-                            ("end", lexicon.texts(reasoning.end)), ("none", stops)):
+        for kind, texts in (("start", lexicon.texts(tuple(reasoning.start))),
+                            ("end", lexicon.texts(tuple(reasoning.end))), ("none", stops)):
             for marker in texts:
                 pos = text.rfind(marker)
                 if pos > at:

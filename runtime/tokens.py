@@ -11,7 +11,7 @@ a terminal whose text has not arrived yet.  Same decisions as vLLM 0.33's
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from .events import DROP
 
@@ -26,9 +26,28 @@ class Marker(NamedTuple):
 # Items of a scanned delta: plain text (str) or a Marker, in stream order.
 Item = str | Marker
 
+# Names of pieces (special tokens of a spelling matched as an id sequence; see
+# sequences.py): characters of Unicode's private-use area B, which no terminal uses.
+PIECE_BASE = 0x100000
+
+
+def is_piece(name: str) -> bool:
+    """Whether a marker name is a piece of a spelling rather than a terminal."""
+    return len(name) == 1 and ord(name) >= PIECE_BASE
+
 # Deltas of more token ids than this are split by counting marker texts first: a
 # whole completion (parse()) then never decodes its tokens one by one.
 _MANY = 32
+
+
+class Sequencer(Protocol):
+    """Joins the pieces of spellings over several tokens (``sequences.PieceSequencer``)."""
+
+    held: list[tuple[str, str]]
+
+    def feed(self, items: list[Item]) -> list[Item]: ...
+
+    def flush(self) -> list[Item]: ...
 
 
 class TokenizerInfo(NamedTuple):
@@ -42,6 +61,7 @@ class TokenizerInfo(NamedTuple):
     name_to_ids: dict[str, tuple[int, ...]]  # terminals the vocabulary spells: their ids
     stop_ids: frozenset[int]  # turn boundaries and every special token: a prompt walk stops
     boundary_ids: frozenset[int]  # turn boundaries
+    patterns: dict[str, str]  # spellings over special tokens, as pieces: pattern -> name
 
 
 def tokenizer_info(
@@ -50,8 +70,11 @@ def tokenizer_info(
     configured_texts: Iterable[str],
     turn_boundary_tokens: Iterable[str] = (),
     literals: Mapping[str, str] | None = None,
+    spelled: Mapping[str, str] | None = None,
 ) -> TokenizerInfo:
-    """Resolve ``token_terminals`` (name -> token text) and the auto-drop set."""
+    """Resolve ``token_terminals`` (name -> token text) and the auto-drop set, and
+    find which ``spelled`` terminals (spelling -> name) are spelled over special
+    tokens (matched as id sequences, see ``sequences``)."""
     vocab = tokenizer.get_vocab()
     id_to_name: dict[int, str] = {}
     resolved: set[str] = set()
@@ -67,8 +90,11 @@ def tokenizer_info(
     except (AttributeError, NotImplementedError):
         specials, special_ids = [], []
     configured = set(configured_texts)
+    # A special token inside a spelling is part of it: never dropped (one that starts
+    # the spelling makes it an id sequence, below; one inside it stays text).
+    inside = list(spelled or {})
     for text, tid in zip(specials, special_ids):
-        if text not in configured:
+        if text not in configured and not any(text in lit for lit in inside):
             id_to_name[tid] = DROP
             drop_texts.add(text)
     cache: dict[int, str] = {}
@@ -103,8 +129,49 @@ def tokenizer_info(
     name_to_ids.update((name, (tid,)) for tid, name in id_to_name.items() if name != DROP)
     single = frozenset(ids[0] for ids in name_to_ids.values() if len(ids) == 1)
     stop_ids = boundary_ids | frozenset(special_ids) | single
+    patterns, pieces = _patterns(tokenizer, spelled or {}, resolved,
+                                 dict(zip(special_ids, specials)))
+    resolved.update(patterns.values())
+    for tid, piece in pieces.items():
+        id_to_name[tid] = piece  # a piece, never dropped: the sequencer reads it
+        drop_texts.discard(decode(tid))
     return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
-                         decode_run, name_to_ids, stop_ids, boundary_ids)
+                         decode_run, name_to_ids, stop_ids, boundary_ids, patterns)
+
+
+def _patterns(tokenizer: Any, spelled: Mapping[str, str], resolved: set[str],
+              specials: dict[int, str]) -> tuple[dict[str, str], dict[int, str]]:
+    """Patterns of the terminals spelled starting with a special token, and the piece
+    name of each special token in them.
+
+    Only a terminal whose every spelling is such can be known by ids alone (the
+    lexer drops it from text matching once ids come); a spelling that starts with
+    plain text would be lexed before its first piece arrives, so it stays text.
+    """
+    by_name: dict[str, list[str]] = {}
+    for text, name in spelled.items():
+        by_name.setdefault(name, []).append(text)
+    patterns: dict[str, str] = {}
+    pieces: dict[int, str] = {}
+    for name in sorted(by_name):
+        if name in resolved:
+            continue
+        found: dict[str, str] = {}
+        for text in by_name[name]:
+            ids = _encode(tokenizer, text)
+            if not ids or ids[0] not in specials:
+                break
+            parts = [specials.get(tid) for tid in ids]
+            rest = [tokenizer.decode([tid]) for tid, part in zip(ids, parts) if part is None]
+            if "".join(part or rest.pop(0) for part in parts) != text:
+                break  # the ids do not spell it piece by piece
+            pattern = "".join(
+                pieces.setdefault(tid, chr(PIECE_BASE + len(pieces))) if tid in specials
+                else tokenizer.decode([tid]) for tid in ids)
+            found[pattern] = name
+        else:
+            patterns.update(found)
+    return patterns, pieces
 
 
 def _encode(tokenizer: Any, text: str) -> tuple[int, ...]:
@@ -119,18 +186,32 @@ def _encode(tokenizer: Any, text: str) -> tuple[int, ...]:
 class TokenIdScanner:
     """Splits (delta_text, delta_token_ids) into text and markers, deferring as needed."""
 
-    __slots__ = ("id_to_name", "decode", "decode_run", "deferred", "post_text")
+    __slots__ = ("id_to_name", "decode", "decode_run", "deferred", "post_text", "sequencer")
 
     def __init__(self, id_to_name: dict[int, str], decode: Callable[[int], str],
-                 decode_run: Callable[[Sequence[int]], str] | None = None) -> None:
+                 decode_run: Callable[[Sequence[int]], str] | None = None,
+                 sequencer: Sequencer | None = None) -> None:
         self.id_to_name = id_to_name
         self.decode = decode
         self.decode_run = decode_run
         self.deferred: list[Marker] = []
         self.post_text = ""  # text that arrived while waiting for a deferred marker
+        # Joins pieces (special tokens of a spelling) into markers: sequences.py.
+        self.sequencer = sequencer
+
+    def waiting(self) -> bool:
+        """Whether markers wait for their text, or pieces for the rest of a spelling."""
+        return bool(self.deferred) or (self.sequencer is not None and bool(self.sequencer.held))
 
     def scan(self, delta_text: str, ids: Sequence[int]) -> list[Item]:
-        """Items of one delta, in order (one with a marker id, or with markers deferred)."""
+        """Items of one delta, in order (one with a marker id, or with markers waiting)."""
+        if self.sequencer is None:
+            return self._scan(delta_text, ids)
+        if self.deferred or not self.id_to_name.keys().isdisjoint(ids):
+            return self.sequencer.feed(self._scan(delta_text, ids))
+        return self.sequencer.feed([delta_text])
+
+    def _scan(self, delta_text: str, ids: Sequence[int]) -> list[Item]:
         items: list[Item] = []
         text = delta_text
         id_to_name = self.id_to_name
@@ -203,16 +284,22 @@ class TokenIdScanner:
                 run.append(tid)
                 continue
             if run:
-                joined = self.decode_run(run) if runs else "".join(map(decode, run))
+                joined = self._joined(run, runs)
                 if joined:
                     found.append(joined)
                 run = []
             found.append(Marker(name, decode(tid)))
         if run:
-            joined = self.decode_run(run) if runs else "".join(map(decode, run))
+            joined = self._joined(run, runs)
             if joined:
                 found.append(joined)
         return found
+
+    def _joined(self, run: list[int], whole: bool) -> str:
+        """The text of a run of text tokens: decoded as one run, or token by token."""
+        if whole and self.decode_run is not None:
+            return self.decode_run(run)
+        return "".join(map(self.decode, run))
 
     def flush(self) -> list[Item]:
         """Everything still waiting, at the end of the stream."""
@@ -222,6 +309,8 @@ class TokenIdScanner:
             self.post_text = ""
         items.extend(self.deferred)
         self.deferred = []
+        if self.sequencer is not None:
+            return [*self.sequencer.feed(items), *self.sequencer.flush()]
         return items
 
     def _resolve_deferred(self, delta_text: str, items: list[Item]) -> str:
@@ -247,7 +336,7 @@ class TokenIdScanner:
 
     def _anchor(self, delta_text: str, found: list[Item]) -> list[Item] | None:
         """Align individually decoded tokens with the detokenizer's text."""
-        rebuilt = "".join(item if type(item) is str else item.text for item in found)
+        rebuilt = "".join(item if isinstance(item, str) else item.text for item in found)
         if not rebuilt:
             return [delta_text, *found]
         pos = delta_text.find(rebuilt)
@@ -285,8 +374,10 @@ class TokenIdScanner:
                 continue
             later_found = any(p >= 0 for p in positions[i + 1 :])
             # A dropped token's text may never arrive (the detokenizer strips it),
-            # so text is only parked behind a marker the format names.
-            if not later_found and consumed < len(delta_text) and marker.name != DROP:
+            # so text is only parked behind a marker the format names (a piece is
+            # text until its spelling is complete: text before it goes on at once).
+            if (not later_found and consumed < len(delta_text) and marker.name != DROP
+                    and not is_piece(marker.name)):
                 self.post_text += delta_text[consumed:]
                 consumed = len(delta_text)
             self.deferred.append(marker)

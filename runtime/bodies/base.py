@@ -37,6 +37,9 @@ class ToolBody:
     # States its own text can end it in (no marker needed): the compiler counts them
     # reachable from TOOL_ARGS.
     exits_to: ClassVar[tuple[str, ...]] = ()
+    # Its text starts and names the calls (each element of a list is one): no
+    # transition needs to emit TOOL_CALL_START.
+    starts_calls: ClassVar[bool] = False
 
     __slots__ = ("parser",)
 

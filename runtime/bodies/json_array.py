@@ -16,6 +16,7 @@ class JsonArrayBody(JsonBody):
     """
 
     name = "json_array"
+    starts_calls = True
     exits_to = ("CONTENT",)  # its closing ]
 
     __slots__ = ("started", "element", "end")

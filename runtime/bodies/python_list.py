@@ -32,6 +32,7 @@ class PythonListBody(ToolBody):
     """
 
     name = "python_list"
+    starts_calls = True
     exits_to = ("CONTENT",)  # its closing ], or text that is no call after all
 
     __slots__ = ("where", "held", "calls", "scan")
@@ -67,6 +68,7 @@ class PythonListBody(ToolBody):
             if len(self.held) > _HELD_LIMIT:
                 return self._bail(pos, out)  # no call starts this long after: prose
             m = _SEPARATORS.match(text, pos)
+            assert m is not None  # (it matches the empty string)
             if m.end() > pos:
                 if where == "name":  # a name cut by a space: not a call
                     return self._bail(pos, out)
@@ -89,6 +91,7 @@ class PythonListBody(ToolBody):
                 return pos  # a call may start here: its text begins a piece of its own
             else:
                 m = _NAME.match(text, pos)
+                assert m is not None  # (it matches the empty string)
                 if m.end() == n and may_hold and where == "between" and n - pos < 256:
                     return ~pos  # a name that may be a call's: wait for what follows it
                 self.held += m.group()

@@ -1,0 +1,101 @@
+"""Markers spelled over several tokens, some of them special: matched as id sequences.
+
+Kimi K3 writes ``<|open|>think<|sep|>``: two special tokens around a word.  Typed as
+prose, the same characters are ordinary tokens, so with token ids the marker is
+known by its special tokens, not by its text.  The scanner reports each special
+token of such a spelling as a *piece* (a ``Marker`` whose name is one private-use
+character); ``PieceSequencer`` joins pieces and the text between them into the
+marker they spell, and gives back as text any piece that spells none.  A spelling is
+a *pattern*: its text with each special token replaced by its piece's character.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .tokens import Item, Marker, is_piece
+
+
+class PieceSequencer:
+    """Turns pieces and the text around them into the markers their patterns spell."""
+
+    __slots__ = ("patterns", "starts", "held")
+
+    def __init__(self, patterns: Mapping[str, str]) -> None:
+        self.patterns = dict(patterns)  # pattern -> terminal name
+        self.starts = frozenset(pattern[0] for pattern in patterns)
+        # Pieces and text that may still spell a marker: (pattern text, real text).
+        self.held: list[tuple[str, str]] = []
+
+    def feed(self, items: list[Item]) -> list[Item]:
+        """The scanner's items with pieces joined into markers or given back as text."""
+        out: list[Item] = []
+        for item in items:
+            if isinstance(item, str):
+                if self.held:
+                    self.held.append((item, item))
+                    self._resolve(out, False)
+                elif item:
+                    out.append(item)
+            elif not is_piece(item.name):
+                self._release(out)  # a terminal's own token ends any spelling
+                out.append(item)
+            elif self.held or item.name in self.starts:
+                self.held.append((item.name, item.text))
+                self._resolve(out, False)
+            else:
+                out.append(item.text)  # a piece no pattern starts with: its text
+        return out
+
+    def flush(self) -> list[Item]:
+        """What is held at the end of the stream: markers it spells, else text."""
+        out: list[Item] = []
+        self._resolve(out, True)
+        return out
+
+    def _release(self, out: list[Item]) -> None:
+        self._resolve(out, True)
+
+    def _resolve(self, out: list[Item], final: bool) -> None:
+        """Take the longest pattern the held text starts with, once no longer one can
+        still come; give back a piece that starts none as text."""
+        while self.held:
+            spelled = "".join(piece for piece, _ in self.held)
+            if not final and any(len(p) > len(spelled) and p.startswith(spelled)
+                                 for p in self.patterns):
+                return  # a longer spelling may still come
+            best = max((p for p in self.patterns if spelled.startswith(p)),
+                       key=len, default="")
+            if best:
+                text, rest = self._split(len(best))
+                out.append(Marker(self.patterns[best], text))
+            else:
+                text, rest = self._split(1)
+                out.append(text)
+            self.held = []
+            if rest:
+                self._restart(rest, out)
+
+    def _split(self, size: int) -> tuple[str, list[tuple[str, str]]]:
+        """The real text of the first ``size`` pattern characters, and the rest."""
+        taken: list[str] = []
+        for i, (piece, text) in enumerate(self.held):
+            if size >= len(piece):
+                taken.append(text)
+                size -= len(piece)
+                if not size:
+                    return "".join(taken), self.held[i + 1 :]
+                continue
+            # Text split inside: a piece is one character, so only text is split.
+            taken.append(text[:size])
+            return "".join(taken), [(piece[size:], text[size:]), *self.held[i + 1 :]]
+        return "".join(taken), []
+
+    def _restart(self, rest: list[tuple[str, str]], out: list[Item]) -> None:
+        """Hold what is left after a resolved spelling from its first piece that may
+        start another; text before it is plain."""
+        for i, (piece, text) in enumerate(rest):
+            if piece != text and piece in self.starts:  # (a piece's text is its spelling)
+                self.held = rest[i:]
+                return
+            out.append(text)
