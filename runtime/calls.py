@@ -250,9 +250,10 @@ class ToolCalls:
                 name = self.glued_name(name)
         if self.name_entities is not None:
             name = self.name_entities(name)
-        key_lead = self._key_in_name(name, args)
-        if key_lead is not None:
-            name, key_lead = key_lead
+        split = self._key_in_name(name, args)
+        key_lead = ""
+        if split is not None:
+            name, key_lead = split
         if not name or (self.valid_names is not None and name not in self.valid_names):
             call.invalid = True
             why = "an empty name" if not name else f"unknown tool {name!r}"
