@@ -47,7 +47,7 @@ from .messages import (
 )
 from .render import Renderer
 from .lexicon import Lexicon
-from .prompt import Reasoning
+from .prompt import Reasoning, ReasoningEndAt
 from .driver import StreamingParserBase
 from .structural import structural_tag as build_structural_tag
 
@@ -101,6 +101,7 @@ __all__ = [
     "ParsedMessage",
     "PythonListBody",
     "Reasoning",
+    "ReasoningEndAt",
     "Renderer",
     "SemanticEvent",
     "StreamingParserBase",

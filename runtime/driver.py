@@ -66,7 +66,7 @@ from .events import (
     SemanticEvent,
 )
 from .lexicon import Lexicon
-from .prompt import PromptReader, Reasoning, count_reasoning_tokens
+from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
 _REASONING_END = EventType.REASONING_END
@@ -240,9 +240,19 @@ class StreamingParserBase:
         """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
         return self._prompt.is_reasoning_end(token_ids)
 
+    def is_reasoning_open(self, token_ids: Sequence[int]) -> bool:
+        """Whether a start marker left reasoning open at the end of ``token_ids``."""
+        return self._prompt.is_reasoning_open(token_ids)
+
+    def find_reasoning_end(self, token_ids: Sequence[int], inside: bool = False) -> ReasoningEndAt:
+        """Where reasoning ends in ``token_ids`` read forward, after ids that left a
+        start marker open (``inside``, see ``is_reasoning_open``) or not: a server that
+        sees a completion's ids batch by batch carries ``inside`` from one to the next."""
+        return self._prompt.find_reasoning_end(token_ids, inside)
+
     def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
         """The output's content token ids: what follows the end of reasoning."""
-        return self._prompt.extract_content_ids(token_ids)
+        return self._prompt.extract_content_ids(token_ids, self._start_state == REASONING)
 
     @property
     def reasoning(self) -> Reasoning | None:
