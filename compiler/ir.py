@@ -13,7 +13,7 @@ from parsergen.runtime.lexicon import relevant_closure
 from parsergen.runtime.arguments import SYNTAXES
 from parsergen.runtime.bodies import BODIES, ToolBody
 
-from .lower import Lowered, reachable_states, with_implicit_reasoning_ends
+from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_reasoning_ends
 from .render import RenderIR, build_render
 
 STATE_IDS = {name: i for i, name in enumerate(STATE_NAMES)}
@@ -445,6 +445,12 @@ def _reasoning(spec: dict[str, Any], states: list[StateIR],
     end = tuple(declared["end"])
     implicit = tuple(sorted({tr.terminal for tr in by_name["REASONING"].transitions
                              if "REASONING_END" in tr.emit and tr.terminal not in end}))
+    if declared["calls_are_text"]:
+        # No call starts in REASONING, but a call's start in content still ends the
+        # wait for reasoning (as in vLLM): the runtime skips those inside reasoning.
+        content = by_name["CONTENT"].transitions if "CONTENT" in by_name else ()
+        implicit = tuple(sorted({tr.terminal for tr in content
+                                 if tr.target in TOOL_STATE_NAMES and tr.terminal not in end}))
     wait_spec = declared.get("wait")
     wait_on, wait_off = (
         bool(v.thinking if wait_spec == "thinking" else wait_spec) if wait_spec is not None

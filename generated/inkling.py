@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(8)
+require_runtime(9)
 
 FORMAT = "inkling"
 

@@ -47,7 +47,7 @@ from .messages import (
 )
 from .render import Renderer
 from .lexicon import Lexicon
-from .prompt import Reasoning
+from .prompt import Reasoning, ReasoningEndAt
 from .driver import StreamingParserBase
 from .structural import structural_tag as build_structural_tag
 
@@ -63,7 +63,8 @@ from .structural import structural_tag as build_structural_tag
 # 7: state text actions FramingText / DropText / EndFraming and FRAMING_PUNCTUATION, SPEC_DROPPED
 #    (framing is whitespace and punctuation; other text is content).
 # 8: modules give StreamingParser.SYNTAX and CALL_CLOSERS (markers inside argument values).
-RUNTIME_VERSION = 8
+# 9: Reasoning takes calls_are_text; ChatParser.TOOL_NAME_GLUED_PREFIX (tool_name.glued_prefix).
+RUNTIME_VERSION = 9
 
 
 def require_runtime(version: int) -> None:
@@ -101,6 +102,7 @@ __all__ = [
     "ParsedMessage",
     "PythonListBody",
     "Reasoning",
+    "ReasoningEndAt",
     "Renderer",
     "SemanticEvent",
     "StreamingParserBase",

@@ -32,6 +32,7 @@ from .messages import (
 )
 from .schema_types import read_tools, tool_names
 from .driver import StreamingParserBase
+from .prompt import ReasoningEndAt
 from .tokens import coalesce
 
 _TEXT = EventType.TEXT_CHUNK
@@ -237,6 +238,15 @@ class ChatParser:
     def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
         """Whether reasoning is over after ``token_ids``."""
         return self.events.is_reasoning_end(token_ids)
+
+    def is_reasoning_open(self, token_ids: Sequence[int]) -> bool:
+        """Whether a start marker left reasoning open at the end of ``token_ids``."""
+        return self.events.is_reasoning_open(token_ids)
+
+    def find_reasoning_end(self, token_ids: Sequence[int], inside: bool = False) -> ReasoningEndAt:
+        """Where reasoning ends in ``token_ids`` read forward, after ids that left a
+        start marker open (``inside``) or not."""
+        return self.events.find_reasoning_end(token_ids, inside)
 
     def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
         """The content token ids of an output."""

@@ -66,7 +66,7 @@ from .events import (
     SemanticEvent,
 )
 from .lexicon import Lexicon
-from .prompt import PromptReader, Reasoning, count_reasoning_tokens
+from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
 from .sequences import PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
@@ -140,6 +140,16 @@ class StreamingParserBase:
         # Start markers that open reasoning as the completion's first text (initialize).
         self._opening: frozenset[str] = frozenset()
         self._found: str | None = None  # what initialize's prompt walk found
+        # End markers CONTENT has no transition for: right after reasoning closed (by the
+        # prompt, the thinking-off template or the completion), one that comes again
+        # before any content text, whitespace aside, is that marker, not content.
+        rules = self.REASONING_RULES
+        ends = rules.end - lexicon.live.get(CONTENT, frozenset()) if rules else frozenset()
+        self._reclosing: frozenset[str] = ends
+        self._reclosers = {lit: name for lit, name in lexicon.literals.items() if name in ends}
+        self._after_close = False  # _fresh is that window (see _closed)
+        if self._closed_by_default():
+            self._closed()
         self.header = ""  # MESSAGE_HEADER text
         # A framing state's text since its last marker: framing held until a word makes
         # it content (then None: the rest up to the next marker is content as it comes).
@@ -178,6 +188,7 @@ class StreamingParserBase:
     def _begin(self, found: str | None) -> None:
         """Start after ``found`` (``PromptReader.start_marker``'s answer)."""
         self._found = found
+        self._after_close = False
         self._starters = self._lexicon.at_start
         state = self.INITIAL_STATES[self.thinking]
         opening: frozenset[str] = frozenset()
@@ -199,6 +210,22 @@ class StreamingParserBase:
         self._opening = opening
         self.state_id = self._start_state = state
         self._reasoning_closed = found == "end"
+        if found == "end" or (found is None and self._closed_by_default()):
+            self._closed()
+
+    def _closed_by_default(self) -> bool:
+        """Whether the completion starts past reasoning the template closed: thinking
+        off, where thinking on starts in reasoning."""
+        initial = self.INITIAL_STATES
+        return not self.thinking and initial[False] == CONTENT and initial[True] == REASONING
+
+    def _closed(self) -> None:
+        """Reasoning has just closed: an end marker before content text is a marker."""
+        if self._reclosing and self.state_id == CONTENT:
+            if not self._fresh:  # (mid-completion: no other marker is a starter now)
+                self._starters, self._opening = {}, frozenset()
+            self._starters = {**self._starters, **self._reclosers}
+            self._fresh = self._after_close = True
 
     @property
     def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
@@ -242,9 +269,19 @@ class StreamingParserBase:
         """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
         return self._prompt.is_reasoning_end(token_ids)
 
+    def is_reasoning_open(self, token_ids: Sequence[int]) -> bool:
+        """Whether a start marker left reasoning open at the end of ``token_ids``."""
+        return self._prompt.is_reasoning_open(token_ids)
+
+    def find_reasoning_end(self, token_ids: Sequence[int], inside: bool = False) -> ReasoningEndAt:
+        """Where reasoning ends in ``token_ids`` read forward, after ids that left a
+        start marker open (``inside``, see ``is_reasoning_open``) or not: a server that
+        sees a completion's ids batch by batch carries ``inside`` from one to the next."""
+        return self._prompt.find_reasoning_end(token_ids, inside)
+
     def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
         """The output's content token ids: what follows the end of reasoning."""
-        return self._prompt.extract_content_ids(token_ids)
+        return self._prompt.extract_content_ids(token_ids, self._start_state == REASONING)
 
     @property
     def reasoning(self) -> Reasoning | None:
@@ -261,11 +298,13 @@ class StreamingParserBase:
         if delta_token_ids and not self._had_ids:
             self._had_ids = True
             self._matchers = self._strict_matchers
-            if self._opening and self._info is not None:
-                # Once ids come, a start marker typed as text is text.
-                resolved = self._info.resolved
+            if (self._opening or self._reclosers) and self._info is not None:
+                # Once ids come, a start or end marker typed as text is text.
+                resolved, special = self._info.resolved, self._opening | self._reclosing
                 self._starters = {lit: name for lit, name in self._starters.items()
-                                  if name not in self._opening or name not in resolved}
+                                  if name not in special or name not in resolved}
+                self._reclosers = {lit: name for lit, name in self._reclosers.items()
+                                   if name not in resolved}  # (the token is the marker)
         scanner = self._scanner
         return scanner is not None and (
             scanner.waiting() or not scanner.id_to_name.keys().isdisjoint(delta_token_ids))
@@ -389,7 +428,9 @@ class StreamingParserBase:
             out.append(RawText(tail[-cut:], state, name))
 
     def _at_start(self, buf: str, final: bool, out: list[SemanticEvent]) -> int | None:
-        """At the start of the completion: consume a start-only marker, or hold for one."""
+        """At the start of the completion (or of content right after reasoning closed):
+        consume a start-only marker, or hold for one; whitespace may come before an
+        end marker that closes reasoning again."""
         for lit, name in self._starters.items():
             if buf.startswith(lit):
                 self._fresh = False
@@ -397,13 +438,31 @@ class StreamingParserBase:
                     out.append(RawText(lit, self.state_id, name))
                 if name in self._opening:
                     self.state_id = REASONING
-                else:
+                elif name not in self._reclosing:  # (a repeated end marker: no event)
                     self.on_marker(name, lit, out)
                 return len(lit)
             if lit.startswith(buf) and not final:
                 return None
+        space = len(buf) - len(buf.lstrip()) if self._after_close else 0
+        if space:
+            # Content so far: whitespace, as it comes; only an end marker may follow.
+            if self.raw:
+                out.append(RawText(buf[:space], self.state_id))
+            self.on_text(buf[:space], out)
+            self._starters = self._reclosers
+            return space
         self._fresh = False
         return 0
+
+    def _starting(self, buf: str, pos: int, final: bool, out: list[SemanticEvent]) -> int:
+        """Where lexing goes on in ``buf`` after what ``_at_start`` consumes from ``pos``
+        (``~at``: hold ``buf[at:]``, which may still be such a marker)."""
+        while self._fresh and pos < len(buf):
+            found = self._at_start(buf[pos:] if pos else buf, final, out)
+            if found is None:
+                return ~pos
+            pos += found
+        return pos
 
     def _marker(self, marker: Marker, out: list[SemanticEvent]) -> None:
         first = self._fresh and not self._pending  # the marker begins the completion
@@ -436,7 +495,13 @@ class StreamingParserBase:
         if first and marker.name in self._opening:
             self.state_id = REASONING  # a start marker token that begins the completion
             return
+        if (first and self._after_close and marker.name in self._reclosing
+                and self.state_id == CONTENT):
+            return  # an end marker token again, right after reasoning closed: no event
+        before = self.state_id
         self.on_marker(marker.name, marker.text, out)
+        if before == REASONING and self.state_id == CONTENT:
+            self._closed()
         if values is None and self._gate is not None and self.state_id == TOOL_ARGS:
             self._gate.entered(marker.text)
 
@@ -474,12 +539,11 @@ class StreamingParserBase:
 
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
         """Lex ``buf`` from the current state on; return the tail held back."""
-        if self._fresh and buf:
-            found = self._at_start(buf, final, out)
-            if found is None:
-                return buf  # may still be a marker that only starts a completion
-            buf = buf[found:]
         pos = 0
+        if self._fresh and buf:
+            pos = self._starting(buf, 0, final, out)
+            if pos < 0:
+                return buf[~pos:]  # may still be a marker that only starts a completion
         n = len(buf)
         emit = self.on_text
         step = self.on_marker
@@ -553,10 +617,16 @@ class StreamingParserBase:
                 values.feed(buf[start:end])
             if tap:
                 out.append(RawText(buf[start:end], self.state_id, name))
+            before = self.state_id
             step(name, buf[start:end], out)
             if gate is not None and values is None and self.state_id == TOOL_ARGS:
                 gate.entered(buf[start:end])
             pos = end
+            if before == REASONING and self.state_id == CONTENT and self._reclosing:
+                self._closed()
+                pos = self._starting(buf, pos, final, out)
+                if pos < 0:
+                    return buf[~pos:]
         return ""
 
     def framing_text(self, text: str, out: list[SemanticEvent]) -> None:

@@ -12,9 +12,9 @@ counts a completion's reasoning tokens through a fresh parser's ``raw`` tap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from .events import REASONING, RawText
+from .events import DROP, REASONING, RawText
 from .lexicon import Lexicon
 from .tokens import TokenizerInfo
 
@@ -31,14 +31,15 @@ class Reasoning:
     """A format's reasoning markers (terminal names) and what depends on thinking."""
 
     __slots__ = ("start", "end", "implicit_end", "wait", "start_opens", "newline_framing",
-                 "start_optional")
+                 "start_optional", "calls_are_text")
 
     def __init__(self, *, start: Sequence[str], end: Sequence[str],
                  implicit_end: Sequence[str] = (), wait: tuple[bool, bool],
                  start_opens: tuple[bool, bool], newline_framing: bool = False,
-                 start_optional: bool = False) -> None:
+                 start_optional: bool = False, calls_are_text: bool = False) -> None:
         self.start = frozenset(start)
         self.end = frozenset(end)
+        # Call start markers that end reasoning (or the wait for it) and are content.
         self.implicit_end = frozenset(implicit_end)
         self.wait = {True: wait[0], False: wait[1]}
         self.start_opens = {True: start_opens[0], False: start_opens[1]}
@@ -46,6 +47,17 @@ class Reasoning:
         # The models may reason without writing the start marker: a prompt with no
         # reasoning marker leaves the format's initial state, not content.
         self.start_optional = start_optional
+        # The models never call a tool while reasoning: an implicit end inside an open
+        # start marker is reasoning text; it ends the wait only outside one.
+        self.calls_are_text = calls_are_text
+
+
+class ReasoningEndAt(NamedTuple):
+    """Where reasoning ends in token ids read forward (``find_reasoning_end``)."""
+
+    offset: int | None  # the first id of the marker that ends it; None: nothing does
+    implicit: bool  # that marker is content itself (a call's start)
+    inside: bool  # nothing ends it and a start marker is open after the ids
 
 
 def _ends_at(ids: Sequence[int], i: int, seqs: _Seqs) -> bool:
@@ -66,7 +78,7 @@ class PromptReader:
     """A format's reasoning markers as one tokenizer (or none) spells them, with
     thinking on or off: the prompt walk and the reasoning-id queries."""
 
-    __slots__ = ("reasoning", "waits", "_opens", "_lexicon", "_info", "_seqs")
+    __slots__ = ("reasoning", "waits", "_opens", "_calls_are_text", "_lexicon", "_info", "_seqs")
 
     def __init__(self, reasoning: Reasoning | None, lexicon: Lexicon,
                  info: TokenizerInfo | None, thinking: bool) -> None:
@@ -75,6 +87,7 @@ class PromptReader:
         self.waits = reasoning is not None and reasoning.wait[thinking]
         # Whether a start marker in the ids reopens reasoning.
         self._opens = reasoning is not None and reasoning.start_opens[thinking]
+        self._calls_are_text = reasoning is not None and reasoning.calls_are_text
         self._lexicon = lexicon
         self._info = info
         self._seqs: tuple[_Seqs, _Seqs, _Seqs] | None = None  # see _reasoning_ids
@@ -152,24 +165,57 @@ class PromptReader:
         """Token id sequences of markers that end reasoning and are content themselves."""
         return _sequences(self._reasoning_ids()[2])
 
-    def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
-        """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
+    def _walk_back(self, token_ids: Sequence[int]) -> str:
+        """The last reasoning marker of ``token_ids`` (back to a turn boundary): "end"
+        (an end marker, or a call's start that ends reasoning), "start" (a start marker
+        that opens reasoning) or "none"."""
         starts, end_seqs, implicit = self._reasoning_ids()
         boundary = self._info.boundary_ids if self._info is not None else frozenset()
-        opens = self._opens
+        # A call's start where the models never call while reasoning: it ends the wait
+        # only if no start marker before it left reasoning open.
+        call = False
         for i in range(len(token_ids) - 1, -1, -1):
-            if _ends_at(token_ids, i, end_seqs) or _ends_at(token_ids, i, implicit):
-                return True
-            if _ends_at(token_ids, i, starts):
-                if opens:
-                    return False
+            if _ends_at(token_ids, i, end_seqs):
+                return "end"
+            if _ends_at(token_ids, i, implicit):
+                if not self._calls_are_text:
+                    return "end"
+                call = True
+            elif _ends_at(token_ids, i, starts):
+                if self._opens:
+                    return "start"
                 break
-            if token_ids[i] in boundary:
+            elif token_ids[i] in boundary:
                 break
-        return not self.waits
+        return "end" if call else "none"
 
-    def extract_content_ids(self, token_ids: Sequence[int]) -> list[int]:
-        """The output's content token ids: what follows the end of reasoning."""
+    def is_reasoning_end(self, token_ids: Sequence[int]) -> bool:
+        """Whether reasoning is over after ``token_ids`` (prompt and output so far)."""
+        found = self._walk_back(token_ids)
+        return found == "end" or (found == "none" and not self.waits)
+
+    def is_reasoning_open(self, token_ids: Sequence[int]) -> bool:
+        """Whether a start marker left reasoning open at the end of ``token_ids``."""
+        return self._walk_back(token_ids) == "start"
+
+    def find_reasoning_end(self, token_ids: Sequence[int], inside: bool = False) -> ReasoningEndAt:
+        """Where reasoning ends in ``token_ids`` read forward, after ids that left a
+        start marker open (``inside``) or not: the first marker that ends it."""
+        starts, end_seqs, implicit = self._reasoning_ids()
+        for i in range(len(token_ids)):
+            if _ends_at(token_ids, i, end_seqs):
+                return ReasoningEndAt(i, False, False)
+            for seq in implicit.get(token_ids[i], ()):
+                if (not (inside and self._calls_are_text) and len(seq) <= i + 1
+                        and _ends_at(token_ids, i, {token_ids[i]: [seq]})):
+                    return ReasoningEndAt(i + 1 - len(seq), True, False)
+            if self._opens and _ends_at(token_ids, i, starts):
+                inside = True
+        return ReasoningEndAt(None, False, inside)
+
+    def extract_content_ids(self, token_ids: Sequence[int], inside: bool = False) -> list[int]:
+        """The output's content token ids: what follows the end of reasoning (a call's
+        start that ended it included); ``inside``: the output starts in reasoning."""
         ids = list(token_ids)
         if not self.waits:
             return ids
@@ -183,11 +229,11 @@ class PromptReader:
             for i in range(len(ids) - 1, -1, -1):
                 if ids[i] in boundary:
                     start = i + 1
+                    inside = False
                     break
-            for i in range(start, len(ids)):
-                for seq in implicit.get(ids[i], ()):
-                    if len(seq) <= i + 1 - start and _ends_at(ids, i, {ids[i]: [seq]}):
-                        return ids[i + 1 - len(seq):]
+            found = self.find_reasoning_end(ids[start:], inside)
+            if found.offset is not None:
+                return ids[start + found.offset :]
         return ids
 
 
@@ -198,11 +244,14 @@ def count_reasoning_tokens(parser: StreamingParserBase, texts: Sequence[str],
     where the completion starts."""
     text = "".join(texts)
     reasoning = bytearray(len(text) + 1)  # 1 where a character is reasoning text
+    # Markers REASONING has a transition for (and dropped ones); another marker's
+    # token is plain text there.
+    markers = {DROP, *parser.LEXICONS[parser.thinking].live.get(REASONING, ())}
     pos = 0
     for item in [*parser.feed(text, token_ids), *parser.finish()]:
         if type(item) is RawText:
             end = pos + len(item.text)
-            if item.state == REASONING and item.marker is None:
+            if item.state == REASONING and item.marker not in markers:
                 reasoning[pos:end] = b"\1" * len(item.text)
             pos = end
     count = 0

@@ -15,6 +15,7 @@ import pytest
 
 import parsergen
 from parsergen.runtime import STATE_NAMES, accumulate
+from parsergen.runtime.accounting import account
 from parsergen.runtime.events import CONTENT, REASONING
 from support.tokenizers import TOKENIZERS, byte_token_ids
 from test_properties import TOKENIZER
@@ -209,3 +210,63 @@ def test_start_and_no_prompt_are_unchanged(get_tokenizer) -> None:
     parser = QWEN.StreamingParser()
     parser.initialize(_ids(get_tokenizer("qwen3.6"), AT))
     assert parser.state_id == REASONING
+
+
+def _reclosed(module: Any, text: str, thinking: bool, prompt: str | None,
+              tokenizer: Any = None) -> list[tuple]:
+    """``text``'s (reasoning, content) parsed whole and streamed (per character, or per
+    token with a tokenizer), each after ``prompt`` (None: no prompt)."""
+    ids = _ids(tokenizer, text) if tokenizer is not None else None
+    start: dict[str, Any] = {}
+    if prompt is not None:
+        start = ({"prompt_text": prompt} if tokenizer is None
+                 else {"prompt_token_ids": _ids(tokenizer, prompt)})
+    whole = module.parse(text, thinking=thinking, tokenizer=tokenizer, token_ids=ids, **start)
+    chat = module.ChatParser(tokenizer, thinking=thinking)
+    if prompt is not None:
+        chat.initialize(**({"prompt_text": prompt} if tokenizer is None
+                           else {"prompt_token_ids": start["prompt_token_ids"]}))
+    deltas = ([(ch, ()) for ch in text] if tokenizer is None
+              else [(tokenizer.decode([i]), [i]) for i in ids or ()])
+    streamed = accumulate([*(chat.feed(t, i) for t, i in deltas), chat.finish()])
+    return [(m.reasoning, m.content) for m in (whole, streamed)]
+
+
+@pytest.mark.parametrize("thinking", [True, False])
+@pytest.mark.parametrize("fmt", REASONING_FORMATS)
+def test_an_end_marker_again_after_reasoning_closed_is_a_marker(fmt: str, thinking: bool) -> None:
+    # The prompt closed reasoning (an empty think block) and the model closes it again
+    # before answering (tests/corpus/qwen/qwen3-stray-think-end-after-prefill.yaml): the
+    # repeated end marker, after whitespace at most, is a marker, never content; so after
+    # the completion's own end marker. Later in content the format decides, as before.
+    module = parsergen.load(fmt)
+    start, end, boundary = _markers(module, thinking)
+    if start is None or end is None:
+        pytest.skip(f"{fmt} has no start marker with thinking={thinking}")
+    closed = "Hi" + boundary + "assistant\n" + start + "\n" + end + "\n"
+    tokenizer = TOKENIZERS[TOKENIZER[fmt]]()
+    for tok in (None, tokenizer):
+        for lead in ("", "\n", " \n "):
+            plain = _reclosed(module, lead + "\n\nAnswer.", thinking, closed, tok)
+            assert plain[0] == plain[1] and plain[0][1].strip() == "Answer.", (lead, tok)
+            again = _reclosed(module, lead + end + "\n\nAnswer.", thinking, closed, tok)
+            assert again == plain, (lead, tok)
+            # The prompt opened reasoning, the completion closes it, then again.
+            own = _reclosed(module, "Plan." + end + lead + end + "Answer.", thinking,
+                            "Hi" + boundary + "assistant\n" + start, tok)
+            assert own == [("Plan.", own[0][1])] * 2 and own[0][1].strip() == "Answer.", (
+                lead, tok)
+
+
+def test_an_end_marker_again_is_accounted_a_marker_and_thinking_off_closes() -> None:
+    qwen = parsergen.load("qwen3_json")
+    parser = qwen.StreamingParser(thinking=False)  # the template closed reasoning
+    accounting = account(parser, [(ch, []) for ch in "\n</think>\n\nAnswer."])
+    assert not accounting.problems
+    assert accounting.by_category() == {"content": "\n\n\nAnswer.", "marker THINK_END": "</think>"}
+    # Thinking on and no prompt: the completion starts in reasoning, nothing was closed.
+    assert qwen.parse("</think>Answer.").content == "Answer."
+    assert qwen.parse("Answer.</think>", thinking=False).content == "Answer.</think>"
+    # A prompt with no marker closed nothing: the end marker is content, as before.
+    message = qwen.parse("</think>Answer.", prompt_text="<|im_start|>assistant\n")
+    assert message.content == "</think>Answer."

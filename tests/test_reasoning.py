@@ -242,27 +242,87 @@ def test_gemma4_empty_thought_channel_is_no_reasoning(text, reasoning, content, 
     assert (call.reasoning, [c.name for c in call.tool_calls]) == (None, ["f"])
 
 
+MISTRAL = parsergen.load("mistral")
+# A [TOOL_CALLS] quoted inside Magistral's [THINK] block, then a call after it.
+THINK_QUOTES_CALL = ('[THINK]I could write [TOOL_CALLS]get_time[ARGS]{}.[/THINK]'
+                     '[TOOL_CALLS]f[ARGS]{"a": 1}')
+
+
 def test_calls_are_text_keeps_call_markers_in_reasoning(tmp_path, get_tokenizer) -> None:
-    # Magistral never calls a tool inside its [THINK] block (a format says so with
-    # reasoning.calls_are_text, the opposite of ended_by_tool_calls).
-    module = build(tmp_path, """
-        extends: mistral
-        name: thinking_mistral
-        description: mistral whose models never call tools while reasoning
-        reasoning: {calls_are_text: true}
-        """)
-    assert "TOOL_CALLS" not in module.SPEC["transitions"]["REASONING"]
-    assert module.StreamingParser.REASONING_RULES.implicit_end == frozenset()
-    text = '[THINK]I could write [TOOL_CALLS]get_time[ARGS]{}.[/THINK][TOOL_CALLS]f[ARGS]{"a": 1}'
+    # Magistral never calls a tool inside its [THINK] block: mistral.yaml says so with
+    # reasoning.calls_are_text, the opposite of ended_by_tool_calls.
+    assert "TOOL_CALLS" not in MISTRAL.SPEC["transitions"]["REASONING"]
+    rules = MISTRAL.StreamingParser.REASONING_RULES
+    # A [TOOL_CALLS] in content still ends the wait for reasoning (as in vLLM).
+    assert rules.calls_are_text and rules.implicit_end == frozenset({"TOOL_CALLS"})
+    text = THINK_QUOTES_CALL
     tokenizer = get_tokenizer("mistral")
     ids = tokenizer.encode(text, add_special_tokens=False)
+    assert ids.count(ids[ids.index(35) + 1]) == 2  # both [TOOL_CALLS] are the token
+    expected = ("I could write [TOOL_CALLS]get_time[ARGS]{}.", None, [("f", '{"a": 1}')])
     for kwargs in ({}, {"tokenizer": tokenizer, "token_ids": ids}):
-        message = module.parse(text, **kwargs)
-        assert message.reasoning == "I could write [TOOL_CALLS]get_time[ARGS]{}."
-        assert [(c.name, c.arguments) for c in message.tool_calls] == [("f", '{"a": 1}')]
-    # The format it extends ends reasoning at the call, as vLLM does.
-    message = parsergen.load("mistral").parse(text)
+        message = MISTRAL.parse(text, **kwargs)
+        assert (message.reasoning, message.content,
+                [(c.name, c.arguments) for c in message.tool_calls]) == expected
+    # Streamed per character, per token: the same message.
+    pieces = [[(c, ()) for c in text],
+              [(tokenizer.decode([i]), [i]) for i in ids]]
+    for deltas in pieces:
+        chat = MISTRAL.ChatParser(tokenizer if deltas[0][1] else None)
+        streamed = accumulate([*(chat.feed(t, i) for t, i in deltas), chat.finish()])
+        assert (streamed.reasoning, streamed.content,
+                [(c.name, c.arguments) for c in streamed.tool_calls]) == expected
+    # Reasoning to the end of the completion: the call marker is reasoning text.
+    cut = "[THINK]Just call.[TOOL_CALLS]get_time[ARGS]{}"
+    message = MISTRAL.parse(cut, tokenizer=tokenizer,
+                            token_ids=tokenizer.encode(cut, add_special_tokens=False))
+    assert (message.reasoning, message.tool_calls) == ("Just call.[TOOL_CALLS]get_time[ARGS]{}",
+                                                       ())
+    # A format that lets calls end reasoning (as vLLM's mistral does) calls there.
+    ending = build(tmp_path, """
+        extends: mistral
+        name: calling_mistral
+        description: mistral whose models call tools while reasoning
+        reasoning: {calls_are_text: false, ended_by_tool_calls: true}
+        """)
+    message = ending.parse(text)
     assert message.reasoning == "I could write"
+
+
+def test_calls_are_text_reasoning_ids(get_tokenizer) -> None:
+    # Where the wait for reasoning ends, by ids: at [/THINK], or at a [TOOL_CALLS] that
+    # no open [THINK] holds (vLLM ends it at every [TOOL_CALLS]).
+    tokenizer = get_tokenizer("mistral")
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False)
+
+    parser = MISTRAL.ChatParser(tokenizer)
+    call = ids('[TOOL_CALLS]f[ARGS]{"a": 1}')
+    think, thought, end = ids("[THINK]"), ids("I could write "), ids("[/THINK]")
+    quoted = think + thought + call  # no [/THINK]: all of it is reasoning
+    assert not parser.is_reasoning_end(quoted)
+    assert parser.is_reasoning_open(quoted)
+    assert parser.is_reasoning_end(quoted + end)
+    assert parser.is_reasoning_end(quoted + end + ids("ok") + call)
+    assert parser.is_reasoning_end(ids("Sure.") + call)  # no [THINK]: a call in content
+    assert not parser.is_reasoning_end(ids("Sure."))  # mistral waits for a reasoning end
+    assert parser.is_reasoning_end(quoted + end + think + thought) is False  # open again
+    # Read forward, batch by batch, carrying whether a [THINK] is open.
+    assert parser.find_reasoning_end(call) == (0, True, False)
+    assert parser.find_reasoning_end(ids("Sure.") + call) == (len(ids("Sure.")), True, False)
+    assert parser.find_reasoning_end(quoted) == (None, False, True)
+    assert parser.find_reasoning_end(call, inside=True) == (None, False, True)
+    assert parser.find_reasoning_end(quoted + end + call) == (len(quoted), False, False)
+    # The content ids: after [/THINK], or from a call that ended the wait.
+    assert parser.extract_content_ids(quoted + end + call) == call
+    assert parser.extract_content_ids(ids("Sure.") + call) == call
+    assert parser.extract_content_ids(quoted) == quoted
+    # A prompt that opened [THINK]: a call marker in the output is reasoning text.
+    opened = MISTRAL.ChatParser(tokenizer)
+    opened.initialize(ids("[INST]Hi[/INST]") + think)
+    assert opened.extract_content_ids(thought + call) == thought + call
+    assert opened.count_reasoning_tokens(thought + call) == len(thought + call)
 
 
 def test_granite33_thinks_then_responds() -> None:

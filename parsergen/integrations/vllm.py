@@ -103,6 +103,9 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
         self._kept = 0  # characters in _texts
         self._dropped = 0  # characters of the completion dropped from the front
         self._handover: list[int] | None = None
+        # Structured output reads the prompt, then the output batch by batch: whether a
+        # start marker is open there (a call marker inside it may be reasoning text).
+        self._inside = False
 
     def _new_chat(self) -> Any:
         """A parser that leaves tool markup as text: it is the tool parser's input."""
@@ -124,10 +127,11 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
     # -- structured output: pure functions of token ids ---------------------
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        self._inside = self._chat.is_reasoning_open(input_ids)
         return self._chat.is_reasoning_end(input_ids)
 
     def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
-        return self._chat.is_reasoning_end(input_ids)
+        return self.is_reasoning_end(input_ids)
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         if self._handover is not None:  # vLLM asks at the end of the reasoning phase
@@ -149,14 +153,28 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
         return _single_ids(self._chat.implicit_reasoning_end_token_ids)
 
     def find_reasoning_end(self, token_ids: Sequence[int]) -> ReasoningEnd | None:
-        """The first reasoning end in ``token_ids`` and whether its token is content."""
-        implicit = self.implicit_reasoning_end_token_ids
+        """The first reasoning end in ``token_ids`` and whether its token is content.
+
+        vLLM's gate hands over the output's new ids after asking ``is_reasoning_end``
+        of the prompt; whether a start marker is open carries over from one batch to
+        the next, so a call marker inside open reasoning where the format's models never
+        call (``reasoning.calls_are_text``) does not end the wait.  (Draft ids of
+        speculative decoding count as read.)"""
         ends = self.reasoning_end_token_ids
         if not ends:
             return None
-        for offset, token_id in enumerate(token_ids):
-            if token_id in ends:
-                return ReasoningEnd(offset, token_id in implicit)
+        at, inside = 0, self._inside
+        while at <= len(token_ids):
+            found = self._chat.find_reasoning_end(token_ids[at:], inside)
+            if found.offset is None:
+                self._inside = found.inside
+                break
+            offset = at + found.offset
+            if token_ids[offset] in ends:
+                self._inside = False
+                return ReasoningEnd(offset, found.implicit)
+            # A marker of several tokens: vLLM's gate reads one-token markers only.
+            at, inside = offset + 1, False
         return ReasoningEnd(len(token_ids), False)
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:

@@ -27,7 +27,7 @@ from parsergen.integrations import vllm as plugin  # noqa: E402
 from parsergen.runtime import STATE_NAMES, ParsedMessage, ToolCall, accumulate  # noqa: E402
 from support import messages as message_goldens  # noqa: E402
 from support import tokenizers as toks  # noqa: E402
-from support.goldens import Golden, load  # noqa: E402
+from support.goldens import Golden, event_departures, load  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat  # noqa: E402
 from vllm.outputs import CompletionOutput, RequestOutput  # noqa: E402
@@ -168,9 +168,19 @@ GATE_DIFFERENCES = {
     "says reasoning is open after a prompt with thinking off: its grammar starts a "
     "token late",
 }
+# parsergen's own departures (goldens/DIFFERENCES.md, "call marker in reasoning"): a call
+# marker inside open reasoning, where the format's models never call while reasoning
+# (reasoning.calls_are_text), is reasoning text; vLLM ends reasoning at it.
+CALL_MARKER_IN_REASONING = {
+    (fmt, case) for (fmt, case, _), why in event_departures(GOLDENS / "DIFFERENCES.md").items()
+    if why == "call marker in reasoning"}
+GATE_DIFFERENCES.update({key: "goldens/DIFFERENCES.md: call marker in reasoning (the gate "
+                         "waits on)" for key in CALL_MARKER_IN_REASONING})
 USAGE_DIFFERENCES = {
     ("inkling", "thinking_then_call_directly"): "vLLM counts the call's 26 tokens as "
     "reasoning although its message's reasoning is 'go' (2 tokens, our count)",
+    **{key: "goldens/DIFFERENCES.md: call marker in reasoning (the call's tokens are "
+       "reasoning)" for key in CALL_MARKER_IN_REASONING},
 }
 
 
@@ -342,6 +352,30 @@ def test_structured_output_gate_starts_where_vllms_does(fmt: str, g: Golden) -> 
     theirs = ReasoningParserManager.get_reasoning_parser(_vllm_reasoning(fmt))(
         tokenizer, chat_template_kwargs=kwargs)
     assert _gate(ours, prompt, output) == _gate(theirs, prompt, output)
+
+
+@pytest.mark.parametrize("fmt, g", [
+    pytest.param(fmt, g, id=f"{fmt}: {g.title}") for fmt, case in sorted(CALL_MARKER_IN_REASONING)
+    for g in load(GOLDENS / f"{fmt}.golden") if (g.case, g.cadence, g.mode) == (case, "whole", "ids")])
+def test_call_marker_in_reasoning_is_reasoning_for_the_gate_and_the_usage(fmt: str,
+                                                                          g: Golden) -> None:
+    # The documented departure, exactly: vLLM starts the grammar at the call marker and
+    # counts the reasoning up to it; parsergen's reasoning (and the wait) goes on.
+    tokenizer, prompt, kwargs = _setup(fmt, g)
+    output = [i for ids, _ in g.deltas for i in ids]
+    ours = ReasoningParserManager.get_reasoning_parser(plugin.PREFIX + fmt)(
+        tokenizer, chat_template_kwargs=kwargs)
+    theirs = ReasoningParserManager.get_reasoning_parser(_vllm_reasoning(fmt))(
+        tokenizer, chat_template_kwargs=kwargs)
+    call = next(i for i, t in enumerate(output) if t in theirs.implicit_reasoning_end_token_ids)
+    chat = parsergen.load(fmt).ChatParser(tokenizer, thinking=g.thinking)
+    start = next(i for i in range(len(output)) if chat.is_reasoning_open(output[: i + 1]))
+    assert _gate(theirs, prompt, output) == (call, 0)
+    assert _gate(ours, prompt, output) is None  # no end marker: reasoning to the end
+    counts = [_usage(serve(parser, tokenizer, g.deltas, prompt, stream=False, tools=_tools(fmt),
+                           kwargs=kwargs, tool_parser=None)) for parser in
+              (plugin.PREFIX + fmt, _vllm_reasoning(fmt))]
+    assert counts == [len(output) - start - 1, call - start - 1]
 
 
 def _qwen3_case(case: str, cadence: str = "tokens") -> Golden:
