@@ -52,6 +52,7 @@ ALIASES = {
     "glm47": "glm47_moe",
     "gpt_oss": "openai",
     "granite4": "hermes",
+    "granite_thinking_parser": "granite_thinking",
     "harmony": "openai",
     "holo2": "qwen3_reasoning",
     "ling3": "glm47_moe",
@@ -317,10 +318,10 @@ INDEX = (
     FormatEntry(
         name="granite_thinking",
         description="IBM Granite 4.2 with thinking - the nemotron_v3 grammar; the newlines after </think> are not content",
-        aliases=(),
+        aliases=("granite_thinking_parser",),
         models=(
-            ModelPattern("granite-4.1", thinking=True),  # models (line 8)
-            ModelPattern("granite-4.2", thinking=True),  # models (line 9)
+            ModelPattern("granite-4.1", thinking=True),  # models (line 9)
+            ModelPattern("granite-4.2", thinking=True),  # models (line 10)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
