@@ -19,6 +19,7 @@ FORMATS = (
     "granite_thinking",
     "hermes",
     "inkling",
+    "jamba",
     "kimi_k2",
     "kimi_k2_reasoning",
     "kimi_k3",
@@ -383,6 +384,28 @@ INDEX = (
         preserve_tokens=(),
         reasoning_start="<|content_thinking|>",
         reasoning_end="<|content_text|>",
+    ),
+    # grammars/jamba.yaml
+    FormatEntry(
+        name="jamba",
+        description='AI21 Jamba 1.5 to 1.7 - <tool_calls>[{"name": ..., "arguments": {...}}, ...]</tool_calls>: one JSON array of calls',
+        aliases=(),
+        models=(
+            ModelPattern("jamba-1.5"),  # models (line 8)
+            ModelPattern("jamba-mini-1.6"),  # models (line 8)
+            ModelPattern("jamba-large-1.6"),  # models (line 8)
+            ModelPattern("jamba-mini-1.7"),  # models (line 8)
+            ModelPattern("jamba-large-1.7"),  # models (line 8)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("</tool_calls>", "<tool_calls>"),
+        text_markers=(),
+        preserve_tokens=(),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/kimi_k2.yaml
     FormatEntry(

@@ -105,6 +105,13 @@ def _mistral_pre_v11_calls(calls) -> str:
     return "[TOOL_CALLS] [" + ", ".join(items) + "]"
 
 
+def _jamba_calls(calls) -> str:
+    # As vLLM's jamba tests have Jamba write it: the array one call per line.
+    items = [json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+             for name, args in calls]
+    return "<tool_calls>[\n    " + ",\n    ".join(items) + "\n]</tool_calls>"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -131,9 +138,13 @@ FORMATS = {
     # Mistral-Nemo-Instruct-2407: tokenizer v3 tekken, no reasoning.
     "mistral_pre_v11": Format("mistral_pre_v11", "tekken", "", "", _mistral_pre_v11_calls,
                               ("[TOOL_CALLS]",), "</s>"),
+    # AI21 Jamba 1.5-1.7: no reasoning; the test vocabulary is bytes plus its markers.
+    "jamba": Format("jamba", "jamba", "", "", _jamba_calls, ("<tool_calls>", "</tool_calls>"),
+                    "<|endoftext|>"),
 }
 
-TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken}
+TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
+              "jamba": toks.jamba}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -173,6 +184,8 @@ PROMPTS = {
     ("mistral", "open"): MISTRAL_HISTORY + "[THINK]",
     ("mistral", "closed"): MISTRAL_HISTORY + "[THINK]Easy.[/THINK]",
     ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
+    # Jamba's role tokens are not in its test vocabulary: the prompt is the question.
+    ("jamba", "closed"): "What is the weather in Paris?\n",
 }
 
 
@@ -226,6 +239,9 @@ CASES = [
     Case("mistral_pre_v11-content-and-call", "mistral_pre_v11", "closed",
          Message(None, CONTENT, (NOTE,))),
     Case("mistral_pre_v11-content-only", "mistral_pre_v11", "closed", Message(None, CONTENT)),
+    Case("jamba-calls", "jamba", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("jamba-content-and-call", "jamba", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("jamba-content-only", "jamba", "closed", Message(None, CONTENT)),
 ]
 
 

@@ -196,6 +196,12 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # github.com/ye-NX/llama.cpp models/templates/ibm-granite-granite-3.3-2B-Instruct.jinja).
     ("ibm-granite/granite-3.3-8b-instruct", "granite33", OFF),
     ("ibm-granite/granite-3.3-2b-instruct", "granite33", OFF),
+    # AI21 Jamba 1.5 to 1.7: <tool_calls>[...]</tool_calls> (vLLM's tool-calling docs list
+    # the 1.5 models for its jamba parser; huggingface.co/ai21labs/AI21-Jamba-Mini-1.7).
+    ("ai21labs/AI21-Jamba-1.5-Mini", "jamba", {}),
+    ("ai21labs/AI21-Jamba-1.5-Large", "jamba", {}),
+    ("ai21labs/AI21-Jamba-Mini-1.6", "jamba", {}),
+    ("ai21labs/AI21-Jamba-Large-1.7", "jamba", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
@@ -464,6 +470,7 @@ def test_cli_detect_without_a_format(capsys) -> None:
     ("gemma4", "gemma4"),  # <|channel>, <|tool_call>
     ("mistral", "mistral"),  # [THINK], [TOOL_CALLS], [ARGS]
     ("granite", "granite"),  # <|tool_call|>
+    ("jamba", "jamba"),  # <tool_calls>, </tool_calls>
     ("harmony", "openai"),  # <|start|>, <|channel|>, <|message|>, <|call|>
     ("llama3", "llama3_json"),  # <|python_tag|>
     ("llama4", "llama4_pythonic"),  # <|python_start|>, <|python_end|>

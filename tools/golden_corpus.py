@@ -409,6 +409,34 @@ MISTRAL_PRE_V11 = [
 ]
 
 
+# -- AI21 Jamba 1.5-1.7: one JSON array of calls between <tool_calls> and </tool_calls> --
+
+J_WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+
+JAMBA = [
+    Case("content_then_calls", ("Let me check.", "<tool_calls>", f'[{J_WEATHER}, {{"name": '
+                                '"get_time", "arguments": {"zone": "UTC"}}]', "</tool_calls>")),
+    Case("one_call", ("<tool_calls>", '[{"name": "search", "arguments": {"q": "vllm"}}]',
+                      "</tool_calls>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    # As vLLM's jamba tests have Jamba write it: a leading space, one call per line.
+    Case("spaced_array", (" ", "<tool_calls>", f"[\n    {J_WEATHER},\n    "
+                          '{"name": "get_time", "arguments": {"zone": "UTC"}}\n]',
+                          "</tool_calls>")),
+    Case("text_after_calls", ("<tool_calls>", f"[{J_WEATHER}]", "</tool_calls>", "\nDone.")),
+    Case("tricky_json", ("<tool_calls>", '[{"name": "run", "arguments": {"code": "x = [1]; '
+                         'y = {\\"a\\": \\"]}\\"}", "nested": {"l": [1, {"m": []}]}, '
+                         '"city": "Zürich 😀"}}]', "</tool_calls>")),
+    Case("schema_typed", ("<tool_calls>", '[{"name": "get_weather", "arguments": '
+                          '{"city": "Paris", "days": "3"}}]', "</tool_calls>")),
+    Case("unfinished_call", ("Sure.", "<tool_calls>", '[{"name": "write_file", "arguments": '
+                             '{"path": "/tmp/a", "content": "half')),
+    Case("literal_marker_in_prose", ("Wrap calls in ", Lit("<tool_calls>"), " tags. ",
+                                     "<tool_calls>", '[{"name": "b", "arguments": {}}]',
+                                     "</tool_calls>")),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -661,6 +689,7 @@ CORPUS: dict[str, list[Case]] = {
     "mistral": MISTRAL,
     "mistral_pre_v11": MISTRAL_PRE_V11,
     "granite": GRANITE,
+    "jamba": JAMBA,
     "inkling": INKLING,
     "plamo3": PLAMO,
     "openai": HARMONY,
@@ -703,6 +732,7 @@ REFERENCES: dict[str, Reference] = {
     # tokenizer object; parsergen's own reviewed events and hand-written messages.
     "mistral_pre_v11": Reference(None, "mistral"),
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
+    "jamba": Reference(None, "jamba", tool="jamba"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),
     # vLLM parses Harmony with openai_harmony, whose vocabulary is a download: no

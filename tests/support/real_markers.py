@@ -54,6 +54,9 @@ MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.
            "(tool_calls, args, call_id, begin_think, end_think)")
 MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo-Instruct-2407's "
               "(tool calls: '[TOOL_CALLS] [' then the JSON array of {\"name\", \"arguments\"})")
+JAMBA = ("vLLM's jamba tool parser tests (github.com/vllm-project/vllm "
+         "tests/tool_use/test_jamba_tool_parser.py: model outputs of ai21labs/Jamba-tiny-dev, "
+         "whose tokenizer holds <tool_calls> and </tool_calls> as tokens)")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
@@ -112,6 +115,7 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     # between <response></response>".
     "granite33": FormatMarkers(GRANITE, ("<|tool_call|>", "<think>", "</think>", "<response>",
                                          "</response>")),
+    "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
     "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),
     "minimax_m2": FormatMarkers(MINIMAX_M2, (

@@ -362,12 +362,20 @@ def llama4() -> Any:
     return _byte_level(0, specials, eos="<|eot|>")
 
 
+@lru_cache(maxsize=1)
+def jamba() -> Any:
+    """AI21 Jamba's end of text and tool-call wrapper tokens (ids assumed), all special."""
+    names = ["<|endoftext|>", "<tool_calls>", "</tool_calls>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|endoftext|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
-              "llama3": llama3, "llama4": llama4}
+              "llama3": llama3, "llama4": llama4, "jamba": jamba}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -383,7 +391,7 @@ FORMAT_TOKENIZERS = {
     "deepseek_v41": "deepseek", "glm47_moe": "glm", "minimax_m2": "minimax",
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
-    "granite": "granite", "granite33": "granite",
+    "granite": "granite", "granite33": "granite", "jamba": "jamba",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4",
 }
