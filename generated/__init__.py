@@ -16,6 +16,7 @@ FORMATS = (
     "glm47_moe",
     "granite",
     "granite33",
+    "granite_20b_fc",
     "granite_thinking",
     "hermes",
     "inkling",
@@ -52,6 +53,7 @@ ALIASES = {
     "glm45": "glm47_moe",
     "glm47": "glm47_moe",
     "gpt_oss": "openai",
+    "granite-20b-fc": "granite_20b_fc",
     "granite4": "hermes",
     "granite_thinking_parser": "granite_thinking",
     "harmony": "openai",
@@ -314,6 +316,22 @@ INDEX = (
         preserve_tokens=(),
         reasoning_start="<think>",
         reasoning_end="</think>",
+    ),
+    # grammars/granite_20b_fc.yaml
+    FormatEntry(
+        name="granite_20b_fc",
+        description='IBM granite-20b-functioncalling - <function_call> {"name": ..., "arguments": {...}}, one tag per call',
+        aliases=("granite-20b-fc",),
+        models=(ModelPattern("granite-20b-functioncalling"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=(),
+        text_markers=("<function_call>",),
+        preserve_tokens=(),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/granite_thinking.yaml
     FormatEntry(

@@ -112,6 +112,13 @@ def _jamba_calls(calls) -> str:
     return "<tool_calls>[\n    " + ",\n    ".join(items) + "\n]</tool_calls>"
 
 
+def _granite_20b_fc_calls(calls) -> str:
+    # Its template: "<function_call> " and the JSON object per call, then its loop's indent.
+    return "\n        ".join(
+        "<function_call> " + json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+        for name, args in calls)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -141,10 +148,13 @@ FORMATS = {
     # AI21 Jamba 1.5-1.7: no reasoning; the test vocabulary is bytes plus its markers.
     "jamba": Format("jamba", "jamba", "", "", _jamba_calls, ("<tool_calls>", "</tool_calls>"),
                     "<|endoftext|>"),
+    # granite-20b-functioncalling: no reasoning; <function_call> is text.
+    "granite_20b_fc": Format("granite_20b_fc", "granite_20b", "", "", _granite_20b_fc_calls, (),
+                             "<|endoftext|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
-              "jamba": toks.jamba}
+              "jamba": toks.jamba, "granite_20b": toks.granite_20b}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -186,6 +196,8 @@ PROMPTS = {
     ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
     # Jamba's role tokens are not in its test vocabulary: the prompt is the question.
     ("jamba", "closed"): "What is the weather in Paris?\n",
+    ("granite_20b_fc", "closed"): ("SYSTEM: You are a helpful assistant.\n\nUSER: What is the "
+                                   "weather in Paris?\nASSISTANT: "),
 }
 
 
@@ -242,6 +254,10 @@ CASES = [
     Case("jamba-calls", "jamba", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("jamba-content-and-call", "jamba", "closed", Message(None, CONTENT, (NOTE,))),
     Case("jamba-content-only", "jamba", "closed", Message(None, CONTENT)),
+    Case("granite_20b_fc-calls", "granite_20b_fc", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("granite_20b_fc-content-and-call", "granite_20b_fc", "closed",
+         Message(None, CONTENT, (NOTE,)), before_calls=" "),
+    Case("granite_20b_fc-content-only", "granite_20b_fc", "closed", Message(None, CONTENT)),
 ]
 
 

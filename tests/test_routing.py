@@ -196,6 +196,9 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # github.com/ye-NX/llama.cpp models/templates/ibm-granite-granite-3.3-2B-Instruct.jinja).
     ("ibm-granite/granite-3.3-8b-instruct", "granite33", OFF),
     ("ibm-granite/granite-3.3-2b-instruct", "granite33", OFF),
+    # granite-20b-functioncalling: <function_call> {JSON} per call (vLLM's
+    # examples/tool_chat_template_granite_20b_fc.jinja; not Granite 3's <|tool_call|>).
+    ("ibm-granite/granite-20b-functioncalling", "granite_20b_fc", {}),
     # AI21 Jamba 1.5 to 1.7: <tool_calls>[...]</tool_calls> (vLLM's tool-calling docs list
     # the 1.5 models for its jamba parser; huggingface.co/ai21labs/AI21-Jamba-Mini-1.7).
     ("ai21labs/AI21-Jamba-1.5-Mini", "jamba", {}),

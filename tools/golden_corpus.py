@@ -437,6 +437,27 @@ JAMBA = [
 ]
 
 
+# -- granite-20b-functioncalling: <function_call> then one JSON object, per call ---------
+
+FC_WEATHER = '<function_call> {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+
+GRANITE_20B_FC = [
+    # Its template joins calls with the newline and indent of its for loop.
+    Case("content_then_calls", ("Let me check. ", FC_WEATHER, "\n        ", '<function_call> '
+                                '{"name": "get_time", "arguments": {"zone": "UTC"}}')),
+    Case("one_call", ('<function_call> {"name": "search", "arguments": {"q": "vllm"}}',)),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("text_after_calls", (FC_WEATHER, "\nDone.")),
+    Case("tricky_json", ('<function_call> {"name": "run", "arguments": {"code": "x = [1]; '
+                         'y = {\\"a\\": \\"}<function_call>\\"}", "nested": {"l": [1, '
+                         '{"m": []}]}, "city": "Zürich 😀"}}',)),
+    Case("schema_typed", ('<function_call> {"name": "get_weather", "arguments": '
+                          '{"city": "Paris", "days": "3"}}',)),
+    Case("unfinished_call", ("Sure. ", '<function_call> {"name": "write_file", "arguments": '
+                             '{"path": "/tmp/a", "content": "half')),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -690,6 +711,7 @@ CORPUS: dict[str, list[Case]] = {
     "mistral_pre_v11": MISTRAL_PRE_V11,
     "granite": GRANITE,
     "jamba": JAMBA,
+    "granite_20b_fc": GRANITE_20B_FC,
     "inkling": INKLING,
     "plamo3": PLAMO,
     "openai": HARMONY,
@@ -733,6 +755,7 @@ REFERENCES: dict[str, Reference] = {
     "mistral_pre_v11": Reference(None, "mistral"),
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
     "jamba": Reference(None, "jamba", tool="jamba"),
+    "granite_20b_fc": Reference(None, "granite_20b", tool="granite-20b-fc"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),
     # vLLM parses Harmony with openai_harmony, whose vocabulary is a download: no

@@ -57,6 +57,8 @@ MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo
 JAMBA = ("vLLM's jamba tool parser tests (github.com/vllm-project/vllm "
          "tests/tool_use/test_jamba_tool_parser.py: model outputs of ai21labs/Jamba-tiny-dev, "
          "whose tokenizer holds <tool_calls> and </tool_calls> as tokens)")
+GRANITE_20B_FC = ("ibm-granite/granite-20b-functioncalling's template as vLLM ships it "
+                  "(github.com/vllm-project/vllm examples/tool_chat_template_granite_20b_fc.jinja)")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
@@ -113,6 +115,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "granite": FormatMarkers(GRANITE, ("<|tool_call|>",)),
     # Its thinking system prompt: "thoughts between <think></think> and ... response
     # between <response></response>".
+    "granite_20b_fc": FormatMarkers(GRANITE_20B_FC, ("<function_call> ", '{"name": ',
+                                                     '"arguments": ')),
     "granite33": FormatMarkers(GRANITE, ("<|tool_call|>", "<think>", "</think>", "<response>",
                                          "</response>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),

@@ -370,12 +370,19 @@ def jamba() -> Any:
     return _byte_level(100, specials, eos="<|endoftext|>")
 
 
+@lru_cache(maxsize=1)
+def granite_20b() -> Any:
+    """granite-20b-functioncalling's end of text (id assumed); <function_call> is text."""
+    return _byte_level(100, [(0, "<|endoftext|>", True)], eos="<|endoftext|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
-              "llama3": llama3, "llama4": llama4, "jamba": jamba}
+              "llama3": llama3, "llama4": llama4, "jamba": jamba,
+              "granite_20b": granite_20b}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -392,6 +399,7 @@ FORMAT_TOKENIZERS = {
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
     "granite": "granite", "granite33": "granite", "jamba": "jamba",
+    "granite_20b_fc": "granite_20b",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4",
 }
