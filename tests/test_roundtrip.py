@@ -119,6 +119,13 @@ def _granite_20b_fc_calls(calls) -> str:
         for name, args in calls)
 
 
+def _ernie45_calls(calls) -> str:
+    # ERNIE-4.5 Thinking: hermes blocks, one per call, each on its own lines.
+    return "\n".join("<tool_call>\n" + json.dumps({"name": name, "arguments": args},
+                                                  ensure_ascii=False) + "\n</tool_call>"
+                     for name, args in calls)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -148,13 +155,17 @@ FORMATS = {
     # AI21 Jamba 1.5-1.7: no reasoning; the test vocabulary is bytes plus its markers.
     "jamba": Format("jamba", "jamba", "", "", _jamba_calls, ("<tool_calls>", "</tool_calls>"),
                     "<|endoftext|>"),
+    # ERNIE-4.5 Thinking: always reasons first; its tags are added tokens of its vocabulary.
+    "ernie45": Format("ernie45", "ernie", "<think>", "</think>", _ernie45_calls,
+                      ("</think>", "<tool_call>", "</tool_call>"), "<|end_of_sentence|>"),
     # granite-20b-functioncalling: no reasoning; <function_call> is text.
     "granite_20b_fc": Format("granite_20b_fc", "granite_20b", "", "", _granite_20b_fc_calls, (),
                              "<|endoftext|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
-              "jamba": toks.jamba, "granite_20b": toks.granite_20b}
+              "jamba": toks.jamba, "granite_20b": toks.granite_20b,
+              "ernie": toks.ernie}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -196,6 +207,9 @@ PROMPTS = {
     ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
     # Jamba's role tokens are not in its test vocabulary: the prompt is the question.
     ("jamba", "closed"): "What is the weather in Paris?\n",
+    # ERNIE's role tokens are not in its test vocabulary: the question, then the <think>
+    # its output (as vLLM's ernie45 parser documents it, "abc\n</think>...") follows.
+    ("ernie45", "open"): "What is the weather in Paris?\n<think>\n",
     ("granite_20b_fc", "closed"): ("SYSTEM: You are a helpful assistant.\n\nUSER: What is the "
                                    "weather in Paris?\nASSISTANT: "),
 }
@@ -254,6 +268,9 @@ CASES = [
     Case("jamba-calls", "jamba", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("jamba-content-and-call", "jamba", "closed", Message(None, CONTENT, (NOTE,))),
     Case("jamba-content-only", "jamba", "closed", Message(None, CONTENT)),
+    Case("ernie45-full", "ernie45", "open", FULL),
+    Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
+    Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),
     Case("granite_20b_fc-calls", "granite_20b_fc", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("granite_20b_fc-content-and-call", "granite_20b_fc", "closed",
          Message(None, CONTENT, (NOTE,)), before_calls=" "),

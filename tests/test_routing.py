@@ -196,6 +196,9 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # github.com/ye-NX/llama.cpp models/templates/ibm-granite-granite-3.3-2B-Instruct.jinja).
     ("ibm-granite/granite-3.3-8b-instruct", "granite33", OFF),
     ("ibm-granite/granite-3.3-2b-instruct", "granite33", OFF),
+    # ERNIE-4.5 Thinking: reasoning to </think>, <response> answers, hermes calls (vLLM's
+    # ernie45 parsers; huggingface.co/baidu/ERNIE-4.5-21B-A3B-Thinking).
+    ("baidu/ERNIE-4.5-21B-A3B-Thinking", "ernie45", {}),
     # granite-20b-functioncalling: <function_call> {JSON} per call (vLLM's
     # examples/tool_chat_template_granite_20b_fc.jinja; not Granite 3's <|tool_call|>).
     ("ibm-granite/granite-20b-functioncalling", "granite_20b_fc", {}),

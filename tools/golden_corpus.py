@@ -458,6 +458,36 @@ GRANITE_20B_FC = [
 ]
 
 
+# -- ERNIE-4.5 Thinking: reasoning, </think>, an answer in <response>, hermes calls -------
+
+E_CALL = ("<tool_call>", '\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n',
+          "</tool_call>")
+
+ERNIE45 = [
+    # As vLLM's ernie45 parsers document the model's output.
+    Case("reasoning_then_response", ("The user greets me.", "\n", "</think>", "\n\n",
+                                     "<response>", "\nHello! How can I help?\n",
+                                     "</response>", "\n")),
+    Case("answer_without_response", ("Short thought.\n", "</think>", "\nPlain answer.")),
+    Case("reasoning_then_call", ("The user wants the weather.\n", "</think>", "\n\n", *E_CALL,
+                                 "\n")),
+    Case("two_calls", ("Two lookups.\n", "</think>", "\n\n", *E_CALL, "\n", "<tool_call>",
+                       '\n{"name": "get_time", "arguments": {"zone": "UTC"}}\n',
+                       "</tool_call>")),
+    Case("think_opened_in_output", ("<think>", "\nA thought.\n", "</think>", "\n\n",
+                                    "<response>", "Answer: 42.", "</response>")),
+    Case("call_from_reasoning", ("No need to think more.\n", *E_CALL)),
+    Case("schema_typed", ("x\n", "</think>", "\n\n", "<tool_call>",
+                          '\n{"name": "get_weather", "arguments": {"city": "Paris", '
+                          '"days": "3"}}\n', "</tool_call>")),
+    Case("unfinished_call", ("x\n", "</think>", "\n\n", "<tool_call>",
+                             '\n{"name": "write_file", "arguments": {"path": "/tmp/a", '
+                             '"content": "half')),
+    Case("literal_marker_in_prose", ("x\n", "</think>", "\n\n", "<response>", "Wrap calls in ",
+                                     Lit("<tool_call>"), " tags.", "</response>")),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -712,6 +742,7 @@ CORPUS: dict[str, list[Case]] = {
     "granite": GRANITE,
     "jamba": JAMBA,
     "granite_20b_fc": GRANITE_20B_FC,
+    "ernie45": ERNIE45,
     "inkling": INKLING,
     "plamo3": PLAMO,
     "openai": HARMONY,
@@ -756,6 +787,7 @@ REFERENCES: dict[str, Reference] = {
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
     "jamba": Reference(None, "jamba", tool="jamba"),
     "granite_20b_fc": Reference(None, "granite_20b", tool="granite-20b-fc"),
+    "ernie45": Reference(None, "ernie", reasoning="ernie45", tool="ernie45"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),
     # vLLM parses Harmony with openai_harmony, whose vocabulary is a download: no

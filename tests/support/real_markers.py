@@ -59,6 +59,10 @@ JAMBA = ("vLLM's jamba tool parser tests (github.com/vllm-project/vllm "
          "whose tokenizer holds <tool_calls> and </tool_calls> as tokens)")
 GRANITE_20B_FC = ("ibm-granite/granite-20b-functioncalling's template as vLLM ships it "
                   "(github.com/vllm-project/vllm examples/tool_chat_template_granite_20b_fc.jinja)")
+ERNIE45 = ("baidu/ERNIE-4.5-21B-A3B-Thinking, its output as vLLM's ernie45 reasoning parser "
+           "documents it (github.com/vllm-project/vllm vllm/reasoning/ernie45_reasoning_parser.py: "
+           "'abc\\n</think>\\n\\n<response>\\ndef\\n</response>\\n') and its tool parser's "
+           "<tool_call> JSON")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
@@ -110,6 +114,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "deepseek_v32": FormatMarkers(DEEPSEEK_V32, (
         "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", '<｜DSML｜invoke name="',
         "</｜DSML｜invoke>", '<｜DSML｜parameter name="', "</｜DSML｜parameter>")),
+    "ernie45": FormatMarkers(ERNIE45, ("</think>", "<response>", "</response>", "<tool_call>",
+                                       "</tool_call>", '"arguments": ')),
     "gemma4": FormatMarkers(GEMMA4, (
         "<|channel>", "<channel|>", "<|tool_call>", "call:", "<tool_call|>", '<|"|>')),
     "granite": FormatMarkers(GRANITE, ("<|tool_call|>",)),

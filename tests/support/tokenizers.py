@@ -376,13 +376,23 @@ def granite_20b() -> Any:
     return _byte_level(100, [(0, "<|endoftext|>", True)], eos="<|endoftext|>")
 
 
+@lru_cache(maxsize=1)
+def ernie() -> Any:
+    """ERNIE 4.5's end of sentence (special) and its think, response and tool-call tags
+    (added tokens, not special: vLLM's ernie45 parsers read them in the text); ids assumed."""
+    names = ["<|end_of_sentence|>", "<think>", "</think>", "<response>", "</response>",
+             "<tool_call>", "</tool_call>"]
+    specials = [(i, t, i == 0) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|end_of_sentence|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
               "llama3": llama3, "llama4": llama4, "jamba": jamba,
-              "granite_20b": granite_20b}
+              "granite_20b": granite_20b, "ernie": ernie}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -399,7 +409,7 @@ FORMAT_TOKENIZERS = {
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
     "granite": "granite", "granite33": "granite", "jamba": "jamba",
-    "granite_20b_fc": "granite_20b",
+    "granite_20b_fc": "granite_20b", "ernie45": "ernie",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4",
 }
