@@ -21,6 +21,7 @@ FORMATS = (
     "granite_thinking",
     "hermes",
     "inkling",
+    "internlm",
     "jamba",
     "kimi_k2",
     "kimi_k2_reasoning",
@@ -426,6 +427,27 @@ INDEX = (
         preserve_tokens=(),
         reasoning_start="<|content_thinking|>",
         reasoning_end="<|content_text|>",
+    ),
+    # grammars/internlm.yaml
+    FormatEntry(
+        name="internlm",
+        description='InternLM2, 2.5 and 3 - <|action_start|><|plugin|>\\n{"name": ..., "parameters": {...}}<|action_end|>: one JSON call',
+        aliases=(),
+        models=(
+            ModelPattern("internlm2-chat"),  # models (line 9)
+            ModelPattern("internlm2_5-"),  # models (line 9)
+            ModelPattern("internlm2.5-"),  # models (line 9)
+            ModelPattern("internlm3-"),  # models (line 9)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<|action_end|>", "<|action_start|>", "<|plugin|>"),
+        text_markers=(),
+        preserve_tokens=(),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/jamba.yaml
     FormatEntry(

@@ -126,6 +126,13 @@ def _ernie45_calls(calls) -> str:
                      for name, args in calls)
 
 
+def _internlm_calls(calls) -> str:
+    # InternLM's chat format: one action per call.
+    return "".join("<|action_start|><|plugin|>\n" + json.dumps(
+        {"name": name, "parameters": args}, ensure_ascii=False) + "<|action_end|>"
+        for name, args in calls)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -158,6 +165,9 @@ FORMATS = {
     # ERNIE-4.5 Thinking: always reasons first; its tags are added tokens of its vocabulary.
     "ernie45": Format("ernie45", "ernie", "<think>", "</think>", _ernie45_calls,
                       ("</think>", "<tool_call>", "</tool_call>"), "<|end_of_sentence|>"),
+    # InternLM2/2.5/3: no reasoning; its chat tokens at their published ids.
+    "internlm": Format("internlm", "internlm", "", "", _internlm_calls,
+                       ("<|action_start|>", "<|plugin|>", "<|action_end|>"), "<|im_end|>"),
     # granite-20b-functioncalling: no reasoning; <function_call> is text.
     "granite_20b_fc": Format("granite_20b_fc", "granite_20b", "", "", _granite_20b_fc_calls, (),
                              "<|endoftext|>"),
@@ -165,7 +175,7 @@ FORMATS = {
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
               "jamba": toks.jamba, "granite_20b": toks.granite_20b,
-              "ernie": toks.ernie}
+              "ernie": toks.ernie, "internlm": toks.internlm}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -210,6 +220,8 @@ PROMPTS = {
     # ERNIE's role tokens are not in its test vocabulary: the question, then the <think>
     # its output (as vLLM's ernie45 parser documents it, "abc\n</think>...") follows.
     ("ernie45", "open"): "What is the weather in Paris?\n<think>\n",
+    ("internlm", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                             "<|im_start|>assistant\n"),
     ("granite_20b_fc", "closed"): ("SYSTEM: You are a helpful assistant.\n\nUSER: What is the "
                                    "weather in Paris?\nASSISTANT: "),
 }
@@ -271,6 +283,10 @@ CASES = [
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),
+    Case("internlm-call", "internlm", "closed", Message(None, None, (WEATHER,))),
+    Case("internlm-content-and-call", "internlm", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("internlm-two-calls", "internlm", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("internlm-content-only", "internlm", "closed", Message(None, CONTENT)),
     Case("granite_20b_fc-calls", "granite_20b_fc", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("granite_20b_fc-content-and-call", "granite_20b_fc", "closed",
          Message(None, CONTENT, (NOTE,)), before_calls=" "),

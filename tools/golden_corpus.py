@@ -488,6 +488,35 @@ ERNIE45 = [
 ]
 
 
+# -- InternLM2/2.5/3: <|action_start|><|plugin|>\n{JSON}<|action_end|> -----------------
+
+I_CALL = ("<|action_start|>", "<|plugin|>",
+          '\n{"name": "get_weather", "parameters": {"city": "Paris", "days": 3}}', "<|action_end|>")
+
+INTERNLM = [
+    # As InternLM's chat_format.md shows it: words, then the call.
+    Case("content_then_call", ("Sure, I will search for the weather of Paris.", *I_CALL)),
+    Case("one_call", ("<|action_start|>", "<|plugin|>",
+                      '\n{"name": "search", "parameters": {"q": "vllm"}}', "<|action_end|>")),
+    Case("content_only", ("The weather in Paris is 22 celsius",)),
+    Case("arguments_key", ("<|action_start|>", "<|plugin|>",
+                           '\n{"name": "get_time", "arguments": {"zone": "UTC"}}',
+                           "<|action_end|>")),
+    Case("text_after_call", (*I_CALL, "\nDone.")),
+    Case("tricky_json", ("<|action_start|>", "<|plugin|>",
+                         '\n{"name": "run", "parameters": {"code": "x = {\\"a\\": \\"}\\"}", '
+                         '"nested": {"l": [1, {"m": []}]}, "city": "Zürich 😀"}}',
+                         "<|action_end|>")),
+    Case("schema_typed", ("<|action_start|>", "<|plugin|>",
+                          '\n{"name": "get_weather", "parameters": {"city": "Paris", '
+                          '"days": "3"}}', "<|action_end|>")),
+    # No cut call here: vLLM's internlm parse() raises on one (json.loads, uncaught);
+    # tests/test_cut_calls.py covers cut calls for every format.
+    Case("literal_marker_in_prose", ("Calls start with ", Lit("<|action_start|>"), ". ",
+                                     *I_CALL)),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -743,6 +772,7 @@ CORPUS: dict[str, list[Case]] = {
     "jamba": JAMBA,
     "granite_20b_fc": GRANITE_20B_FC,
     "ernie45": ERNIE45,
+    "internlm": INTERNLM,
     "inkling": INKLING,
     "plamo3": PLAMO,
     "openai": HARMONY,
@@ -788,6 +818,7 @@ REFERENCES: dict[str, Reference] = {
     "jamba": Reference(None, "jamba", tool="jamba"),
     "granite_20b_fc": Reference(None, "granite_20b", tool="granite-20b-fc"),
     "ernie45": Reference(None, "ernie", reasoning="ernie45", tool="ernie45"),
+    "internlm": Reference(None, "internlm", tool="internlm"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),
     # vLLM parses Harmony with openai_harmony, whose vocabulary is a download: no

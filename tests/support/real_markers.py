@@ -63,6 +63,8 @@ ERNIE45 = ("baidu/ERNIE-4.5-21B-A3B-Thinking, its output as vLLM's ernie45 reaso
            "documents it (github.com/vllm-project/vllm vllm/reasoning/ernie45_reasoning_parser.py: "
            "'abc\\n</think>\\n\\n<response>\\ndef\\n</response>\\n') and its tool parser's "
            "<tool_call> JSON")
+INTERNLM = ("github.com/InternLM/InternLM chat/chat_format.md (Function Call: "
+            "'<|action_start|><|plugin|>\\n{\"name\": ..., \"parameters\": ...}<|action_end|>')")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
@@ -125,6 +127,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                                      '"arguments": ')),
     "granite33": FormatMarkers(GRANITE, ("<|tool_call|>", "<think>", "</think>", "<response>",
                                          "</response>")),
+    "internlm": FormatMarkers(INTERNLM, ("<|action_start|>", "<|plugin|>", "<|action_end|>",
+                                         '"parameters": ')),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
     "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),

@@ -386,13 +386,24 @@ def ernie() -> Any:
     return _byte_level(100, specials, eos="<|end_of_sentence|>")
 
 
+@lru_cache(maxsize=1)
+def internlm() -> Any:
+    """InternLM2's chat tokens at their published ids (github.com/InternLM/InternLM
+    chat/chat_format.md: 92538-92543), all special; bytes below."""
+    specials = [(92538, "<|plugin|>", True), (92539, "<|interpreter|>", True),
+                (92540, "<|action_end|>", True), (92541, "<|action_start|>", True),
+                (92542, "<|im_end|>", True), (92543, "<|im_start|>", True)]
+    return _byte_level(0, specials, eos="<|im_end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
               "llama3": llama3, "llama4": llama4, "jamba": jamba,
-              "granite_20b": granite_20b, "ernie": ernie}
+              "granite_20b": granite_20b, "ernie": ernie,
+              "internlm": internlm}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -409,7 +420,7 @@ FORMAT_TOKENIZERS = {
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
     "granite": "granite", "granite33": "granite", "jamba": "jamba",
-    "granite_20b_fc": "granite_20b", "ernie45": "ernie",
+    "granite_20b_fc": "granite_20b", "ernie45": "ernie", "internlm": "internlm",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4",
 }
