@@ -11,14 +11,18 @@ FORMATS = (
     "deepseek_v32",
     "deepseek_v4",
     "deepseek_v41",
+    "ernie45",
     "gemma4",
     "glm45_reasoning",
     "glm47_moe",
     "granite",
     "granite33",
+    "granite_20b_fc",
     "granite_thinking",
     "hermes",
     "inkling",
+    "internlm",
+    "jamba",
     "kimi_k2",
     "kimi_k2_reasoning",
     "kimi_k3",
@@ -51,7 +55,9 @@ ALIASES = {
     "glm45": "glm47_moe",
     "glm47": "glm47_moe",
     "gpt_oss": "openai",
+    "granite-20b-fc": "granite_20b_fc",
     "granite4": "hermes",
+    "granite_thinking_parser": "granite_thinking",
     "harmony": "openai",
     "holo2": "qwen3_reasoning",
     "ling3": "glm47_moe",
@@ -226,6 +232,29 @@ INDEX = (
         reasoning_start="<think>",
         reasoning_end="</think>",
     ),
+    # grammars/ernie45.yaml
+    FormatEntry(
+        name="ernie45",
+        description="Baidu ERNIE-4.5 Thinking - reasoning up to </think>, the answer in <response>...</response>, hermes JSON calls <tool_call>{...}</tool_call>",
+        aliases=(),
+        models=(ModelPattern("ernie-4.5-21b-a3b-thinking"),),  # models (line 9)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "</response>",
+            "<response>",
+            "</think>",
+            "<think>",
+            "</tool_call>",
+            "<tool_call>",
+        ),
+        text_markers=(),
+        preserve_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+    ),
     # grammars/gemma4.yaml
     FormatEntry(
         name="gemma4",
@@ -313,14 +342,30 @@ INDEX = (
         reasoning_start="<think>",
         reasoning_end="</think>",
     ),
+    # grammars/granite_20b_fc.yaml
+    FormatEntry(
+        name="granite_20b_fc",
+        description='IBM granite-20b-functioncalling - <function_call> {"name": ..., "arguments": {...}}, one tag per call',
+        aliases=("granite-20b-fc",),
+        models=(ModelPattern("granite-20b-functioncalling"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=(),
+        text_markers=("<function_call>",),
+        preserve_tokens=(),
+        reasoning_start=None,
+        reasoning_end=None,
+    ),
     # grammars/granite_thinking.yaml
     FormatEntry(
         name="granite_thinking",
         description="IBM Granite 4.2 with thinking - the nemotron_v3 grammar; the newlines after </think> are not content",
-        aliases=(),
+        aliases=("granite_thinking_parser",),
         models=(
-            ModelPattern("granite-4.1", thinking=True),  # models (line 8)
-            ModelPattern("granite-4.2", thinking=True),  # models (line 9)
+            ModelPattern("granite-4.1", thinking=True),  # models (line 9)
+            ModelPattern("granite-4.2", thinking=True),  # models (line 10)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
@@ -382,6 +427,49 @@ INDEX = (
         preserve_tokens=(),
         reasoning_start="<|content_thinking|>",
         reasoning_end="<|content_text|>",
+    ),
+    # grammars/internlm.yaml
+    FormatEntry(
+        name="internlm",
+        description='InternLM2, 2.5 and 3 - <|action_start|><|plugin|>\\n{"name": ..., "parameters": {...}}<|action_end|>: one JSON call',
+        aliases=(),
+        models=(
+            ModelPattern("internlm2-chat"),  # models (line 9)
+            ModelPattern("internlm2_5-"),  # models (line 9)
+            ModelPattern("internlm2.5-"),  # models (line 9)
+            ModelPattern("internlm3-"),  # models (line 9)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<|action_end|>", "<|action_start|>", "<|plugin|>"),
+        text_markers=(),
+        preserve_tokens=(),
+        reasoning_start=None,
+        reasoning_end=None,
+    ),
+    # grammars/jamba.yaml
+    FormatEntry(
+        name="jamba",
+        description='AI21 Jamba 1.5 to 1.7 - <tool_calls>[{"name": ..., "arguments": {...}}, ...]</tool_calls>: one JSON array of calls',
+        aliases=(),
+        models=(
+            ModelPattern("jamba-1.5"),  # models (line 8)
+            ModelPattern("jamba-mini-1.6"),  # models (line 8)
+            ModelPattern("jamba-large-1.6"),  # models (line 8)
+            ModelPattern("jamba-mini-1.7"),  # models (line 8)
+            ModelPattern("jamba-large-1.7"),  # models (line 8)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("</tool_calls>", "<tool_calls>"),
+        text_markers=(),
+        preserve_tokens=(),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/kimi_k2.yaml
     FormatEntry(

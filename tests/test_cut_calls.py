@@ -109,7 +109,9 @@ def test_a_cut_call_is_never_a_call_and_never_leaks(fmt: str, data: st.DataObjec
             summed = accumulate([chat.feed(t, i) for t, i in deltas] + [chat.finish()])
             assert tuple(c.text for c in chat.cut_calls) == whole.cut_calls, name
             if whole.cut_calls:
-                assert any("cut off" in w for w in chat.warnings), name
+                # A cut that leaves only the start marker and whitespace has its own words.
+                assert any("cut off" in w or "right after its marker" in w
+                           for w in chat.warnings), name
             if stream_calls == "complete":  # a cut call is never sent
                 assert summed == dataclasses.replace(whole, cut_calls=()), name
             else:  # it may have been sent in part, after the complete calls

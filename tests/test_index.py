@@ -68,6 +68,9 @@ def test_tool_calls_and_thinking_defaults_per_format() -> None:
 
 def test_entry_by_alias_and_unknown_names() -> None:
     assert parsergen.entry("harmony") is parsergen.entry("openai")
+    # vLLM's registry names may hold hyphens: an alias may too (a format name may not).
+    assert parsergen.entry("granite-20b-fc") is parsergen.entry("granite_20b_fc")
+    assert parsergen.load("granite-20b-fc").FORMAT == "granite_20b_fc"
     with pytest.raises(KeyError):
         parsergen.entry("nope")
     with pytest.raises(KeyError):

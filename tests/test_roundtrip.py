@@ -105,6 +105,34 @@ def _mistral_pre_v11_calls(calls) -> str:
     return "[TOOL_CALLS] [" + ", ".join(items) + "]"
 
 
+def _jamba_calls(calls) -> str:
+    # As vLLM's jamba tests have Jamba write it: the array one call per line.
+    items = [json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+             for name, args in calls]
+    return "<tool_calls>[\n    " + ",\n    ".join(items) + "\n]</tool_calls>"
+
+
+def _granite_20b_fc_calls(calls) -> str:
+    # Its template: "<function_call> " and the JSON object per call, then its loop's indent.
+    return "\n        ".join(
+        "<function_call> " + json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+        for name, args in calls)
+
+
+def _ernie45_calls(calls) -> str:
+    # ERNIE-4.5 Thinking: hermes blocks, one per call, each on its own lines.
+    return "\n".join("<tool_call>\n" + json.dumps({"name": name, "arguments": args},
+                                                  ensure_ascii=False) + "\n</tool_call>"
+                     for name, args in calls)
+
+
+def _internlm_calls(calls) -> str:
+    # InternLM's chat format: one action per call.
+    return "".join("<|action_start|><|plugin|>\n" + json.dumps(
+        {"name": name, "parameters": args}, ensure_ascii=False) + "<|action_end|>"
+        for name, args in calls)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -131,9 +159,23 @@ FORMATS = {
     # Mistral-Nemo-Instruct-2407: tokenizer v3 tekken, no reasoning.
     "mistral_pre_v11": Format("mistral_pre_v11", "tekken", "", "", _mistral_pre_v11_calls,
                               ("[TOOL_CALLS]",), "</s>"),
+    # AI21 Jamba 1.5-1.7: no reasoning; the test vocabulary is bytes plus its markers.
+    "jamba": Format("jamba", "jamba", "", "", _jamba_calls, ("<tool_calls>", "</tool_calls>"),
+                    "<|endoftext|>"),
+    # ERNIE-4.5 Thinking: always reasons first; its tags are added tokens of its vocabulary.
+    "ernie45": Format("ernie45", "ernie", "<think>", "</think>", _ernie45_calls,
+                      ("</think>", "<tool_call>", "</tool_call>"), "<|end_of_sentence|>"),
+    # InternLM2/2.5/3: no reasoning; its chat tokens at their published ids.
+    "internlm": Format("internlm", "internlm", "", "", _internlm_calls,
+                       ("<|action_start|>", "<|plugin|>", "<|action_end|>"), "<|im_end|>"),
+    # granite-20b-functioncalling: no reasoning; <function_call> is text.
+    "granite_20b_fc": Format("granite_20b_fc", "granite_20b", "", "", _granite_20b_fc_calls, (),
+                             "<|endoftext|>"),
 }
 
-TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken}
+TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
+              "jamba": toks.jamba, "granite_20b": toks.granite_20b,
+              "ernie": toks.ernie, "internlm": toks.internlm}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -173,6 +215,15 @@ PROMPTS = {
     ("mistral", "open"): MISTRAL_HISTORY + "[THINK]",
     ("mistral", "closed"): MISTRAL_HISTORY + "[THINK]Easy.[/THINK]",
     ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
+    # Jamba's role tokens are not in its test vocabulary: the prompt is the question.
+    ("jamba", "closed"): "What is the weather in Paris?\n",
+    # ERNIE's role tokens are not in its test vocabulary: the question, then the <think>
+    # its output (as vLLM's ernie45 parser documents it, "abc\n</think>...") follows.
+    ("ernie45", "open"): "What is the weather in Paris?\n<think>\n",
+    ("internlm", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                             "<|im_start|>assistant\n"),
+    ("granite_20b_fc", "closed"): ("SYSTEM: You are a helpful assistant.\n\nUSER: What is the "
+                                   "weather in Paris?\nASSISTANT: "),
 }
 
 
@@ -226,6 +277,20 @@ CASES = [
     Case("mistral_pre_v11-content-and-call", "mistral_pre_v11", "closed",
          Message(None, CONTENT, (NOTE,))),
     Case("mistral_pre_v11-content-only", "mistral_pre_v11", "closed", Message(None, CONTENT)),
+    Case("jamba-calls", "jamba", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("jamba-content-and-call", "jamba", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("jamba-content-only", "jamba", "closed", Message(None, CONTENT)),
+    Case("ernie45-full", "ernie45", "open", FULL),
+    Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
+    Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),
+    Case("internlm-call", "internlm", "closed", Message(None, None, (WEATHER,))),
+    Case("internlm-content-and-call", "internlm", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("internlm-two-calls", "internlm", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("internlm-content-only", "internlm", "closed", Message(None, CONTENT)),
+    Case("granite_20b_fc-calls", "granite_20b_fc", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("granite_20b_fc-content-and-call", "granite_20b_fc", "closed",
+         Message(None, CONTENT, (NOTE,)), before_calls=" "),
+    Case("granite_20b_fc-content-only", "granite_20b_fc", "closed", Message(None, CONTENT)),
 ]
 
 

@@ -196,6 +196,23 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # github.com/ye-NX/llama.cpp models/templates/ibm-granite-granite-3.3-2B-Instruct.jinja).
     ("ibm-granite/granite-3.3-8b-instruct", "granite33", OFF),
     ("ibm-granite/granite-3.3-2b-instruct", "granite33", OFF),
+    # ERNIE-4.5 Thinking: reasoning to </think>, <response> answers, hermes calls (vLLM's
+    # ernie45 parsers; huggingface.co/baidu/ERNIE-4.5-21B-A3B-Thinking).
+    ("baidu/ERNIE-4.5-21B-A3B-Thinking", "ernie45", {}),
+    # granite-20b-functioncalling: <function_call> {JSON} per call (vLLM's
+    # examples/tool_chat_template_granite_20b_fc.jinja; not Granite 3's <|tool_call|>).
+    ("ibm-granite/granite-20b-functioncalling", "granite_20b_fc", {}),
+    # InternLM2, 2.5, 3: <|action_start|><|plugin|>{JSON}<|action_end|>
+    # (github.com/InternLM/InternLM chat/chat_format.md).
+    ("internlm/internlm2-chat-7b", "internlm", {}),
+    ("internlm/internlm2_5-7b-chat", "internlm", {}),
+    ("internlm/internlm3-8b-instruct", "internlm", {}),
+    # AI21 Jamba 1.5 to 1.7: <tool_calls>[...]</tool_calls> (vLLM's tool-calling docs list
+    # the 1.5 models for its jamba parser; huggingface.co/ai21labs/AI21-Jamba-Mini-1.7).
+    ("ai21labs/AI21-Jamba-1.5-Mini", "jamba", {}),
+    ("ai21labs/AI21-Jamba-1.5-Large", "jamba", {}),
+    ("ai21labs/AI21-Jamba-Mini-1.6", "jamba", {}),
+    ("ai21labs/AI21-Jamba-Large-1.7", "jamba", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
@@ -464,6 +481,8 @@ def test_cli_detect_without_a_format(capsys) -> None:
     ("gemma4", "gemma4"),  # <|channel>, <|tool_call>
     ("mistral", "mistral"),  # [THINK], [TOOL_CALLS], [ARGS]
     ("granite", "granite"),  # <|tool_call|>
+    ("jamba", "jamba"),  # <tool_calls>, </tool_calls>
+    ("internlm", "internlm"),  # <|action_start|>, <|plugin|>, <|action_end|>
     ("harmony", "openai"),  # <|start|>, <|channel|>, <|message|>, <|call|>
     ("llama3", "llama3_json"),  # <|python_tag|>
     ("llama4", "llama4_pythonic"),  # <|python_start|>, <|python_end|>

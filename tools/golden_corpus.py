@@ -409,6 +409,114 @@ MISTRAL_PRE_V11 = [
 ]
 
 
+# -- AI21 Jamba 1.5-1.7: one JSON array of calls between <tool_calls> and </tool_calls> --
+
+J_WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+
+JAMBA = [
+    Case("content_then_calls", ("Let me check.", "<tool_calls>", f'[{J_WEATHER}, {{"name": '
+                                '"get_time", "arguments": {"zone": "UTC"}}]', "</tool_calls>")),
+    Case("one_call", ("<tool_calls>", '[{"name": "search", "arguments": {"q": "vllm"}}]',
+                      "</tool_calls>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    # As vLLM's jamba tests have Jamba write it: a leading space, one call per line.
+    Case("spaced_array", (" ", "<tool_calls>", f"[\n    {J_WEATHER},\n    "
+                          '{"name": "get_time", "arguments": {"zone": "UTC"}}\n]',
+                          "</tool_calls>")),
+    Case("text_after_calls", ("<tool_calls>", f"[{J_WEATHER}]", "</tool_calls>", "\nDone.")),
+    Case("tricky_json", ("<tool_calls>", '[{"name": "run", "arguments": {"code": "x = [1]; '
+                         'y = {\\"a\\": \\"]}\\"}", "nested": {"l": [1, {"m": []}]}, '
+                         '"city": "Zürich 😀"}}]', "</tool_calls>")),
+    Case("schema_typed", ("<tool_calls>", '[{"name": "get_weather", "arguments": '
+                          '{"city": "Paris", "days": "3"}}]', "</tool_calls>")),
+    Case("unfinished_call", ("Sure.", "<tool_calls>", '[{"name": "write_file", "arguments": '
+                             '{"path": "/tmp/a", "content": "half')),
+    Case("literal_marker_in_prose", ("Wrap calls in ", Lit("<tool_calls>"), " tags. ",
+                                     "<tool_calls>", '[{"name": "b", "arguments": {}}]',
+                                     "</tool_calls>")),
+]
+
+
+# -- granite-20b-functioncalling: <function_call> then one JSON object, per call ---------
+
+FC_WEATHER = '<function_call> {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+
+GRANITE_20B_FC = [
+    # Its template joins calls with the newline and indent of its for loop.
+    Case("content_then_calls", ("Let me check. ", FC_WEATHER, "\n        ", '<function_call> '
+                                '{"name": "get_time", "arguments": {"zone": "UTC"}}')),
+    Case("one_call", ('<function_call> {"name": "search", "arguments": {"q": "vllm"}}',)),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("text_after_calls", (FC_WEATHER, "\nDone.")),
+    Case("tricky_json", ('<function_call> {"name": "run", "arguments": {"code": "x = [1]; '
+                         'y = {\\"a\\": \\"}<function_call>\\"}", "nested": {"l": [1, '
+                         '{"m": []}]}, "city": "Zürich 😀"}}',)),
+    Case("schema_typed", ('<function_call> {"name": "get_weather", "arguments": '
+                          '{"city": "Paris", "days": "3"}}',)),
+    Case("unfinished_call", ("Sure. ", '<function_call> {"name": "write_file", "arguments": '
+                             '{"path": "/tmp/a", "content": "half')),
+]
+
+
+# -- ERNIE-4.5 Thinking: reasoning, </think>, an answer in <response>, hermes calls -------
+
+E_CALL = ("<tool_call>", '\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}\n',
+          "</tool_call>")
+
+ERNIE45 = [
+    # As vLLM's ernie45 parsers document the model's output.
+    Case("reasoning_then_response", ("The user greets me.", "\n", "</think>", "\n\n",
+                                     "<response>", "\nHello! How can I help?\n",
+                                     "</response>", "\n")),
+    Case("answer_without_response", ("Short thought.\n", "</think>", "\nPlain answer.")),
+    Case("reasoning_then_call", ("The user wants the weather.\n", "</think>", "\n\n", *E_CALL,
+                                 "\n")),
+    Case("two_calls", ("Two lookups.\n", "</think>", "\n\n", *E_CALL, "\n", "<tool_call>",
+                       '\n{"name": "get_time", "arguments": {"zone": "UTC"}}\n',
+                       "</tool_call>")),
+    Case("think_opened_in_output", ("<think>", "\nA thought.\n", "</think>", "\n\n",
+                                    "<response>", "Answer: 42.", "</response>")),
+    Case("call_from_reasoning", ("No need to think more.\n", *E_CALL)),
+    Case("schema_typed", ("x\n", "</think>", "\n\n", "<tool_call>",
+                          '\n{"name": "get_weather", "arguments": {"city": "Paris", '
+                          '"days": "3"}}\n', "</tool_call>")),
+    Case("unfinished_call", ("x\n", "</think>", "\n\n", "<tool_call>",
+                             '\n{"name": "write_file", "arguments": {"path": "/tmp/a", '
+                             '"content": "half')),
+    Case("literal_marker_in_prose", ("x\n", "</think>", "\n\n", "<response>", "Wrap calls in ",
+                                     Lit("<tool_call>"), " tags.", "</response>")),
+]
+
+
+# -- InternLM2/2.5/3: <|action_start|><|plugin|>\n{JSON}<|action_end|> -----------------
+
+I_CALL = ("<|action_start|>", "<|plugin|>",
+          '\n{"name": "get_weather", "parameters": {"city": "Paris", "days": 3}}', "<|action_end|>")
+
+INTERNLM = [
+    # As InternLM's chat_format.md shows it: words, then the call.
+    Case("content_then_call", ("Sure, I will search for the weather of Paris.", *I_CALL)),
+    Case("one_call", ("<|action_start|>", "<|plugin|>",
+                      '\n{"name": "search", "parameters": {"q": "vllm"}}', "<|action_end|>")),
+    Case("content_only", ("The weather in Paris is 22 celsius",)),
+    Case("arguments_key", ("<|action_start|>", "<|plugin|>",
+                           '\n{"name": "get_time", "arguments": {"zone": "UTC"}}',
+                           "<|action_end|>")),
+    Case("text_after_call", (*I_CALL, "\nDone.")),
+    Case("tricky_json", ("<|action_start|>", "<|plugin|>",
+                         '\n{"name": "run", "parameters": {"code": "x = {\\"a\\": \\"}\\"}", '
+                         '"nested": {"l": [1, {"m": []}]}, "city": "Zürich 😀"}}',
+                         "<|action_end|>")),
+    Case("schema_typed", ("<|action_start|>", "<|plugin|>",
+                          '\n{"name": "get_weather", "parameters": {"city": "Paris", '
+                          '"days": "3"}}', "<|action_end|>")),
+    # No cut call here: vLLM's internlm parse() raises on one (json.loads, uncaught);
+    # tests/test_cut_calls.py covers cut calls for every format.
+    Case("literal_marker_in_prose", ("Calls start with ", Lit("<|action_start|>"), ". ",
+                                     *I_CALL)),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -661,6 +769,10 @@ CORPUS: dict[str, list[Case]] = {
     "mistral": MISTRAL,
     "mistral_pre_v11": MISTRAL_PRE_V11,
     "granite": GRANITE,
+    "jamba": JAMBA,
+    "granite_20b_fc": GRANITE_20B_FC,
+    "ernie45": ERNIE45,
+    "internlm": INTERNLM,
     "inkling": INKLING,
     "plamo3": PLAMO,
     "openai": HARMONY,
@@ -703,6 +815,10 @@ REFERENCES: dict[str, Reference] = {
     # tokenizer object; parsergen's own reviewed events and hand-written messages.
     "mistral_pre_v11": Reference(None, "mistral"),
     "granite": Reference("vllm.parser.granite.GraniteParser", "granite"),
+    "jamba": Reference(None, "jamba", tool="jamba"),
+    "granite_20b_fc": Reference(None, "granite_20b", tool="granite-20b-fc"),
+    "ernie45": Reference(None, "ernie", reasoning="ernie45", tool="ernie45"),
+    "internlm": Reference(None, "internlm", tool="internlm"),
     "inkling": Reference("vllm.parser.inkling.InklingParser", "inkling"),
     "plamo3": Reference("vllm.parser.plamo3.Plamo3Parser", "plamo"),
     # vLLM parses Harmony with openai_harmony, whose vocabulary is a download: no

@@ -270,7 +270,8 @@ class ParsergenReasoningDetector(BaseReasoningFormatDetector):
 
 def detector_classes(name: str, module: ModuleType) -> tuple[type, type]:
     """The tool-call and reasoning detector classes of one format."""
-    title = "".join(part.title() for part in name.split("_"))
+    # An alias may hold hyphens (vLLM's granite-20b-fc): no class name does.
+    title = "".join(part.title() for part in name.replace("-", "_").split("_"))
     return (type(f"Parsergen{title}Detector", (ParsergenDetector,),
                  {"MODULE": module, "__module__": __name__}),
             type(f"Parsergen{title}ReasoningDetector", (ParsergenReasoningDetector,),

@@ -387,7 +387,8 @@ class ParsergenToolParser(ParserEngineToolAdapter):
 
 def parser_classes(name: str, module: ModuleType) -> tuple[type, type]:
     """The reasoning and tool parser classes of one format."""
-    title = "".join(part.title() for part in name.split("_"))
+    # An alias may hold hyphens (vLLM's granite-20b-fc): no class name does.
+    title = "".join(part.title() for part in name.replace("-", "_").split("_"))
     return (type(f"Parsergen{title}ReasoningParser", (ParsergenReasoningParser,),
                  {"MODULE": module, "__module__": __name__}),
             type(f"Parsergen{title}ToolParser", (ParsergenToolParser,),

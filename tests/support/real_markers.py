@@ -54,6 +54,17 @@ MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.
            "(tool_calls, args, call_id, begin_think, end_think)")
 MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo-Instruct-2407's "
               "(tool calls: '[TOOL_CALLS] [' then the JSON array of {\"name\", \"arguments\"})")
+JAMBA = ("vLLM's jamba tool parser tests (github.com/vllm-project/vllm "
+         "tests/tool_use/test_jamba_tool_parser.py: model outputs of ai21labs/Jamba-tiny-dev, "
+         "whose tokenizer holds <tool_calls> and </tool_calls> as tokens)")
+GRANITE_20B_FC = ("ibm-granite/granite-20b-functioncalling's template as vLLM ships it "
+                  "(github.com/vllm-project/vllm examples/tool_chat_template_granite_20b_fc.jinja)")
+ERNIE45 = ("baidu/ERNIE-4.5-21B-A3B-Thinking, its output as vLLM's ernie45 reasoning parser "
+           "documents it (github.com/vllm-project/vllm vllm/reasoning/ernie45_reasoning_parser.py: "
+           "'abc\\n</think>\\n\\n<response>\\ndef\\n</response>\\n') and its tool parser's "
+           "<tool_call> JSON")
+INTERNLM = ("github.com/InternLM/InternLM chat/chat_format.md (Function Call: "
+            "'<|action_start|><|plugin|>\\n{\"name\": ..., \"parameters\": ...}<|action_end|>')")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
@@ -105,13 +116,20 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "deepseek_v32": FormatMarkers(DEEPSEEK_V32, (
         "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", '<｜DSML｜invoke name="',
         "</｜DSML｜invoke>", '<｜DSML｜parameter name="', "</｜DSML｜parameter>")),
+    "ernie45": FormatMarkers(ERNIE45, ("</think>", "<response>", "</response>", "<tool_call>",
+                                       "</tool_call>", '"arguments": ')),
     "gemma4": FormatMarkers(GEMMA4, (
         "<|channel>", "<channel|>", "<|tool_call>", "call:", "<tool_call|>", '<|"|>')),
     "granite": FormatMarkers(GRANITE, ("<|tool_call|>",)),
     # Its thinking system prompt: "thoughts between <think></think> and ... response
     # between <response></response>".
+    "granite_20b_fc": FormatMarkers(GRANITE_20B_FC, ("<function_call> ", '{"name": ',
+                                                     '"arguments": ')),
     "granite33": FormatMarkers(GRANITE, ("<|tool_call|>", "<think>", "</think>", "<response>",
                                          "</response>")),
+    "internlm": FormatMarkers(INTERNLM, ("<|action_start|>", "<|plugin|>", "<|action_end|>",
+                                         '"parameters": ')),
+    "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
     "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),
     "minimax_m2": FormatMarkers(MINIMAX_M2, (

@@ -362,12 +362,48 @@ def llama4() -> Any:
     return _byte_level(0, specials, eos="<|eot|>")
 
 
+@lru_cache(maxsize=1)
+def jamba() -> Any:
+    """AI21 Jamba's end of text and tool-call wrapper tokens (ids assumed), all special."""
+    names = ["<|endoftext|>", "<tool_calls>", "</tool_calls>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|endoftext|>")
+
+
+@lru_cache(maxsize=1)
+def granite_20b() -> Any:
+    """granite-20b-functioncalling's end of text (id assumed); <function_call> is text."""
+    return _byte_level(100, [(0, "<|endoftext|>", True)], eos="<|endoftext|>")
+
+
+@lru_cache(maxsize=1)
+def ernie() -> Any:
+    """ERNIE 4.5's end of sentence (special) and its think, response and tool-call tags
+    (added tokens, not special: vLLM's ernie45 parsers read them in the text); ids assumed."""
+    names = ["<|end_of_sentence|>", "<think>", "</think>", "<response>", "</response>",
+             "<tool_call>", "</tool_call>"]
+    specials = [(i, t, i == 0) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|end_of_sentence|>")
+
+
+@lru_cache(maxsize=1)
+def internlm() -> Any:
+    """InternLM2's chat tokens at their published ids (github.com/InternLM/InternLM
+    chat/chat_format.md: 92538-92543), all special; bytes below."""
+    specials = [(92538, "<|plugin|>", True), (92539, "<|interpreter|>", True),
+                (92540, "<|action_end|>", True), (92541, "<|action_start|>", True),
+                (92542, "<|im_end|>", True), (92543, "<|im_start|>", True)]
+    return _byte_level(0, specials, eos="<|im_end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
-              "llama3": llama3, "llama4": llama4}
+              "llama3": llama3, "llama4": llama4, "jamba": jamba,
+              "granite_20b": granite_20b, "ernie": ernie,
+              "internlm": internlm}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -383,7 +419,8 @@ FORMAT_TOKENIZERS = {
     "deepseek_v41": "deepseek", "glm47_moe": "glm", "minimax_m2": "minimax",
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
-    "granite": "granite", "granite33": "granite",
+    "granite": "granite", "granite33": "granite", "jamba": "jamba",
+    "granite_20b_fc": "granite_20b", "ernie45": "ernie", "internlm": "internlm",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4",
 }
