@@ -98,6 +98,13 @@ def _mistral_calls(calls) -> str:
                    for name, args in calls)
 
 
+def _longcat_calls(calls) -> str:
+    # LongCat-Flash-Chat: hermes' JSON object per call, in its own tags.
+    return "\n".join("<longcat_tool_call>\n" + json.dumps({"name": name, "arguments": args},
+                                                          ensure_ascii=False)
+                     + "\n</longcat_tool_call>" for name, args in calls)
+
+
 def _mistral_pre_v11_calls(calls) -> str:
     # Mistral-7B-Instruct-v0.3's template: one array, each call with its 9-character id.
     items = [json.dumps({"name": name, "arguments": args, "id": f"call{i:05d}"},
@@ -131,9 +138,12 @@ FORMATS = {
     # Mistral-Nemo-Instruct-2407: tokenizer v3 tekken, no reasoning.
     "mistral_pre_v11": Format("mistral_pre_v11", "tekken", "", "", _mistral_pre_v11_calls,
                               ("[TOOL_CALLS]",), "</s>"),
+    "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
+                      ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
 }
 
-TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken}
+TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
+              "longcat": toks.longcat}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -173,6 +183,8 @@ PROMPTS = {
     ("mistral", "open"): MISTRAL_HISTORY + "[THINK]",
     ("mistral", "closed"): MISTRAL_HISTORY + "[THINK]Easy.[/THINK]",
     ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
+    # LongCat has no reasoning: any prompt leaves it in content (its turn markup unread).
+    ("longcat", "closed"): "What is the weather in Paris?",
 }
 
 
@@ -226,6 +238,8 @@ CASES = [
     Case("mistral_pre_v11-content-and-call", "mistral_pre_v11", "closed",
          Message(None, CONTENT, (NOTE,))),
     Case("mistral_pre_v11-content-only", "mistral_pre_v11", "closed", Message(None, CONTENT)),
+    Case("longcat-calls", "longcat", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("longcat-content-and-call", "longcat", "closed", Message(None, CONTENT, (NOTE,))),
 ]
 
 

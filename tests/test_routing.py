@@ -199,6 +199,10 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
+    # LongCat-Flash-Chat: hermes JSON calls in <longcat_tool_call> tags
+    # (huggingface.co/meituan-longcat/LongCat-Flash-Chat; vLLM's longcat tool parser).
+    ("meituan-longcat/LongCat-Flash-Chat", "longcat", {}),
+    ("meituan-longcat/LongCat-Flash-Chat-FP8", "longcat", {}),
     ("ibm-granite/granite-4.0-h-tiny", "hermes", {}),
     ("ibm-granite/granite-4.0-h-small", "hermes", {}),
     # Granite 4.1+: Nemotron 3's syntax, opens its own <think> unless enable_thinking is

@@ -333,6 +333,16 @@ def hermes_cases(reasoning: bool) -> list[Case]:
     return cases
 
 
+def retagged(cases: list[Case], tags: dict[str, str]) -> list[Case]:
+    """``cases`` with each marker text replaced (the same completions in another family's tags)."""
+    def swap(part: str | Lit) -> str | Lit:
+        text = part.text if isinstance(part, Lit) else part
+        for old, new in tags.items():
+            text = text.replace(old, new)
+        return Lit(text) if isinstance(part, Lit) else text
+    return [Case(c.name, tuple(swap(p) for p in c.parts), c.thinking) for c in cases]
+
+
 # -- DeepSeek V3, R1, V3.1 -------------------------------------------------------------
 
 def ds_call(name: str, args: str, fenced: bool) -> tuple[str, ...]:
@@ -658,6 +668,9 @@ CORPUS: dict[str, list[Case]] = {
     "kimi_k3": KIMI_K3,
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
+    # LongCat-Flash-Chat: hermes' calls in <longcat_tool_call> tags.
+    "longcat": retagged(hermes_cases(reasoning=False), {
+        "<tool_call>": "<longcat_tool_call>", "</tool_call>": "</longcat_tool_call>"}),
     "mistral": MISTRAL,
     "mistral_pre_v11": MISTRAL_PRE_V11,
     "granite": GRANITE,
@@ -698,6 +711,7 @@ REFERENCES: dict[str, Reference] = {
     "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
+    "longcat": Reference(None, "longcat", tool="longcat"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
     # No vLLM golden: vLLM parses this syntax only with a pre-v11 mistral-common
     # tokenizer object; parsergen's own reviewed events and hand-written messages.

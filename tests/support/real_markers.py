@@ -55,6 +55,8 @@ MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.
 MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo-Instruct-2407's "
               "(tool calls: '[TOOL_CALLS] [' then the JSON array of {\"name\", \"arguments\"})")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
+LONGCAT = ("meituan-longcat/LongCat-Flash-Chat chat_template (as vLLM 0.33's longcat tool "
+           "parser reads it: <longcat_tool_call>{\"name\", \"arguments\"}</longcat_tool_call>)")
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
 
@@ -75,6 +77,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
         "<think>", "</think>", "<tool_call>", "</tool_call>", '{"name": ', '"arguments": ')),
     "qwen3_reasoning": FormatMarkers(QWEN3, ("<think>", "</think>")),
     "hermes": FormatMarkers(HERMES, ("<tool_call>", "</tool_call>", '"arguments": ')),
+    "longcat": FormatMarkers(LONGCAT, ("<longcat_tool_call>", "</longcat_tool_call>",
+                                       '"arguments": ')),
     "seed_oss": FormatMarkers(SEED_OSS, (
         "<seed:think>", "</seed:think>", "<seed:tool_call>", "</seed:tool_call>", "<function=",
         "</function>", "<parameter=", "</parameter>")),

@@ -362,12 +362,21 @@ def llama4() -> Any:
     return _byte_level(0, specials, eos="<|eot|>")
 
 
+@lru_cache(maxsize=1)
+def longcat() -> Any:
+    """LongCat-Flash-Chat's call tags as added tokens that are not special (ids assumed:
+    its tokenizer files were not read), on a byte-level vocabulary."""
+    specials = [(0, "<|endoftext|>", True), (300, "<longcat_tool_call>", False),
+                (301, "</longcat_tool_call>", False)]
+    return _byte_level(1, specials, eos="<|endoftext|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
-              "llama3": llama3, "llama4": llama4}
+              "llama3": llama3, "llama4": llama4, "longcat": longcat}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -385,7 +394,7 @@ FORMAT_TOKENIZERS = {
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
     "granite": "granite", "granite33": "granite",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
-    "llama4_pythonic": "llama4", "pythonic": "llama4",
+    "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
 }
 
 
