@@ -98,6 +98,13 @@ def _mistral_calls(calls) -> str:
                    for name, args in calls)
 
 
+def _poolside_calls(calls) -> str:
+    # Laguna writes GLM's calls: the name, then <arg_key>/<arg_value> pairs.
+    return "".join(f"<tool_call>{name}\n" + "".join(
+        f"<arg_key>{k}</arg_key>\n<arg_value>{_value(v)}</arg_value>\n" for k, v in args.items())
+        + "</tool_call>" for name, args in calls)
+
+
 def _longcat_calls(calls) -> str:
     # LongCat-Flash-Chat: hermes' JSON object per call, in its own tags.
     return "\n".join("<longcat_tool_call>\n" + json.dumps({"name": name, "arguments": args},
@@ -138,12 +145,16 @@ FORMATS = {
     # Mistral-Nemo-Instruct-2407: tokenizer v3 tekken, no reasoning.
     "mistral_pre_v11": Format("mistral_pre_v11", "tekken", "", "", _mistral_pre_v11_calls,
                               ("[TOOL_CALLS]",), "</s>"),
+    # Laguna with thinking off (its default): content and calls.
+    "poolside_v1": Format("poolside_v1", "laguna", "<think>", "</think>", _poolside_calls,
+                          ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+                           "<arg_value>", "</arg_value>"), "<|endoftext|>"),
     "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
                       ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
-              "longcat": toks.longcat}
+              "longcat": toks.longcat, "laguna": toks.laguna}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -185,6 +196,7 @@ PROMPTS = {
     ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
     # LongCat has no reasoning: any prompt leaves it in content (its turn markup unread).
     ("longcat", "closed"): "What is the weather in Paris?",
+    ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
 }
 
 
@@ -238,6 +250,9 @@ CASES = [
     Case("mistral_pre_v11-content-and-call", "mistral_pre_v11", "closed",
          Message(None, CONTENT, (NOTE,))),
     Case("mistral_pre_v11-content-only", "mistral_pre_v11", "closed", Message(None, CONTENT)),
+    Case("poolside_v1-calls", "poolside_v1", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("poolside_v1-content-and-call", "poolside_v1", "closed",
+         Message(None, CONTENT, (NOTE, WEATHER))),
     Case("longcat-calls", "longcat", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("longcat-content-and-call", "longcat", "closed", Message(None, CONTENT, (NOTE,))),
 ]

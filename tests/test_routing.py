@@ -203,6 +203,11 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # (huggingface.co/meituan-longcat/LongCat-Flash-Chat; vLLM's longcat tool parser).
     ("meituan-longcat/LongCat-Flash-Chat", "longcat", {}),
     ("meituan-longcat/LongCat-Flash-Chat-FP8", "longcat", {}),
+    # Poolside Laguna: GLM's calls, <think> only when the request turns thinking on
+    # (docs.sglang.io/cookbook/autoregressive/Poolside/Laguna-XS.2; vLLM's poolside_v1).
+    ("poolside/Laguna-XS.2", "poolside_v1", {}),
+    ("poolside/Laguna-XS.2-FP8", "poolside_v1", {}),
+    ("poolside/Laguna-M.1", "poolside_v1", {}),
     ("ibm-granite/granite-4.0-h-tiny", "hermes", {}),
     ("ibm-granite/granite-4.0-h-small", "hermes", {}),
     # Granite 4.1+: Nemotron 3's syntax, opens its own <think> unless enable_thinking is

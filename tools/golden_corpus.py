@@ -663,6 +663,10 @@ CORPUS: dict[str, list[Case]] = {
     ],
     "deepseek_v41": dsml_cases("calls", sep=" "),
     "glm47_moe": GLM,
+    # Poolside Laguna writes GLM's calls; vLLM parses them with its legacy poolside_v1
+    # parsers (thinking off unless the request turns it on).
+    "poolside_v1": [*GLM, Case("thinking_off_content_and_call", ("Checking.\n", GLM_CALL),
+                               thinking=False)],
     "minimax_m2": MINIMAX,
     "minimax_m3": MINIMAX_M3,
     "kimi_k3": KIMI_K3,
@@ -712,6 +716,8 @@ REFERENCES: dict[str, Reference] = {
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
     "longcat": Reference(None, "longcat", tool="longcat"),
+    "poolside_v1": Reference(None, "laguna", ("thinking", "enable_thinking"),
+                             reasoning="poolside_v1", tool="poolside_v1"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
     # No vLLM golden: vLLM parses this syntax only with a pre-v11 mistral-common
     # tokenizer object; parsergen's own reviewed events and hand-written messages.

@@ -57,6 +57,9 @@ MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
 LONGCAT = ("meituan-longcat/LongCat-Flash-Chat chat_template (as vLLM 0.33's longcat tool "
            "parser reads it: <longcat_tool_call>{\"name\", \"arguments\"}</longcat_tool_call>)")
+LAGUNA = ("docs.sglang.io/cookbook/autoregressive/Poolside/Laguna-XS.2 (<think>...</think> "
+          "toggled per request) and vLLM 0.33's poolside_v1 tool parser (GLM's <tool_call>, "
+          "<arg_key>, <arg_value> tags)")
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
 
@@ -77,6 +80,9 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
         "<think>", "</think>", "<tool_call>", "</tool_call>", '{"name": ', '"arguments": ')),
     "qwen3_reasoning": FormatMarkers(QWEN3, ("<think>", "</think>")),
     "hermes": FormatMarkers(HERMES, ("<tool_call>", "</tool_call>", '"arguments": ')),
+    "poolside_v1": FormatMarkers(LAGUNA, (
+        "<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+        "<arg_value>", "</arg_value>")),
     "longcat": FormatMarkers(LONGCAT, ("<longcat_tool_call>", "</longcat_tool_call>",
                                        '"arguments": ')),
     "seed_oss": FormatMarkers(SEED_OSS, (

@@ -371,12 +371,26 @@ def longcat() -> Any:
     return _byte_level(1, specials, eos="<|endoftext|>")
 
 
+@lru_cache(maxsize=1)
+def laguna() -> Any:
+    """Poolside Laguna (ids assumed): <assistant>, which vLLM's poolside_v1 reasoning parser
+    requires, special; the think and call tags added tokens that are not special, as its
+    tool parser says they are."""
+    specials = [(0, "<|endoftext|>", True), (300, "<assistant>", True),
+                (301, "<think>", False), (302, "</think>", False), (303, "<tool_call>", False),
+                (304, "</tool_call>", False), (305, "<arg_key>", False),
+                (306, "</arg_key>", False), (307, "<arg_value>", False),
+                (308, "</arg_value>", False)]
+    return _byte_level(1, specials, eos="<|endoftext|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
-              "llama3": llama3, "llama4": llama4, "longcat": longcat}
+              "llama3": llama3, "llama4": llama4, "longcat": longcat,
+              "laguna": laguna}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -395,6 +409,7 @@ FORMAT_TOKENIZERS = {
     "granite": "granite", "granite33": "granite",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
+    "poolside_v1": "laguna",
 }
 
 
