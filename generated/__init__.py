@@ -34,6 +34,7 @@ FORMATS = (
     "mistral_reasoning",
     "nemotron_v3",
     "openai",
+    "phi4_mini_json",
     "plamo3",
     "poolside_v1",
     "pythonic",
@@ -751,6 +752,23 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start=None,
         reasoning_end="<|end|>",
+    ),
+    # grammars/phi4_mini_json.yaml
+    FormatEntry(
+        name="phi4_mini_json",
+        description='Phi-4-mini - functools[{"name": NAME, "arguments": {...}}, ...]: one JSON list of calls after the functools marker',
+        aliases=(),
+        models=(ModelPattern("phi-4-mini-instruct"),),  # models (line 9)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=(),
+        text_markers=("]", "{", "functools["),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|assistant|>", "<|end|>", "<|system|>", "<|user|>"),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/plamo3.yaml
     FormatEntry(

@@ -105,6 +105,12 @@ def _poolside_calls(calls) -> str:
         + "</tool_call>" for name, args in calls)
 
 
+def _phi4_mini_calls(calls) -> str:
+    # Phi-4-mini's tool template: one JSON list after "functools".
+    return "functools" + json.dumps([{"name": name, "arguments": args} for name, args in calls],
+                                    ensure_ascii=False)
+
+
 def _longcat_calls(calls) -> str:
     # LongCat-Flash-Chat: hermes' JSON object per call, in its own tags.
     return "\n".join("<longcat_tool_call>\n" + json.dumps({"name": name, "arguments": args},
@@ -149,12 +155,15 @@ FORMATS = {
     "poolside_v1": Format("poolside_v1", "laguna", "<think>", "</think>", _poolside_calls,
                           ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
                            "<arg_value>", "</arg_value>"), "<|endoftext|>"),
+    "phi4_mini_json": Format("phi4_mini_json", "phi4_mini", "", "", _phi4_mini_calls, (),
+                             "<|end|>"),
     "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
                       ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
-              "longcat": toks.longcat, "laguna": toks.laguna}
+              "longcat": toks.longcat, "laguna": toks.laguna,
+              "phi4_mini": toks.phi4_mini}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -196,6 +205,7 @@ PROMPTS = {
     ("mistral_pre_v11", "closed"): "<s>[INST]What is the weather in Paris?[/INST]",
     # LongCat has no reasoning: any prompt leaves it in content (its turn markup unread).
     ("longcat", "closed"): "What is the weather in Paris?",
+    ("phi4_mini_json", "closed"): "<|user|>What is the weather in Paris?<|end|><|assistant|>",
     ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
 }
 
@@ -253,6 +263,9 @@ CASES = [
     Case("poolside_v1-calls", "poolside_v1", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("poolside_v1-content-and-call", "poolside_v1", "closed",
          Message(None, CONTENT, (NOTE, WEATHER))),
+    Case("phi4_mini_json-calls", "phi4_mini_json", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("phi4_mini_json-content-and-call", "phi4_mini_json", "closed",
+         Message(None, CONTENT, (NOTE,)), before_calls=" "),
     Case("longcat-calls", "longcat", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("longcat-content-and-call", "longcat", "closed", Message(None, CONTENT, (NOTE,))),
 ]

@@ -208,6 +208,9 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("poolside/Laguna-XS.2", "poolside_v1", {}),
     ("poolside/Laguna-XS.2-FP8", "poolside_v1", {}),
     ("poolside/Laguna-M.1", "poolside_v1", {}),
+    # Phi-4-mini: functools[...] JSON lists (vLLM examples/tool_chat_template_phi4_mini.jinja,
+    # for huggingface.co/microsoft/Phi-4-mini-instruct).
+    ("microsoft/Phi-4-mini-instruct", "phi4_mini_json", {}),
     ("ibm-granite/granite-4.0-h-tiny", "hermes", {}),
     ("ibm-granite/granite-4.0-h-small", "hermes", {}),
     # Granite 4.1+: Nemotron 3's syntax, opens its own <think> unless enable_thinking is

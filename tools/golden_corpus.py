@@ -419,6 +419,27 @@ MISTRAL_PRE_V11 = [
 ]
 
 
+# Phi-4-mini: one JSON list of calls after "functools[" (vLLM's example template asks
+# for it; no closing marker).
+PHI4_CALL = 'functools[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]'
+PHI4_MINI = [
+    Case("one_call", (PHI4_CALL,)),
+    Case("two_calls_multiline", ('functools[\n  {"name": "get_weather", "arguments": '
+                                 '{"city": "Paris"}},\n  {"name": "get_time", "arguments": '
+                                 '{"zone": "UTC"}}\n]',)),
+    Case("content_then_call", ("Let me check. ", PHI4_CALL)),
+    Case("parameters_key", ('functools[{"name": "search", "parameters": {"q": "vllm"}}]',)),
+    Case("arguments_first_and_typed", ('functools[{"arguments": {"days": "3", "city": '
+                                       '"Zürich 😀"}, "name": "get_weather"}]',)),
+    Case("nested_and_escaped", ('functools[{"name": "run", "arguments": {"json": {"k": '
+                                '[1, {"x": "]}"}]}, "code": "say \\"hi\\"\\n"}}]',)),
+    Case("content_only", ("Use functools.partial to bind the arguments.",)),
+    Case("unfinished_call", ('functools[{"name": "write_file", "arguments": {"path": '
+                             '"/tmp/a", "content": "half',)),
+    Case("text_after_call", (PHI4_CALL, " Done.")),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -677,6 +698,7 @@ CORPUS: dict[str, list[Case]] = {
         "<tool_call>": "<longcat_tool_call>", "</tool_call>": "</longcat_tool_call>"}),
     "mistral": MISTRAL,
     "mistral_pre_v11": MISTRAL_PRE_V11,
+    "phi4_mini_json": PHI4_MINI,
     "granite": GRANITE,
     "inkling": INKLING,
     "plamo3": PLAMO,
@@ -716,6 +738,7 @@ REFERENCES: dict[str, Reference] = {
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
     "longcat": Reference(None, "longcat", tool="longcat"),
+    "phi4_mini_json": Reference(None, "phi4_mini", tool="phi4_mini_json"),
     "poolside_v1": Reference(None, "laguna", ("thinking", "enable_thinking"),
                              reasoning="poolside_v1", tool="poolside_v1"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),

@@ -60,6 +60,9 @@ LONGCAT = ("meituan-longcat/LongCat-Flash-Chat chat_template (as vLLM 0.33's lon
 LAGUNA = ("docs.sglang.io/cookbook/autoregressive/Poolside/Laguna-XS.2 (<think>...</think> "
           "toggled per request) and vLLM 0.33's poolside_v1 tool parser (GLM's <tool_call>, "
           "<arg_key>, <arg_value> tags)")
+PHI4_MINI = ("vllm-project/vllm examples/tool_chat_template_phi4_mini.jinja, the tool template "
+             "for microsoft/Phi-4-mini-instruct: 'functools[{\"name\": ..., \"arguments\": "
+             "...}, ...]'")
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
 
@@ -83,6 +86,7 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "poolside_v1": FormatMarkers(LAGUNA, (
         "<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
         "<arg_value>", "</arg_value>")),
+    "phi4_mini_json": FormatMarkers(PHI4_MINI, ("functools[", '"arguments": ')),
     "longcat": FormatMarkers(LONGCAT, ("<longcat_tool_call>", "</longcat_tool_call>",
                                        '"arguments": ')),
     "seed_oss": FormatMarkers(SEED_OSS, (

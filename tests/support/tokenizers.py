@@ -384,13 +384,22 @@ def laguna() -> Any:
     return _byte_level(1, specials, eos="<|endoftext|>")
 
 
+@lru_cache(maxsize=1)
+def phi4_mini() -> Any:
+    """Phi-4-mini's chat tokens (ids assumed), special; functools[ is plain text."""
+    names = ["<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>", "<|system|>",
+             "<|tool|>", "<|/tool|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
               "llama3": llama3, "llama4": llama4, "longcat": longcat,
-              "laguna": laguna}
+              "laguna": laguna, "phi4_mini": phi4_mini}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -409,7 +418,7 @@ FORMAT_TOKENIZERS = {
     "granite": "granite", "granite33": "granite",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
-    "poolside_v1": "laguna",
+    "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
 }
 
 
