@@ -43,6 +43,7 @@ FORMATS = (
     "qwen3_reasoning",
     "seed_oss",
     "seed_oss_reasoning",
+    "step3",
     "step3_reasoning",
     "step3p5",
     "step3p5_reasoning",
@@ -947,15 +948,47 @@ INDEX = (
         reasoning_start="<seed:think>",
         reasoning_end="</seed:think>",
     ),
+    # grammars/step3.yaml
+    FormatEntry(
+        name="step3",
+        description='StepFun Step-3 - reasoning up to </think>, then <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME"><steptml:parameter name="K">V</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+        aliases=(),
+        models=(
+            ModelPattern("step3"),  # models (line 10)
+            ModelPattern("step-3"),  # models (line 10)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "<｜tool_calls_begin｜>",
+            "<｜tool_calls_end｜>",
+            "<｜tool_call_begin｜>",
+            "<｜tool_call_end｜>",
+            "<｜tool_sep｜>",
+            "</think>",
+            "<think>",
+        ),
+        text_markers=(
+            "function",
+            "</steptml:invoke>",
+            '<steptml:invoke name="',
+            '">',
+            "</steptml:parameter>",
+            "<steptml:parameter name=",
+        ),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+    ),
     # grammars/step3_reasoning.yaml
     FormatEntry(
         name="step3_reasoning",
         description="StepFun Step-3 reasoning only - <think> ... </think>",
         aliases=(),
-        models=(
-            ModelPattern("step3"),  # models (line 5)
-            ModelPattern("step-3"),  # models (line 5)
-        ),
+        models=(),
         thinking_switch=(),
         thinking_default=False,
         has_tool_calls=False,

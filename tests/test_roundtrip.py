@@ -111,6 +111,18 @@ def _phi4_mini_calls(calls) -> str:
                                     ensure_ascii=False)
 
 
+def _step3_calls(calls) -> str:
+    # Step-3: StepTML invokes, one per <｜tool_call_begin｜> element, in one block.
+    if not calls:
+        return ""
+    body = "".join(
+        "<｜tool_call_begin｜>function<｜tool_sep｜>" f'<steptml:invoke name="{name}">\n'
+        + "".join(f'<steptml:parameter name="{k}">{_value(v)}</steptml:parameter>\n'
+                  for k, v in args.items())
+        + "</steptml:invoke><｜tool_call_end｜>" for name, args in calls)
+    return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
+
+
 def _longcat_calls(calls) -> str:
     # LongCat-Flash-Chat: hermes' JSON object per call, in its own tags.
     return "\n".join("<longcat_tool_call>\n" + json.dumps({"name": name, "arguments": args},
@@ -157,13 +169,19 @@ FORMATS = {
                            "<arg_value>", "</arg_value>"), "<|endoftext|>"),
     "phi4_mini_json": Format("phi4_mini_json", "phi4_mini", "", "", _phi4_mini_calls, (),
                              "<|end|>"),
+    # Step-3: the prompt opens the reasoning; the model writes only </think>.
+    "step3": Format("step3", "step3", "", "</think>", _step3_calls,
+                    ("</think>", "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>",
+                     "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"),
+                    "<|endoftext|>"),
     "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
                       ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
               "longcat": toks.longcat, "laguna": toks.laguna,
-              "phi4_mini": toks.phi4_mini}
+              "phi4_mini": toks.phi4_mini,
+              "step3": toks.step3}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -206,6 +224,8 @@ PROMPTS = {
     # LongCat has no reasoning: any prompt leaves it in content (its turn markup unread).
     ("longcat", "closed"): "What is the weather in Paris?",
     ("phi4_mini_json", "closed"): "<|user|>What is the weather in Paris?<|end|><|assistant|>",
+    # No marker in the prompt: Step-3 starts in reasoning (start_optional).
+    ("step3", "open"): "What is the weather in Paris?",
     ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
 }
 
@@ -266,6 +286,8 @@ CASES = [
     Case("phi4_mini_json-calls", "phi4_mini_json", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("phi4_mini_json-content-and-call", "phi4_mini_json", "closed",
          Message(None, CONTENT, (NOTE,)), before_calls=" "),
+    Case("step3-full", "step3", "open", Message(REASONING, CONTENT, (WEATHER, NOTE))),
+    Case("step3-reasoning-then-call", "step3", "open", Message(REASONING, None, (NOTE,))),
     Case("longcat-calls", "longcat", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("longcat-content-and-call", "longcat", "closed", Message(None, CONTENT, (NOTE,))),
 ]

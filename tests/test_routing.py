@@ -91,7 +91,10 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed_oss", ON),
     ("ByteDance-Seed/Seed-OSS-36B-Base", "seed_oss", ON),
     # StepFun (huggingface.co/stepfun-ai/Step-3.5-Flash: always thinks, no switch).
-    ("stepfun-ai/step3", "step3_reasoning", {}),
+    # Step-3: reasoning up to </think>, StepTML calls (huggingface.co/stepfun-ai/step3;
+    # vLLM's step3 reasoning and tool parsers).
+    ("stepfun-ai/step3", "step3", {}),
+    ("stepfun-ai/step3-fp8", "step3", {}),
     ("stepfun-ai/Step-3.5-Flash", "step3p5", {}),
     # DeepSeek-R1: always reasons; the template opens <think> (it may be missing from
     # the output): huggingface.co/deepseek-ai/DeepSeek-R1-0528

@@ -440,6 +440,37 @@ PHI4_MINI = [
 ]
 
 
+# Step-3: StepTML invokes inside DeepSeek-V3-style call markers, after </think>.
+def step3_call(name: str, params: str) -> tuple[str, ...]:
+    return ("<｜tool_call_begin｜>", "function", "<｜tool_sep｜>",
+            f'<steptml:invoke name="{name}">\n{params}</steptml:invoke>', "<｜tool_call_end｜>")
+
+
+STEP3_WEATHER = step3_call("get_weather", '<steptml:parameter name="city">Paris</steptml:parameter>'
+                           '\n<steptml:parameter name="days">3</steptml:parameter>\n')
+STEP3_BLOCK = ("<｜tool_calls_begin｜>", "\n", *STEP3_WEATHER, "\n", "<｜tool_calls_end｜>")
+STEP3 = [
+    Case("reasoning_content_call", ("Weather question.", "</think>", "Let me check.\n",
+                                    *STEP3_BLOCK)),
+    Case("two_calls_text_after", ("x", "</think>", "<｜tool_calls_begin｜>", *STEP3_WEATHER,
+                                  *step3_call("get_time", '<steptml:parameter name="zone">UTC'
+                                              '</steptml:parameter>'),
+                                  "<｜tool_calls_end｜>", "\nDone.")),
+    Case("call_from_reasoning", ("Straight to it.", *STEP3_BLOCK)),
+    Case("tricky_values", ("x", "</think>", "<｜tool_calls_begin｜>", *step3_call(
+        "run", '<steptml:parameter name="code">if a < b: print("}")</steptml:parameter>'
+        '<steptml:parameter name="json">{"k": [1, 2]}</steptml:parameter>'),
+        "<｜tool_calls_end｜>")),
+    Case("unfinished_call", ("x", "</think>", "<｜tool_calls_begin｜>", "<｜tool_call_begin｜>",
+                             "function", "<｜tool_sep｜>",
+                             '<steptml:invoke name="write_file"><steptml:parameter '
+                             'name="content">half')),
+    Case("literal_marker_in_prose", ("x", "</think>", "Use ", Lit("<｜tool_calls_begin｜>"),
+                                     " first.\n", *STEP3_BLOCK)),
+    Case("reasoning_only", ("Still thinking about it",)),
+]
+
+
 # -- Granite ----------------------------------------------------------------------------
 
 G_CALL = '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]'
@@ -699,6 +730,7 @@ CORPUS: dict[str, list[Case]] = {
     "mistral": MISTRAL,
     "mistral_pre_v11": MISTRAL_PRE_V11,
     "phi4_mini_json": PHI4_MINI,
+    "step3": STEP3,
     "granite": GRANITE,
     "inkling": INKLING,
     "plamo3": PLAMO,
@@ -739,6 +771,7 @@ REFERENCES: dict[str, Reference] = {
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
     "longcat": Reference(None, "longcat", tool="longcat"),
     "phi4_mini_json": Reference(None, "phi4_mini", tool="phi4_mini_json"),
+    "step3": Reference(None, "step3", reasoning="step3", tool="step3"),
     "poolside_v1": Reference(None, "laguna", ("thinking", "enable_thinking"),
                              reasoning="poolside_v1", tool="poolside_v1"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),

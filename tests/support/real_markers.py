@@ -63,6 +63,9 @@ LAGUNA = ("docs.sglang.io/cookbook/autoregressive/Poolside/Laguna-XS.2 (<think>.
 PHI4_MINI = ("vllm-project/vllm examples/tool_chat_template_phi4_mini.jinja, the tool template "
              "for microsoft/Phi-4-mini-instruct: 'functools[{\"name\": ..., \"arguments\": "
              "...}, ...]'")
+STEP3 = ("stepfun-ai/step3, as vLLM 0.33's step3 tool parser and SGLang's Step3Detector read it "
+         "(<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke "
+         "name=...>...); </think> from vLLM's step3 reasoning parser")
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
 
@@ -87,6 +90,10 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
         "<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
         "<arg_value>", "</arg_value>")),
     "phi4_mini_json": FormatMarkers(PHI4_MINI, ("functools[", '"arguments": ')),
+    "step3": FormatMarkers(STEP3, (
+        "</think>", "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>", "<｜tool_call_begin｜>",
+        "<｜tool_call_end｜>", "<｜tool_sep｜>", '<steptml:invoke name="', "</steptml:invoke>",
+        '<steptml:parameter name="', "</steptml:parameter>")),
     "longcat": FormatMarkers(LONGCAT, ("<longcat_tool_call>", "</longcat_tool_call>",
                                        '"arguments": ')),
     "seed_oss": FormatMarkers(SEED_OSS, (

@@ -393,13 +393,24 @@ def phi4_mini() -> Any:
     return _byte_level(100, specials, eos="<|end|>")
 
 
+@lru_cache(maxsize=1)
+def step3() -> Any:
+    """Step-3's think and call markers (ids assumed), special: vLLM's step3 tool parser
+    turns skip_special_tokens off to see them."""
+    names = ["<|endoftext|>", "<think>", "</think>", "<｜tool_calls_begin｜>",
+             "<｜tool_calls_end｜>", "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|endoftext|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
               "mistral": mistral, "tekken": tekken, "granite": granite,
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
               "llama3": llama3, "llama4": llama4, "longcat": longcat,
-              "laguna": laguna, "phi4_mini": phi4_mini}
+              "laguna": laguna, "phi4_mini": phi4_mini,
+              "step3": step3}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -419,6 +430,7 @@ FORMAT_TOKENIZERS = {
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
+    "step3": "step3",
 }
 
 
