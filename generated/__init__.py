@@ -47,6 +47,7 @@ FORMATS = (
     "step3_reasoning",
     "step3p5",
     "step3p5_reasoning",
+    "step5",
     "think_reasoning",
 )
 
@@ -1037,6 +1038,23 @@ INDEX = (
         text_markers=(),
         preserve_tokens=(),
         turn_boundary_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+    ),
+    # grammars/step5.yaml
+    FormatEntry(
+        name="step5",
+        description="StepFun Step-5 - reasoning up to </think> (the prompt may open it), then qwen3's <tool_call><function=NAME><parameter=K>v</parameter> calls; content whitespace kept",
+        aliases=(),
+        models=(ModelPattern("step-5"),),  # models (line 9)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=("</think>", "<think>", "</tool_call>", "<tool_call>"),
+        text_markers=(">", "</function>", "<function=", "</parameter>", "<parameter="),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
         reasoning_start="<think>",
         reasoning_end="</think>",
     ),

@@ -174,6 +174,9 @@ FORMATS = {
                     ("</think>", "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>",
                      "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"),
                     "<|endoftext|>"),
+    # Step-5: deepseek_r1's reasoning (the prompt opens it), Qwen3-Coder calls.
+    "step5": Format("step5", "qwen3.6", "<think>", "</think>", _qwen3_calls,
+                    ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
     "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
                       ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
 }
@@ -226,6 +229,7 @@ PROMPTS = {
     ("phi4_mini_json", "closed"): "<|user|>What is the weather in Paris?<|end|><|assistant|>",
     # No marker in the prompt: Step-3 starts in reasoning (start_optional).
     ("step3", "open"): "What is the weather in Paris?",
+    ("step5", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
     ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
 }
 
@@ -288,6 +292,9 @@ CASES = [
          Message(None, CONTENT, (NOTE,)), before_calls=" "),
     Case("step3-full", "step3", "open", Message(REASONING, CONTENT, (WEATHER, NOTE))),
     Case("step3-reasoning-then-call", "step3", "open", Message(REASONING, None, (NOTE,))),
+    # One call: Step-5 keeps the newline between two calls as content (vLLM's config).
+    Case("step5-full", "step5", "open", Message(REASONING, CONTENT, (NOTE,))),
+    Case("step5-reasoning-then-call", "step5", "open", Message(REASONING, None, (WEATHER,))),
     Case("longcat-calls", "longcat", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("longcat-content-and-call", "longcat", "closed", Message(None, CONTENT, (NOTE,))),
 ]

@@ -96,6 +96,9 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("stepfun-ai/step3", "step3", {}),
     ("stepfun-ai/step3-fp8", "step3", {}),
     ("stepfun-ai/Step-3.5-Flash", "step3p5", {}),
+    # Step-5: deepseek_r1 reasoning, Qwen3-Coder calls (vLLM's step5 parsers;
+    # huggingface.co/stepfun-ai/Step-5-Preview-BF16).
+    ("stepfun-ai/Step-5-Preview-BF16", "step5", {}),
     # DeepSeek-R1: always reasons; the template opens <think> (it may be missing from
     # the output): huggingface.co/deepseek-ai/DeepSeek-R1-0528
     ("deepseek-ai/DeepSeek-R1", "deepseek_r1", {}),

@@ -706,6 +706,8 @@ CORPUS: dict[str, list[Case]] = {
     "kimi_k2": KIMI,
     "nemotron_v3": qwen_like(),
     "step3p5": qwen_like(thinking_off=False),
+    # Step-5: deepseek_r1's reasoning (always on), qwen3's calls.
+    "step5": qwen_like(thinking_off=False),
     "mimo": qwen_like(),
     "deepseek_v32": dsml_cases("function_calls", reasoning=False),
     "deepseek_v4": dsml_cases("tool_calls") + [
@@ -771,6 +773,7 @@ REFERENCES: dict[str, Reference] = {
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
     "longcat": Reference(None, "longcat", tool="longcat"),
     "phi4_mini_json": Reference(None, "phi4_mini", tool="phi4_mini_json"),
+    "step5": Reference(None, "qwen3.6", reasoning="step5", tool="step5"),
     "step3": Reference(None, "step3", reasoning="step3", tool="step3"),
     "poolside_v1": Reference(None, "laguna", ("thinking", "enable_thinking"),
                              reasoning="poolside_v1", tool="poolside_v1"),

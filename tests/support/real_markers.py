@@ -12,7 +12,7 @@ an attribute-style tag is recorded up to its first attribute value.
 Formats with no row, and why:
 - nemotron_v3, mimo, granite_thinking: no public chat template of these models was found
   (only Nemotron Nano v2's, a different format).
-- inkling, plamo3, minimax_m3, deepseek_v4, deepseek_v41, step3_reasoning: no public
+- inkling, plamo3, minimax_m3, deepseek_v4, deepseek_v41, step3_reasoning, step5: no public
   template, tokenizer file or vendor document with their markers was found.
 - pythonic, think_reasoning: generic formats (ToolACE-style Python lists, any <think>
   model), not one model's markers.
@@ -154,7 +154,7 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
 
 NO_SOURCE = frozenset({
     "nemotron_v3", "mimo", "granite_thinking", "inkling", "plamo3", "minimax_m3", "deepseek_v4",
-    "deepseek_v41", "step3_reasoning", "pythonic", "think_reasoning",
+    "deepseek_v41", "step3_reasoning", "step5", "pythonic", "think_reasoning",
 })
 
 

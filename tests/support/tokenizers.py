@@ -430,7 +430,7 @@ FORMAT_TOKENIZERS = {
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
-    "step3": "step3",
+    "step3": "step3", "step5": "qwen3.6",
 }
 
 
