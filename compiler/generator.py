@@ -312,6 +312,7 @@ def format_entry(fmt: FormatIR) -> FormatEntry:
         token_markers=tuple(t.spellings[0] for t in terminals.values() if t.token_id),
         text_markers=tuple(t.spellings[0] for t in terminals.values() if not t.token_id),
         preserve_tokens=fmt.preserve_tokens,
+        turn_boundary_tokens=fmt.turn_boundary_tokens,
         reasoning_start=first(fmt.reasoning.start) if fmt.reasoning else None,
         reasoning_end=first(fmt.reasoning.end) if fmt.reasoning else None,
     )

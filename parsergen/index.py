@@ -44,6 +44,8 @@ class FormatEntry:
     token_markers: tuple[str, ...]
     text_markers: tuple[str, ...]
     preserve_tokens: tuple[str, ...]
+    # Special tokens that start or end a turn (a tie-breaker in detection by tokenizer).
+    turn_boundary_tokens: tuple[str, ...]
     # Canonical spellings of the first reasoning start and end markers, if declared.
     reasoning_start: str | None
     reasoning_end: str | None

@@ -255,11 +255,12 @@ def detect_by_tokenizer(entries: Iterable[FormatEntry], tokenizer: object) -> st
     A format qualifies when every terminal it matches by token id is a token of the
     vocabulary (one without such terminals, when two of its markers are known); it scores
     one per such token and one per other marker that the chat template writes or the
-    vocabulary holds as one token (GLM's <arg_key>).
+    vocabulary holds as one token (GLM's <arg_key>). Formats that tie on markers (Laguna
+    writes GLM's) are told apart by how many of their turn tokens the vocabulary holds.
     """
     vocab, template = tokenizer_markers(tokenizer)
     best: list[str] = []
-    best_score = 0
+    best_score: tuple[int, int] = (0, 0)
     for entry in sorted(entries, key=lambda e: e.name):
         tokens = entry.token_markers
         if not all(t in vocab for t in tokens):
@@ -270,9 +271,10 @@ def detect_by_tokenizer(entries: Iterable[FormatEntry], tokenizer: object) -> st
                                   and (t in template or t in vocab))
         if not tokens and score < 2:
             continue  # markers matched as text qualify only when several are known
-        if score > best_score:
-            best, best_score = [entry.name], score
-        elif score == best_score:
+        ranked = (score, sum(1 for t in entry.turn_boundary_tokens if t in vocab))
+        if ranked > best_score:
+            best, best_score = [entry.name], ranked
+        elif ranked == best_score:
             best.append(entry.name)
     return best[0] if len(best) == 1 else None
 

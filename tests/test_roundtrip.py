@@ -98,6 +98,38 @@ def _mistral_calls(calls) -> str:
                    for name, args in calls)
 
 
+def _poolside_calls(calls) -> str:
+    # Laguna writes GLM's calls: the name, then <arg_key>/<arg_value> pairs.
+    return "".join(f"<tool_call>{name}\n" + "".join(
+        f"<arg_key>{k}</arg_key>\n<arg_value>{_value(v)}</arg_value>\n" for k, v in args.items())
+        + "</tool_call>" for name, args in calls)
+
+
+def _phi4_mini_calls(calls) -> str:
+    # Phi-4-mini's tool template: one JSON list after "functools".
+    return "functools" + json.dumps([{"name": name, "arguments": args} for name, args in calls],
+                                    ensure_ascii=False)
+
+
+def _step3_calls(calls) -> str:
+    # Step-3: StepTML invokes, one per <｜tool_call_begin｜> element, in one block.
+    if not calls:
+        return ""
+    body = "".join(
+        "<｜tool_call_begin｜>function<｜tool_sep｜>" f'<steptml:invoke name="{name}">\n'
+        + "".join(f'<steptml:parameter name="{k}">{_value(v)}</steptml:parameter>\n'
+                  for k, v in args.items())
+        + "</steptml:invoke><｜tool_call_end｜>" for name, args in calls)
+    return f"<｜tool_calls_begin｜>{body}<｜tool_calls_end｜>"
+
+
+def _longcat_calls(calls) -> str:
+    # LongCat-Flash-Chat: hermes' JSON object per call, in its own tags.
+    return "\n".join("<longcat_tool_call>\n" + json.dumps({"name": name, "arguments": args},
+                                                          ensure_ascii=False)
+                     + "\n</longcat_tool_call>" for name, args in calls)
+
+
 def _mistral_pre_v11_calls(calls) -> str:
     # Mistral-7B-Instruct-v0.3's template: one array, each call with its 9-character id.
     items = [json.dumps({"name": name, "arguments": args, "id": f"call{i:05d}"},
@@ -171,11 +203,29 @@ FORMATS = {
     # granite-20b-functioncalling: no reasoning; <function_call> is text.
     "granite_20b_fc": Format("granite_20b_fc", "granite_20b", "", "", _granite_20b_fc_calls, (),
                              "<|endoftext|>"),
+    # Laguna with thinking off (its default): content and calls.
+    "poolside_v1": Format("poolside_v1", "laguna", "<think>", "</think>", _poolside_calls,
+                          ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+                           "<arg_value>", "</arg_value>"), "<|endoftext|>"),
+    "phi4_mini_json": Format("phi4_mini_json", "phi4_mini", "", "", _phi4_mini_calls, (),
+                             "<|end|>"),
+    # Step-3: the prompt opens the reasoning; the model writes only </think>.
+    "step3": Format("step3", "step3", "", "</think>", _step3_calls,
+                    ("</think>", "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>",
+                     "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"),
+                    "<|endoftext|>"),
+    # Step-5: deepseek_r1's reasoning (the prompt opens it), Qwen3-Coder calls.
+    "step5": Format("step5", "qwen3.6", "<think>", "</think>", _qwen3_calls,
+                    ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
+    "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
+                      ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
               "jamba": toks.jamba, "granite_20b": toks.granite_20b,
-              "ernie": toks.ernie, "internlm": toks.internlm}
+              "ernie": toks.ernie, "internlm": toks.internlm,
+              "longcat": toks.longcat, "laguna": toks.laguna,
+              "phi4_mini": toks.phi4_mini, "step3": toks.step3}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -224,6 +274,13 @@ PROMPTS = {
                              "<|im_start|>assistant\n"),
     ("granite_20b_fc", "closed"): ("SYSTEM: You are a helpful assistant.\n\nUSER: What is the "
                                    "weather in Paris?\nASSISTANT: "),
+    # LongCat has no reasoning: any prompt leaves it in content (its turn markup unread).
+    ("longcat", "closed"): "What is the weather in Paris?",
+    ("phi4_mini_json", "closed"): "<|user|>What is the weather in Paris?<|end|><|assistant|>",
+    # No marker in the prompt: Step-3 starts in reasoning (start_optional).
+    ("step3", "open"): "What is the weather in Paris?",
+    ("step5", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
+    ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
 }
 
 
@@ -291,6 +348,19 @@ CASES = [
     Case("granite_20b_fc-content-and-call", "granite_20b_fc", "closed",
          Message(None, CONTENT, (NOTE,)), before_calls=" "),
     Case("granite_20b_fc-content-only", "granite_20b_fc", "closed", Message(None, CONTENT)),
+    Case("poolside_v1-calls", "poolside_v1", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("poolside_v1-content-and-call", "poolside_v1", "closed",
+         Message(None, CONTENT, (NOTE, WEATHER))),
+    Case("phi4_mini_json-calls", "phi4_mini_json", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("phi4_mini_json-content-and-call", "phi4_mini_json", "closed",
+         Message(None, CONTENT, (NOTE,)), before_calls=" "),
+    Case("step3-full", "step3", "open", Message(REASONING, CONTENT, (WEATHER, NOTE))),
+    Case("step3-reasoning-then-call", "step3", "open", Message(REASONING, None, (NOTE,))),
+    # One call: Step-5 keeps the newline between two calls as content (vLLM's config).
+    Case("step5-full", "step5", "open", Message(REASONING, CONTENT, (NOTE,))),
+    Case("step5-reasoning-then-call", "step5", "open", Message(REASONING, None, (WEATHER,))),
+    Case("longcat-calls", "longcat", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("longcat-content-and-call", "longcat", "closed", Message(None, CONTENT, (NOTE,))),
 ]
 
 

@@ -91,8 +91,14 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed_oss", ON),
     ("ByteDance-Seed/Seed-OSS-36B-Base", "seed_oss", ON),
     # StepFun (huggingface.co/stepfun-ai/Step-3.5-Flash: always thinks, no switch).
-    ("stepfun-ai/step3", "step3_reasoning", {}),
+    # Step-3: reasoning up to </think>, StepTML calls (huggingface.co/stepfun-ai/step3;
+    # vLLM's step3 reasoning and tool parsers).
+    ("stepfun-ai/step3", "step3", {}),
+    ("stepfun-ai/step3-fp8", "step3", {}),
     ("stepfun-ai/Step-3.5-Flash", "step3p5", {}),
+    # Step-5: deepseek_r1 reasoning, Qwen3-Coder calls (vLLM's step5 parsers;
+    # huggingface.co/stepfun-ai/Step-5-Preview-BF16).
+    ("stepfun-ai/Step-5-Preview-BF16", "step5", {}),
     # DeepSeek-R1: always reasons; the template opens <think> (it may be missing from
     # the output): huggingface.co/deepseek-ai/DeepSeek-R1-0528
     ("deepseek-ai/DeepSeek-R1", "deepseek_r1", {}),
@@ -216,6 +222,18 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
+    # LongCat-Flash-Chat: hermes JSON calls in <longcat_tool_call> tags
+    # (huggingface.co/meituan-longcat/LongCat-Flash-Chat; vLLM's longcat tool parser).
+    ("meituan-longcat/LongCat-Flash-Chat", "longcat", {}),
+    ("meituan-longcat/LongCat-Flash-Chat-FP8", "longcat", {}),
+    # Poolside Laguna: GLM's calls, <think> only when the request turns thinking on
+    # (docs.sglang.io/cookbook/autoregressive/Poolside/Laguna-XS.2; vLLM's poolside_v1).
+    ("poolside/Laguna-XS.2", "poolside_v1", {}),
+    ("poolside/Laguna-XS.2-FP8", "poolside_v1", {}),
+    ("poolside/Laguna-M.1", "poolside_v1", {}),
+    # Phi-4-mini: functools[...] JSON lists (vLLM examples/tool_chat_template_phi4_mini.jinja,
+    # for huggingface.co/microsoft/Phi-4-mini-instruct).
+    ("microsoft/Phi-4-mini-instruct", "phi4_mini_json", {}),
     ("ibm-granite/granite-4.0-h-tiny", "hermes", {}),
     ("ibm-granite/granite-4.0-h-small", "hermes", {}),
     # Granite 4.1+: Nemotron 3's syntax, opens its own <think> unless enable_thinking is

@@ -333,6 +333,16 @@ def hermes_cases(reasoning: bool) -> list[Case]:
     return cases
 
 
+def retagged(cases: list[Case], tags: dict[str, str]) -> list[Case]:
+    """``cases`` with each marker text replaced (the same completions in another family's tags)."""
+    def swap(part: str | Lit) -> str | Lit:
+        text = part.text if isinstance(part, Lit) else part
+        for old, new in tags.items():
+            text = text.replace(old, new)
+        return Lit(text) if isinstance(part, Lit) else text
+    return [Case(c.name, tuple(swap(p) for p in c.parts), c.thinking) for c in cases]
+
+
 # -- DeepSeek V3, R1, V3.1 -------------------------------------------------------------
 
 def ds_call(name: str, args: str, fenced: bool) -> tuple[str, ...]:
@@ -514,6 +524,58 @@ INTERNLM = [
     # tests/test_cut_calls.py covers cut calls for every format.
     Case("literal_marker_in_prose", ("Calls start with ", Lit("<|action_start|>"), ". ",
                                      *I_CALL)),
+]
+
+
+# Phi-4-mini: one JSON list of calls after "functools[" (vLLM's example template asks
+# for it; no closing marker).
+PHI4_CALL = 'functools[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]'
+PHI4_MINI = [
+    Case("one_call", (PHI4_CALL,)),
+    Case("two_calls_multiline", ('functools[\n  {"name": "get_weather", "arguments": '
+                                 '{"city": "Paris"}},\n  {"name": "get_time", "arguments": '
+                                 '{"zone": "UTC"}}\n]',)),
+    Case("content_then_call", ("Let me check. ", PHI4_CALL)),
+    Case("parameters_key", ('functools[{"name": "search", "parameters": {"q": "vllm"}}]',)),
+    Case("arguments_first_and_typed", ('functools[{"arguments": {"days": "3", "city": '
+                                       '"Zürich 😀"}, "name": "get_weather"}]',)),
+    Case("nested_and_escaped", ('functools[{"name": "run", "arguments": {"json": {"k": '
+                                '[1, {"x": "]}"}]}, "code": "say \\"hi\\"\\n"}}]',)),
+    Case("content_only", ("Use functools.partial to bind the arguments.",)),
+    Case("unfinished_call", ('functools[{"name": "write_file", "arguments": {"path": '
+                             '"/tmp/a", "content": "half',)),
+    Case("text_after_call", (PHI4_CALL, " Done.")),
+]
+
+
+# Step-3: StepTML invokes inside DeepSeek-V3-style call markers, after </think>.
+def step3_call(name: str, params: str) -> tuple[str, ...]:
+    return ("<｜tool_call_begin｜>", "function", "<｜tool_sep｜>",
+            f'<steptml:invoke name="{name}">\n{params}</steptml:invoke>', "<｜tool_call_end｜>")
+
+
+STEP3_WEATHER = step3_call("get_weather", '<steptml:parameter name="city">Paris</steptml:parameter>'
+                           '\n<steptml:parameter name="days">3</steptml:parameter>\n')
+STEP3_BLOCK = ("<｜tool_calls_begin｜>", "\n", *STEP3_WEATHER, "\n", "<｜tool_calls_end｜>")
+STEP3 = [
+    Case("reasoning_content_call", ("Weather question.", "</think>", "Let me check.\n",
+                                    *STEP3_BLOCK)),
+    Case("two_calls_text_after", ("x", "</think>", "<｜tool_calls_begin｜>", *STEP3_WEATHER,
+                                  *step3_call("get_time", '<steptml:parameter name="zone">UTC'
+                                              '</steptml:parameter>'),
+                                  "<｜tool_calls_end｜>", "\nDone.")),
+    Case("call_from_reasoning", ("Straight to it.", *STEP3_BLOCK)),
+    Case("tricky_values", ("x", "</think>", "<｜tool_calls_begin｜>", *step3_call(
+        "run", '<steptml:parameter name="code">if a < b: print("}")</steptml:parameter>'
+        '<steptml:parameter name="json">{"k": [1, 2]}</steptml:parameter>'),
+        "<｜tool_calls_end｜>")),
+    Case("unfinished_call", ("x", "</think>", "<｜tool_calls_begin｜>", "<｜tool_call_begin｜>",
+                             "function", "<｜tool_sep｜>",
+                             '<steptml:invoke name="write_file"><steptml:parameter '
+                             'name="content">half')),
+    Case("literal_marker_in_prose", ("x", "</think>", "Use ", Lit("<｜tool_calls_begin｜>"),
+                                     " first.\n", *STEP3_BLOCK)),
+    Case("reasoning_only", ("Still thinking about it",)),
 ]
 
 
@@ -752,6 +814,8 @@ CORPUS: dict[str, list[Case]] = {
     "kimi_k2": KIMI,
     "nemotron_v3": qwen_like(),
     "step3p5": qwen_like(thinking_off=False),
+    # Step-5: deepseek_r1's reasoning (always on), qwen3's calls.
+    "step5": qwen_like(thinking_off=False),
     "mimo": qwen_like(),
     "deepseek_v32": dsml_cases("function_calls", reasoning=False),
     "deepseek_v4": dsml_cases("tool_calls") + [
@@ -761,13 +825,22 @@ CORPUS: dict[str, list[Case]] = {
     ],
     "deepseek_v41": dsml_cases("calls", sep=" "),
     "glm47_moe": GLM,
+    # Poolside Laguna writes GLM's calls; vLLM parses them with its legacy poolside_v1
+    # parsers (thinking off unless the request turns it on).
+    "poolside_v1": [*GLM, Case("thinking_off_content_and_call", ("Checking.\n", GLM_CALL),
+                               thinking=False)],
     "minimax_m2": MINIMAX,
     "minimax_m3": MINIMAX_M3,
     "kimi_k3": KIMI_K3,
     "gemma4": GEMMA,
     "hermes": hermes_cases(reasoning=False),
+    # LongCat-Flash-Chat: hermes' calls in <longcat_tool_call> tags.
+    "longcat": retagged(hermes_cases(reasoning=False), {
+        "<tool_call>": "<longcat_tool_call>", "</tool_call>": "</longcat_tool_call>"}),
     "mistral": MISTRAL,
     "mistral_pre_v11": MISTRAL_PRE_V11,
+    "phi4_mini_json": PHI4_MINI,
+    "step3": STEP3,
     "granite": GRANITE,
     "jamba": JAMBA,
     "granite_20b_fc": GRANITE_20B_FC,
@@ -810,6 +883,12 @@ REFERENCES: dict[str, Reference] = {
     "minimax_m2": Reference("vllm.parser.minimax_m2.MinimaxM2Parser", "minimax"),
     "gemma4": Reference("vllm.parser.gemma4.Gemma4Parser", "gemma4"),
     "hermes": Reference(None, "qwen3.6", tool="hermes"),
+    "longcat": Reference(None, "longcat", tool="longcat"),
+    "phi4_mini_json": Reference(None, "phi4_mini", tool="phi4_mini_json"),
+    "step5": Reference(None, "qwen3.6", reasoning="step5", tool="step5"),
+    "step3": Reference(None, "step3", reasoning="step3", tool="step3"),
+    "poolside_v1": Reference(None, "laguna", ("thinking", "enable_thinking"),
+                             reasoning="poolside_v1", tool="poolside_v1"),
     "mistral": Reference("vllm.parser.mistral.MistralParser", "mistral"),
     # No vLLM golden: vLLM parses this syntax only with a pre-v11 mistral-common
     # tokenizer object; parsergen's own reviewed events and hand-written messages.

@@ -12,7 +12,7 @@ an attribute-style tag is recorded up to its first attribute value.
 Formats with no row, and why:
 - nemotron_v3, mimo, granite_thinking: no public chat template of these models was found
   (only Nemotron Nano v2's, a different format).
-- inkling, plamo3, minimax_m3, deepseek_v4, deepseek_v41, step3_reasoning: no public
+- inkling, plamo3, minimax_m3, deepseek_v4, deepseek_v41, step3_reasoning, step5: no public
   template, tokenizer file or vendor document with their markers was found.
 - pythonic, think_reasoning: generic formats (ToolACE-style Python lists, any <think>
   model), not one model's markers.
@@ -66,6 +66,17 @@ ERNIE45 = ("baidu/ERNIE-4.5-21B-A3B-Thinking, its output as vLLM's ernie45 reaso
 INTERNLM = ("github.com/InternLM/InternLM chat/chat_format.md (Function Call: "
             "'<|action_start|><|plugin|>\\n{\"name\": ..., \"parameters\": ...}<|action_end|>')")
 HARMONY = "github.com/openai/harmony docs/format.md (Special Tokens, Receiving tool calls)"
+LONGCAT = ("meituan-longcat/LongCat-Flash-Chat chat_template (as vLLM 0.33's longcat tool "
+           "parser reads it: <longcat_tool_call>{\"name\", \"arguments\"}</longcat_tool_call>)")
+LAGUNA = ("docs.sglang.io/cookbook/autoregressive/Poolside/Laguna-XS.2 (<think>...</think> "
+          "toggled per request) and vLLM 0.33's poolside_v1 tool parser (GLM's <tool_call>, "
+          "<arg_key>, <arg_value> tags)")
+PHI4_MINI = ("vllm-project/vllm examples/tool_chat_template_phi4_mini.jinja, the tool template "
+             "for microsoft/Phi-4-mini-instruct: 'functools[{\"name\": ..., \"arguments\": "
+             "...}, ...]'")
+STEP3 = ("stepfun-ai/step3, as vLLM 0.33's step3 tool parser and SGLang's Step3Detector read it "
+         "(<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke "
+         "name=...>...); </think> from vLLM's step3 reasoning parser")
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
 
@@ -86,6 +97,16 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
         "<think>", "</think>", "<tool_call>", "</tool_call>", '{"name": ', '"arguments": ')),
     "qwen3_reasoning": FormatMarkers(QWEN3, ("<think>", "</think>")),
     "hermes": FormatMarkers(HERMES, ("<tool_call>", "</tool_call>", '"arguments": ')),
+    "poolside_v1": FormatMarkers(LAGUNA, (
+        "<think>", "</think>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+        "<arg_value>", "</arg_value>")),
+    "phi4_mini_json": FormatMarkers(PHI4_MINI, ("functools[", '"arguments": ')),
+    "step3": FormatMarkers(STEP3, (
+        "</think>", "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>", "<｜tool_call_begin｜>",
+        "<｜tool_call_end｜>", "<｜tool_sep｜>", '<steptml:invoke name="', "</steptml:invoke>",
+        '<steptml:parameter name="', "</steptml:parameter>")),
+    "longcat": FormatMarkers(LONGCAT, ("<longcat_tool_call>", "</longcat_tool_call>",
+                                       '"arguments": ')),
     "seed_oss": FormatMarkers(SEED_OSS, (
         "<seed:think>", "</seed:think>", "<seed:tool_call>", "</seed:tool_call>", "<function=",
         "</function>", "<parameter=", "</parameter>")),
@@ -151,7 +172,7 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
 
 NO_SOURCE = frozenset({
     "nemotron_v3", "mimo", "granite_thinking", "inkling", "plamo3", "minimax_m3", "deepseek_v4",
-    "deepseek_v41", "step3_reasoning", "pythonic", "think_reasoning",
+    "deepseek_v41", "step3_reasoning", "step5", "pythonic", "think_reasoning",
 })
 
 

@@ -371,6 +371,47 @@ def jamba() -> Any:
 
 
 @lru_cache(maxsize=1)
+def longcat() -> Any:
+    """LongCat-Flash-Chat's call tags as added tokens that are not special (ids assumed:
+    its tokenizer files were not read), on a byte-level vocabulary."""
+    specials = [(0, "<|endoftext|>", True), (300, "<longcat_tool_call>", False),
+                (301, "</longcat_tool_call>", False)]
+    return _byte_level(1, specials, eos="<|endoftext|>")
+
+
+@lru_cache(maxsize=1)
+def laguna() -> Any:
+    """Poolside Laguna (ids assumed): <assistant>, which vLLM's poolside_v1 reasoning parser
+    requires, special; the think and call tags added tokens that are not special, as its
+    tool parser says they are."""
+    specials = [(0, "<|endoftext|>", True), (300, "<assistant>", True),
+                (301, "<think>", False), (302, "</think>", False), (303, "<tool_call>", False),
+                (304, "</tool_call>", False), (305, "<arg_key>", False),
+                (306, "</arg_key>", False), (307, "<arg_value>", False),
+                (308, "</arg_value>", False)]
+    return _byte_level(1, specials, eos="<|endoftext|>")
+
+
+@lru_cache(maxsize=1)
+def phi4_mini() -> Any:
+    """Phi-4-mini's chat tokens (ids assumed), special; functools[ is plain text."""
+    names = ["<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>", "<|system|>",
+             "<|tool|>", "<|/tool|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|end|>")
+
+
+@lru_cache(maxsize=1)
+def step3() -> Any:
+    """Step-3's think and call markers (ids assumed), special: vLLM's step3 tool parser
+    turns skip_special_tokens off to see them."""
+    names = ["<|endoftext|>", "<think>", "</think>", "<｜tool_calls_begin｜>",
+             "<｜tool_calls_end｜>", "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|endoftext|>")
+
+
+@lru_cache(maxsize=1)
 def granite_20b() -> Any:
     """granite-20b-functioncalling's end of text (id assumed); <function_call> is text."""
     return _byte_level(100, [(0, "<|endoftext|>", True)], eos="<|endoftext|>")
@@ -403,7 +444,9 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "inkling": inkling, "plamo": plamo, "harmony": harmony,
               "llama3": llama3, "llama4": llama4, "jamba": jamba,
               "granite_20b": granite_20b, "ernie": ernie,
-              "internlm": internlm}
+              "internlm": internlm, "longcat": longcat,
+              "laguna": laguna, "phi4_mini": phi4_mini,
+              "step3": step3}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -422,7 +465,9 @@ FORMAT_TOKENIZERS = {
     "granite": "granite", "granite33": "granite", "jamba": "jamba",
     "granite_20b_fc": "granite_20b", "ernie45": "ernie", "internlm": "internlm",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
-    "llama4_pythonic": "llama4", "pythonic": "llama4",
+    "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
+    "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
+    "step3": "step3", "step5": "qwen3.6",
 }
 
 
