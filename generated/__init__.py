@@ -29,6 +29,7 @@ FORMATS = (
     "llama3_json",
     "llama4_pythonic",
     "longcat",
+    "magistral_2506",
     "mimo",
     "minimax_m2",
     "minimax_m2_reasoning",
@@ -644,6 +645,26 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start=None,
         reasoning_end=None,
+    ),
+    # grammars/magistral_2506.yaml
+    FormatEntry(
+        name="magistral_2506",
+        description="Magistral Small/Medium 2506 - mistral's [TOOL_CALLS] calls; reasoning in text <think>...</think>",
+        aliases=(),
+        models=(
+            ModelPattern("magistral-small-2506"),  # models (line 9)
+            ModelPattern("magistral-medium-2506"),  # models (line 9)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=("[ARGS]", "[CALL_ID]", "[TOOL_CALLS]"),
+        text_markers=("{", "</think>", "<think>"),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
     ),
     # grammars/mimo.yaml
     FormatEntry(

@@ -181,6 +181,8 @@ TEXT_MARKERS = {
     "deepseek_v41": "DSML call markers are text (several tokens in the test vocabulary)",
     "granite33": "<think> and </think> are text in the test Granite vocabulary (only "
                  "its role and <|tool_call|> tokens are special)",
+    "magistral_2506": "<think> and </think> are ordinary text in the tekken vocabulary "
+                      "(the model writes them as words, as its system prompt asks)",
     "minimax_m3": "markers are added tokens that are not special; generated text may split them",
 }
 

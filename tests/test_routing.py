@@ -172,7 +172,9 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral", {}),
     ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral", {}),
     ("mistralai/Mistral-Large-Instruct-2411", "mistral", {}),
-    ("mistralai/Magistral-Small-2506", "mistral", {}),
+    # Magistral 2506 thinks in text <think> (its system prompt); 2507 on, in [THINK].
+    ("mistralai/Magistral-Small-2506", "magistral_2506", {}),
+    ("mistralai/Magistral-Medium-2506", "magistral_2506", {}),
     ("mistralai/Magistral-Small-2509", "mistral", {}),
     ("mistralai/Devstral-Small-2505", "mistral", {}),
     ("mistralai/Devstral-Small-2507", "mistral", {}),

@@ -52,6 +52,9 @@ MINIMAX_M2 = ("MiniMaxAI/MiniMax-M2 chat_template (copy: llama.cpp "
               "docs/tool_calling_guide.md")
 MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.SpecialTokens "
            "(tool_calls, args, call_id, begin_think, end_think)")
+MAGISTRAL_2506 = ("huggingface.co/mistralai/Magistral-Small-2506 model card: the system prompt "
+                  "asks for the thinking inside <think> ... </think>; calls as Mistral's "
+                  "tekken v11+ [TOOL_CALLS]NAME[ARGS]{...}")
 MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo-Instruct-2407's "
               "(tool calls: '[TOOL_CALLS] [' then the JSON array of {\"name\", \"arguments\"})")
 JAMBA = ("vLLM's jamba tool parser tests (github.com/vllm-project/vllm "
@@ -160,6 +163,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "mistral": FormatMarkers(MISTRAL, ("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]",
                                        "[CALL_ID]")),
     "mistral_pre_v11": FormatMarkers(MISTRAL_V3, ("[TOOL_CALLS]",)),
+    "magistral_2506": FormatMarkers(MAGISTRAL_2506, ("<think>", "</think>", "[TOOL_CALLS]",
+                                                     "[ARGS]")),
     "mistral_reasoning": FormatMarkers(MISTRAL, ("[THINK]", "[/THINK]")),
     "openai": FormatMarkers(HARMONY, (
         "<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>",

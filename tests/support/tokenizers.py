@@ -462,6 +462,7 @@ FORMAT_TOKENIZERS = {
     "deepseek_v41": "deepseek", "glm47_moe": "glm", "minimax_m2": "minimax",
     "minimax_m2_reasoning": "minimax", "minimax_m3": "minimax_m3", "gemma4": "gemma4",
     "mistral": "mistral", "mistral_reasoning": "mistral", "mistral_pre_v11": "mistral",
+    "magistral_2506": "mistral",
     "granite": "granite", "granite33": "granite", "jamba": "jamba",
     "granite_20b_fc": "granite_20b", "ernie45": "ernie", "internlm": "internlm",
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
