@@ -186,7 +186,16 @@ def test_value_whose_close_tag_is_missing(fmt: str, get_tokenizer) -> None:
 ELEMENTS = [f for f in FORMATS if isinstance(_scan(f), (ElementValues, NestedValues))]
 
 
-@pytest.mark.parametrize("fmt", ELEMENTS)
+# Formats whose two call closers end a real call in the very order the value below
+# quotes them (Step-3: </steptml:invoke><｜tool_call_end｜>): the second closer, a marker,
+# shows the first ended the call, so the quote ends it too.
+CLOSERS_IN_A_ROW = {"step3"}
+
+
+@pytest.mark.parametrize("fmt", [
+    pytest.param(f, marks=pytest.mark.xfail(
+        strict=True, reason="the value quotes the format's own call end, closers in a row"))
+    if f in CLOSERS_IN_A_ROW else f for f in ELEMENTS])
 def test_a_value_holding_its_own_close_tag(fmt: str, get_tokenizer) -> None:
     """``<parameter=x>return "</parameter>"</parameter>``: a close tag followed by
     more value text is value text, as is one followed by the real close tag; only

@@ -20,7 +20,10 @@ WriterFactory = Callable[[str], ArgumentsWriter]  # a tool's name -> its argumen
 class ArgumentReader(Protocol):
     """Reads one call's raw argument text as it streams, into an ArgumentsWriter."""
 
-    writer: ArgumentsWriter | None  # None until a call-naming reader has read the name
+    @property
+    def writer(self) -> ArgumentsWriter | None:
+        """Where the arguments go; None until a call-naming reader has read the name."""
+        ...
 
     def feed(self, text: str) -> str:
         """Consume more raw text; return arguments JSON text that is now final."""

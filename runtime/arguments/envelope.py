@@ -162,7 +162,7 @@ class EnvelopeArguments:
 
     def _start_arguments(self) -> str:
         """The name is known: arguments that came earlier can go now."""
-        self.writer = self.make_writer(self.name)
+        self.writer = self.make_writer(self.name or "")
         self.inner = JsonArguments(self.writer)
         held, self.held = "".join(self.held), []
         return self.inner.feed(held) if held else ""
@@ -186,6 +186,7 @@ class EnvelopeArguments:
             out = self._start_arguments()
         else:
             out = ""
+        assert self.inner is not None  # (_start_arguments made it)
         return out + self.inner.finish()
 
 

@@ -385,6 +385,6 @@ def _py_value(node: ast.AST) -> Any:
     if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub))
             and isinstance(node.operand, ast.Constant)
             and type(node.operand.value) in (int, float, complex)):  # fmt: skip
-        value = node.operand.value
+        value: Any = node.operand.value  # (a number, checked above)
         return -value if isinstance(node.op, ast.USub) else +value
     return ast.literal_eval(node)  # sets, complex sums, and the errors: as literal_eval

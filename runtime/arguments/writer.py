@@ -70,7 +70,7 @@ class ArgumentsWriter:
 
     def typed(self, key: str) -> bool:
         """Whether the tools' schema types field ``key``."""
-        return bool(self.properties) and self.properties.get(key) is not None
+        return self.properties is not None and self.properties.get(key) is not None
 
     def begin(self, key: str, kind: str = "text") -> str:
         """Open field ``key``. ``kind`` says what the value's text is: "text" (typed by

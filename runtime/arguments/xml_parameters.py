@@ -52,6 +52,8 @@ class TaggedArguments:
         self.name_attr = name_attribute
         # The attribute whose value says "this value is text" (else JSON, or text if
         # it does not parse): DeepSeek's string="true", Kimi K3's type="string".
+        self.string_attr: str | None
+        self.string_default: str | None
         if isinstance(string_attribute, Mapping):
             self.string_attr = string_attribute["name"]
             self.string_value = string_attribute.get("value", "true")
@@ -105,14 +107,15 @@ class TaggedArguments:
                 if self.where == "value":
                     out.append(self.writer.begin(self.name, self.kind))
             elif where == "before_value":
+                value_open = self.value_open or ""  # (only with a value_open tag)
                 m = NOT_SPACE(buf, pos)
                 if m is None:
                     self.buf = ""  # whitespace before the value's open tag
                     break
                 i = m.start()
-                if buf.startswith(self.value_open, i):
-                    pos = i + len(self.value_open)
-                elif self.value_open.startswith(buf[i:]):
+                if buf.startswith(value_open, i):
+                    pos = i + len(value_open)
+                elif value_open.startswith(buf[i:]):
                     self.buf = buf[i:]  # the open tag, cut by the delta's end
                     break
                 else:
