@@ -5,6 +5,7 @@
     /work/venv/bin/python benchmarks/run.py --memory [--formats ...]      (see memory.py)
     /work/venv/bin/python benchmarks/run.py --profile qwen3,hermes [--profile-level L]  (cProfile)
     /work/venv/bin/python benchmarks/run.py --against REV [--formats ...]  (see against.py)
+    /work/venv/bin/python benchmarks/run.py --dense [--formats ...]       (see dense.py)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -435,6 +436,12 @@ def main(argv: list[str] | None = None) -> int:
         "and print a markdown table of the ratios (against.py; no vLLM)",
     )
     mode.add_argument(
+        "--dense",
+        action="store_true",
+        help="call-dense texts and a batch of short completions, us per call, against "
+        "vLLM's legacy tool parsers (dense.py)",
+    )
+    mode.add_argument(
         "--profile",
         metavar="FORMATS",
         help="cProfile parsergen on these formats (see --profile-level)",
@@ -465,6 +472,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return against.main(args.against, names or bundled, args.reps or DEFAULT_REPS,
                             args.tokens, args.json)  # fmt: skip
+    if args.dense:
+        import dense
+
+        return dense.main(names, args.reps, peer_dir_of(args, ap), args.json)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled

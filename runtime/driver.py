@@ -566,8 +566,10 @@ class StreamingParserBase:
                             pos = stop if self._used < 0 else pos + self._used
                             continue
             start, end, name = self._matchers[self.state_id].scan(buf, pos, final)
+            # A complete value before the next marker goes to the state in one piece.
+            whole = values.whole(buf, pos, start) if values is not None and start > pos else pos
             if start > pos or name is None and end >= 0:
-                stop = start if start > pos else end
+                stop = whole if whole > pos else start if start > pos else end
                 piece = buf[pos:stop]
                 raw = RawText(piece, self.state_id) if tap else None
                 if raw is not None:
@@ -590,6 +592,9 @@ class StreamingParserBase:
                     if values is not None:
                         values.feed(piece[:used])
                     pos += used
+                    continue
+                if whole > pos:  # the scanner is where the value leaves it: as it was
+                    pos = stop
                     continue
                 if values is not None:
                     values.feed(piece)

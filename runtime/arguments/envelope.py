@@ -8,7 +8,7 @@ from typing import Any
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
-from .scanning import NOT_SPACE, JsonDepth, json_string_end
+from .scanning import NOT_SPACE, JsonDepth, json_string_end, whole_json_string, whole_json_value
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
@@ -52,6 +52,10 @@ class EnvelopeArguments:
         return self.state == "done"
 
     def feed(self, text: str) -> str:
+        if self.state == "start" and not self.buf:
+            whole = self.whole(text)
+            if whole is not None:
+                return whole
         buf = self.buf + text
         self.buf = ""
         out: list[str] = []
@@ -145,6 +149,55 @@ class EnvelopeArguments:
                 pos = end
                 self.state = "comma?"
         return "".join(out)
+
+    def whole(self, buf: str) -> str | None:
+        """The envelope read at once when ``buf`` holds all its members as strict JSON,
+        the name before an arguments object, its closing brace or not yet (decoded by
+        the json module's C scanners; the arguments go to their reader in one piece);
+        None, having read nothing, for anything else."""
+        m = NOT_SPACE(buf)
+        if m is None or buf[m.start()] != "{":
+            return None
+        name: str | None = None
+        args: tuple[int, int] | None = None
+        state = "done"
+        try:
+            m = NOT_SPACE(buf, m.start() + 1)
+            while m is not None and buf[m.start()] == '"':
+                key, pos = whole_json_string(buf, m.start() + 1, strict=True)
+                m = NOT_SPACE(buf, pos)
+                if m is None or buf[m.start()] != ":":
+                    return None
+                m = NOT_SPACE(buf, m.start() + 1)
+                if m is None:
+                    return None
+                pos = m.start()
+                ch = buf[pos]
+                end = whole_json_value(buf, pos)
+                if key == self.name_key and ch == '"' and name is None:
+                    name = whole_json_string(buf, pos + 1, strict=True)[0]
+                elif key in self.argument_keys and args is None and ch in '{"':
+                    if ch == '"' or name is None:
+                        return None  # arguments as a string, or before the name
+                    args = (pos, end)
+                m = NOT_SPACE(buf, end)
+                if m is None:  # the text ends after a member: the object goes on
+                    if ch not in '{["':
+                        return None  # a number or literal could go on
+                    state = "comma?"
+                    break
+                if buf[m.start()] != ",":
+                    break
+                m = NOT_SPACE(buf, m.start() + 1)
+        except ValueError:
+            return None
+        if name is None or state == "done" and (m is None or buf[m.start()] != "}"):
+            return None
+        self.name, self.state, self.args_seen = name, state, args is not None
+        out = self._start_arguments()
+        if args is not None:
+            out += self._feed_arguments(buf[args[0] : args[1]])
+        return out
 
     def _value_end(self, buf: str, pos: int) -> int:
         """Just past the raw value that started at the state change, or -1."""

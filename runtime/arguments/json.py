@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import NOT_SPACE, JsonScan, decode_json_string
+from .scanning import NOT_SPACE, JsonScan, decode_json_string, whole_json_string, whole_json_value
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
@@ -42,6 +42,10 @@ class JsonArguments:
         return self.state == "done" or self.invalid
 
     def feed(self, text: str) -> str:
+        if self.state == "start" and not self.buf:
+            whole = self.whole(text)
+            if whole is not None:
+                return whole
         buf = self.buf + text
         self.buf = ""
         out: list[str] = []
@@ -127,6 +131,71 @@ class JsonArguments:
                 out.append(self.writer.end())
                 pos = end
                 self.state = "comma?"
+        return "".join(out)
+
+    def whole(self, buf: str) -> str | None:
+        """The object read at once when ``buf`` holds all its members as strict JSON,
+        its closing brace or not yet (keys and values decoded by the json module's C
+        scanners; the same writes, in the same state after, as ``feed`` one character
+        at a time); None, having read nothing, for anything else."""
+        m = NOT_SPACE(buf)
+        if m is None or buf[m.start()] != "{":
+            return None
+        m = NOT_SPACE(buf, m.start() + 1)
+        if m is None:
+            return None
+        pos = m.start()
+        fields: list[tuple[str, str | None, str]] = []  # (key, raw value's first char, text)
+        state = "done"
+        if buf[pos] == "}":
+            if self.writer.started:
+                return None
+        else:
+            try:
+                while True:
+                    if buf[pos] != '"':
+                        return None
+                    key, pos = whole_json_string(buf, pos + 1)
+                    m = NOT_SPACE(buf, pos)
+                    if m is None or buf[m.start()] != ":":
+                        return None
+                    m = NOT_SPACE(buf, m.start() + 1)
+                    if m is None:
+                        return None
+                    pos = m.start()
+                    if buf[pos] == '"':
+                        value, pos = whole_json_string(buf, pos + 1)
+                        fields.append((key, None, value))
+                    else:
+                        end = whole_json_value(buf, pos)
+                        fields.append((key, buf[pos], buf[pos:end]))
+                        pos = end
+                    m = NOT_SPACE(buf, pos)
+                    if m is None:  # the text ends after a member: the object goes on
+                        state = "comma?" if fields[-1][1] is None else "raw"
+                        break
+                    pos = m.start()
+                    if buf[pos] == "}":
+                        break
+                    if buf[pos] != ",":
+                        return None
+                    m = NOT_SPACE(buf, pos + 1)
+                    if m is None:
+                        return None
+                    pos = m.start()
+            except ValueError:
+                return None
+        writer, out = self.writer, []
+        for i, (key, first, value) in enumerate(fields):
+            out.append(writer.begin(key) if first is None else writer.begin(key, "json:" + first))
+            if value:
+                out.append(writer.text(value))
+            if state != "raw" or i < len(fields) - 1:
+                out.append(writer.end())
+        if state == "raw":  # a raw value may still go on, as feed leaves one
+            self.stack, self.ws = [], buf[pos:]
+            self.scan.reset()
+        self.state = state
         return "".join(out)
 
     def _expect(self, ok: bool) -> None:

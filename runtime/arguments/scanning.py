@@ -8,6 +8,7 @@ of looking at each character in Python, and keeps what it needs across deltas.
 from __future__ import annotations
 
 import ast
+import json
 import math
 import re
 from typing import Any
@@ -187,8 +188,53 @@ def decode_json_string(buf: str, pos: int) -> tuple[str, int, bool]:
     return "".join(parts), n, False
 
 
+# -- complete JSON in one piece: decoded by the json module's C scanners ----------------
+
+_SCAN_STRING = json.decoder.scanstring
+_SURROGATE = re.compile("[\ud800-\udfff]").search
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_SCAN_VALUE = json.JSONDecoder(parse_constant=_no_constant).scan_once
+
+
+def whole_json_string(buf: str, pos: int, strict: bool = False) -> tuple[str, int]:
+    """The JSON string whose text starts at ``pos`` (after its quote), decoded in C:
+    (text, index past the closing quote).  Raises ValueError where the string is not
+    closed or ``decode_json_string`` could decode it otherwise (a bad escape, a lone
+    surrogate); ``strict``, also on raw control characters."""
+    text, end = _SCAN_STRING(buf, pos, strict)
+    if buf.find("\\", pos, end) >= 0 and _SURROGATE(text):
+        raise ValueError("a lone surrogate: decoded character by character")
+    return text, end
+
+
+def whole_json_value(buf: str, pos: int) -> int:
+    """Just past the complete JSON value (no NaN or Infinity) that starts at ``pos``;
+    raises ValueError if there is none (or it nests too deep to decode)."""
+    try:
+        return _SCAN_VALUE(buf, pos)[1]
+    except (StopIteration, RecursionError) as exc:
+        raise ValueError("not a complete JSON value") from exc
+
+
 def _is_hex(s: str) -> bool:
     return len(s) == 4 and all(c in "0123456789abcdefABCDEF" for c in s)
+
+
+def whole_value_end(text: str) -> int:
+    """Just past the JSON object or array that starts ``text`` (after whitespace),
+    decoded in C; -1 if there is none."""
+    m = NOT_SPACE(text)
+    if m is None or text[m.start()] not in "{[":
+        return -1
+    try:
+        return whole_json_value(text, m.start())
+    except ValueError:
+        return -1
 
 
 # -- literals cut by a delta ----------------------------------------------------------

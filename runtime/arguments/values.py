@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .scanning import whole_json_value
 
 
 class ValueScan:
@@ -50,6 +51,12 @@ class ValueScan:
     def skip(self, text: str, pos: int) -> int:
         """Consume the text from ``pos`` in which no marker can start (the rest of an open
         string) and return where it ends; ``pos`` when a marker may start there."""
+        return pos
+
+    def whole(self, buf: str, pos: int, limit: int) -> int:
+        """Where a complete value that starts at ``pos`` (after whitespace) and ends by
+        ``limit`` ends, when reading all of it would leave this scanner as it is (every
+        string in it closed); ``pos`` when there is none.  Nothing is consumed."""
         return pos
 
 
@@ -107,6 +114,20 @@ class QuotedStrings(ValueScan):
 
     def skip(self, text: str, pos: int) -> int:
         return self._string(text, pos, True) if self.quoted else pos
+
+    def whole(self, buf: str, pos: int, limit: int) -> int:
+        """A JSON object or array, decoded in C: its strings are this scanner's ``"``
+        strings, closed, without raw newlines (strict JSON has none)."""
+        if self.inside or self.escape or '"' not in self._stops:
+            return pos
+        m = _NOT_SPACE(buf, pos)
+        if m is None or m.start() >= limit or buf[m.start()] not in "{[":
+            return pos
+        try:
+            end = whole_json_value(buf, m.start())
+        except ValueError:
+            return pos
+        return end if end <= limit else pos
 
     def feed(self, text: str) -> None:
         pos, n = 0, len(text)

@@ -11,7 +11,7 @@ and the base of the bodies whose JSON value ends a call by itself.
 from __future__ import annotations
 
 from ..events import SemanticEvent
-from ..arguments.scanning import JsonScan
+from ..arguments.scanning import JsonScan, whole_value_end
 from .base import ARG_VALUE_CHUNK, TOOL_CALL_END, BodyHost, ToolBody
 
 
@@ -43,6 +43,11 @@ class JsonArgs:
             return ""
         depth = self.depth
         scan = self.scan
+        if not depth and not self.held and not scan.in_string and not scan.escape:
+            end = whole_value_end(text)
+            if end == n:  # one complete value: its last closer is the run held back
+                self.held = text[-1]
+                return text[:-1]
         # The trailing run of closers that end the top-level value; a run may continue
         # one held from the previous delta (run_start 0).
         run_start, run_end = (0, 0) if self.held else (-1, 0)
