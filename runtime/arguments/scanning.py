@@ -190,7 +190,8 @@ def decode_json_string(buf: str, pos: int) -> tuple[str, int, bool]:
 
 # -- complete JSON in one piece: decoded by the json module's C scanners ----------------
 
-_SCAN_STRING = json.decoder.scanstring
+# (Public in CPython's json package, left out of its type stubs.)
+_SCAN_STRING: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 _SURROGATE = re.compile("[\ud800-\udfff]").search
 
 
@@ -198,7 +199,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_SCAN_VALUE = json.JSONDecoder(parse_constant=_no_constant).scan_once
+_SCAN_VALUE: Any = json.JSONDecoder(parse_constant=_no_constant).scan_once  # type: ignore[attr-defined]
 
 
 def whole_json_string(buf: str, pos: int, strict: bool = False) -> tuple[str, int]:
