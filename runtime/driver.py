@@ -71,6 +71,8 @@ from .sequences import PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
 _REASONING_END = EventType.REASONING_END
+# Longest stretch of TOOL_ARGS text a body that can end its call by itself gets at once.
+_WINDOW = 4096
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 
 
@@ -155,6 +157,7 @@ class StreamingParserBase:
         # it content (then None: the rest up to the next marker is content as it comes).
         self._framing: list[str] | None = []  # (a list: a long run stays linear)
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
+        self._exits = bool(self.BODY.exits_to)  # its text can end its call (see _windowed)
         # Every piece of TOOL_ARGS text goes to the syntax's value scanner too; markers
         # are only taken where it says a value can end (None: its values hide none).
         scan = self.SYNTAX.values() if self.SYNTAX is not None else None
@@ -537,6 +540,27 @@ class StreamingParserBase:
             out.append(RawText(text, TOOL_ARGS))
         self.on_text(text, out)
 
+    def _windowed(self, buf: str, pos: int, values: ValueScan | None,
+                  out: list[SemanticEvent]) -> int:
+        """Give a body that can end its call inside its text (Llama's JSON objects) the
+        next ``_WINDOW`` characters of a long stretch, not the whole rest: slicing the
+        rest of a call-dense text once per call would cost quadratic time.  More text
+        follows for sure, so a hold only means "see it again"; returns how much was
+        used (0: nothing, the caller gives the whole stretch)."""
+        piece = buf[pos : pos + _WINDOW]
+        raw = RawText(piece, self.state_id) if self.raw else None
+        if raw is not None:
+            out.append(raw)
+        used = self.on_text(piece, out, True)
+        used = len(piece) if used is None else ~used if used < 0 else used
+        if raw is not None:
+            raw.text = piece[:used]
+            if not used:
+                out.remove(raw)
+        if values is not None and used:
+            values.feed(piece[:used])
+        return used
+
     def _lex(self, buf: str, final: bool, out: list[SemanticEvent]) -> str:
         """Lex ``buf`` from the current state on; return the tail held back."""
         pos = 0
@@ -570,6 +594,11 @@ class StreamingParserBase:
             whole = values.whole(buf, pos, start) if values is not None and start > pos else pos
             if start > pos or name is None and end >= 0:
                 stop = whole if whole > pos else start if start > pos else end
+                if stop - pos > _WINDOW and self._exits and self.state_id == TOOL_ARGS:
+                    moved = self._windowed(buf, pos, values, out)
+                    if moved:
+                        pos += moved
+                        continue
                 piece = buf[pos:stop]
                 raw = RawText(piece, self.state_id) if tap else None
                 if raw is not None:
