@@ -133,7 +133,7 @@ class StreamingParser(StreamingParserBase):
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
         return None  # (the text made no state change)
 
-    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str | None, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
         state = self.state_id
         # REASONING (line 10)

@@ -253,7 +253,7 @@ class StreamingParser(StreamingParserBase):
             self.framing_text(text, out)
         return None  # (the text made no state change)
 
-    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str | None, value: str, out: list[SemanticEvent]) -> None:
         """Terminal ``name``, whose text is ``value``, in the current state."""
         state = self.state_id
         # CONTENT (line 33)

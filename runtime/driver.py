@@ -98,12 +98,11 @@ class StreamingParserBase:
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
     SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
     # The leading run of framing characters of a text (compiled per class).
-    _framing_run: ClassVar[Callable[[str], Any]] = re.compile(r"\s*").match
+    _framing_run: ClassVar[re.Pattern[str]] = re.compile(r"\s*")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._framing_run = re.compile(
-            r"[\s%s]*" % re.escape(cls.FRAMING_PUNCTUATION)).match
+        cls._framing_run = re.compile(r"[\s%s]*" % re.escape(cls.FRAMING_PUNCTUATION))
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
                  raw: bool = False) -> None:
@@ -326,10 +325,11 @@ class StreamingParserBase:
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent]:
         """Parse one streamed delta; return the events it completes."""
         got = self.advance(delta_text, delta_token_ids)
-        if type(got) is list:
+        if isinstance(got, list):
             return got
         event = SemanticEvent(got, delta_text, self.tool_index)  # as plain_events, inline
-        return [RawText(delta_text, self.state_id), event] if self.raw else [event]
+        # (The raw tap puts the consumed text before its events: ChatParser reads both.)
+        return [RawText(delta_text, self.state_id), event] if self.raw else [event]  # type: ignore[list-item]
 
     def feed_many(self, deltas: Iterable[tuple[str, Sequence[int]]]) -> list[SemanticEvent]:
         """Parse consecutive deltas at once: the events of feeding each in turn, with
@@ -358,17 +358,18 @@ class StreamingParserBase:
         gate = self._gate
         if self._marked(delta_token_ids):
             assert self._scanner is not None
-            for item in self._scanner.scan(delta_text, delta_token_ids):
-                if gate is not None and gate.held is not None:
-                    item = self._settle(item, out)
-                if type(item) is str:
+            for scanned in self._scanner.scan(delta_text, delta_token_ids):
+                item = (self._settle(scanned, out) if gate is not None and gate.held is not None
+                        else scanned)
+                if isinstance(item, str):
                     self._pending = self._lex(self._pending + item, False, out)
                 elif item is not None:
                     self._marker(item, out)
             return out
         if gate is not None:
             if gate.held is not None and delta_text:
-                delta_text = self._settle(delta_text, out) or ""
+                settled = self._settle(delta_text, out)
+                delta_text = settled if isinstance(settled, str) else ""
             kind = None if out else self._plain(delta_text)  # (out: the settled closer)
             if kind is not None and self.state_id == TOOL_ARGS:
                 gate.at(True).feed(delta_text)  # type: ignore[union-attr]
@@ -383,16 +384,17 @@ class StreamingParserBase:
     def plain_events(self, kind: EventType, delta_text: str) -> list[SemanticEvent]:
         """The events of a plain delta that ``advance`` gave as its event type."""
         event = SemanticEvent(kind, delta_text, self.tool_index)
-        return [RawText(delta_text, self.state_id), event] if self.raw else [event]
+        # (The raw tap puts the consumed text before its events: ChatParser reads both.)
+        return [RawText(delta_text, self.state_id), event] if self.raw else [event]  # type: ignore[list-item]
 
     def finish(self) -> list[SemanticEvent]:
         """End of stream: flush what is held and close what is open."""
         out: list[SemanticEvent] = []
         if self._scanner is not None:
-            for item in self._scanner.flush():
-                if self._gate is not None and self._gate.held is not None:
-                    item = self._settle(item, out)
-                if type(item) is str:
+            for scanned in self._scanner.flush():
+                item = (self._settle(scanned, out)
+                        if self._gate is not None and self._gate.held is not None else scanned)
+                if isinstance(item, str):
                     self._pending = self._lex(self._pending + item, False, out)
                 elif item is not None:
                     self._marker(item, out)
@@ -428,7 +430,7 @@ class StreamingParserBase:
         if self.state_id != state:  # (the text before it changed the state)
             self._lex(tail[-cut:], True, out)
         elif self.raw:
-            out.append(RawText(tail[-cut:], state, name))
+            out.append(RawText(tail[-cut:], state, name))  # type: ignore[arg-type]  # (the raw tap)
 
     def _at_start(self, buf: str, final: bool, out: list[SemanticEvent]) -> int | None:
         """At the start of the completion (or of content right after reasoning closed):
@@ -438,7 +440,7 @@ class StreamingParserBase:
             if buf.startswith(lit):
                 self._fresh = False
                 if self.raw:
-                    out.append(RawText(lit, self.state_id, name))
+                    out.append(RawText(lit, self.state_id, name))  # type: ignore[arg-type]  # (the raw tap)
                 if name in self._opening:
                     self.state_id = REASONING
                 elif name not in self._reclosing:  # (a repeated end marker: no event)
@@ -450,7 +452,7 @@ class StreamingParserBase:
         if space:
             # Content so far: whitespace, as it comes; only an end marker may follow.
             if self.raw:
-                out.append(RawText(buf[:space], self.state_id))
+                out.append(RawText(buf[:space], self.state_id))  # type: ignore[arg-type]  # (the raw tap)
             self.on_text(buf[:space], out)
             self._starters = self._reclosers
             return space
@@ -494,7 +496,7 @@ class StreamingParserBase:
         if values is not None:
             values.feed(marker.text)
         if self.raw:
-            out.append(RawText(marker.text, self.state_id, marker.name))
+            out.append(RawText(marker.text, self.state_id, marker.name))  # type: ignore[arg-type]  # (the raw tap)
         if first and marker.name in self._opening:
             self.state_id = REASONING  # a start marker token that begins the completion
             return
@@ -537,7 +539,7 @@ class StreamingParserBase:
         """A marker's text inside an argument value: plain argument text."""
         values.feed(text)
         if self.raw:
-            out.append(RawText(text, TOOL_ARGS))
+            out.append(RawText(text, TOOL_ARGS))  # type: ignore[arg-type]  # (the raw tap)
         self.on_text(text, out)
 
     def _windowed(self, buf: str, pos: int, values: ValueScan | None,
@@ -548,15 +550,11 @@ class StreamingParserBase:
         follows for sure, so a hold only means "see it again"; returns how much was
         used (0: nothing, the caller gives the whole stretch)."""
         piece = buf[pos : pos + _WINDOW]
-        raw = RawText(piece, self.state_id) if self.raw else None
-        if raw is not None:
-            out.append(raw)
+        at = len(out)
         used = self.on_text(piece, out, True)
         used = len(piece) if used is None else ~used if used < 0 else used
-        if raw is not None:
-            raw.text = piece[:used]
-            if not used:
-                out.remove(raw)
+        if self.raw and used:  # (the raw tap: the text before the events it caused)
+            out.insert(at, RawText(piece[:used], TOOL_ARGS))  # type: ignore[arg-type]
         if values is not None and used:
             values.feed(piece[:used])
         return used
@@ -602,7 +600,7 @@ class StreamingParserBase:
                 piece = buf[pos:stop]
                 raw = RawText(piece, self.state_id) if tap else None
                 if raw is not None:
-                    out.append(raw)
+                    out.append(raw)  # type: ignore[arg-type]  # (the raw tap)
                 # A body may hold back the end of the buffer (a name not yet known to
                 # be a call's): it comes back with the next delta.
                 used = emit(piece, out, stop == n and not final)
@@ -650,7 +648,7 @@ class StreamingParserBase:
                         continue
                 values.feed(buf[start:end])
             if tap:
-                out.append(RawText(buf[start:end], self.state_id, name))
+                out.append(RawText(buf[start:end], self.state_id, name))  # type: ignore[arg-type]  # (the raw tap)
             before = self.state_id
             step(name, buf[start:end], out)
             if gate is not None and values is None and self.state_id == TOOL_ARGS:
@@ -670,7 +668,7 @@ class StreamingParserBase:
         held = self._framing
         if held is None:
             out.append(SemanticEvent(_TEXT_CHUNK, text, self.tool_index))
-        elif self._framing_run(text).end() == len(text):
+        elif self._framing_run.match(text).end() == len(text):  # type: ignore[union-attr]
             held.append(text)
         else:
             self._framing = None
@@ -691,7 +689,7 @@ class StreamingParserBase:
         piece = buf[pos:stop]
         raw = RawText(piece, self.state_id) if self.raw else None
         if raw is not None:
-            out.append(raw)
+            out.append(raw)  # type: ignore[arg-type]  # (the raw tap)
         used = self.on_text(piece, out, stop == len(buf) and not final)
         if used is not None and used < 0:
             if raw is not None:
@@ -703,7 +701,7 @@ class StreamingParserBase:
         return None
 
     # Supplied by the generated module.
-    def on_marker(self, name: str, value: str, out: list[SemanticEvent]) -> None:
+    def on_marker(self, name: str | None, value: str, out: list[SemanticEvent]) -> None:
         raise NotImplementedError
 
     def on_text(self, text: str, out: list[SemanticEvent], may_hold: bool = False) -> int | None:
