@@ -161,6 +161,7 @@ transitions:
   CONTENT: {CALL: {to: TOOL_NAME, emit: [TOOL_CALL_START]}}
   TOOL_NAME: {ARGS: TOOL_ARGS}
   TOOL_ARGS: {CALL_END: {to: CONTENT, emit: [TOOL_CALL_END]}}
+render: {call: "${CALL}${name}${ARGS}${arguments}${CALL_END}"}
 """
 
 
