@@ -8,7 +8,8 @@ from typing import Any
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
-from .scanning import NOT_SPACE, JsonDepth, json_string_end, whole_json_string, whole_json_value
+from .scanning import (NOT_SPACE, JsonDepth, json_string_end, whole_json_string,
+                       whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
@@ -164,14 +165,10 @@ class EnvelopeArguments:
         try:
             m = NOT_SPACE(buf, m.start() + 1)
             while m is not None and buf[m.start()] == '"':
-                key, pos = whole_json_string(buf, m.start() + 1, strict=True)
-                m = NOT_SPACE(buf, pos)
-                if m is None or buf[m.start()] != ":":
+                member = whole_member_key(buf, m.start(), strict=True)
+                if member is None:
                     return None
-                m = NOT_SPACE(buf, m.start() + 1)
-                if m is None:
-                    return None
-                pos = m.start()
+                key, pos = member
                 ch = buf[pos]
                 end = whole_json_value(buf, pos)
                 if key == self.name_key and ch == '"' and name is None:

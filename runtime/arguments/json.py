@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import NOT_SPACE, JsonScan, decode_json_string, whole_json_string, whole_json_value
+from .scanning import (NOT_SPACE, JsonScan, decode_json_string, whole_json_string,
+                       whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
@@ -153,16 +154,10 @@ class JsonArguments:
         else:
             try:
                 while True:
-                    if buf[pos] != '"':
+                    member = whole_member_key(buf, pos) if buf[pos] == '"' else None
+                    if member is None:
                         return None
-                    key, pos = whole_json_string(buf, pos + 1)
-                    m = NOT_SPACE(buf, pos)
-                    if m is None or buf[m.start()] != ":":
-                        return None
-                    m = NOT_SPACE(buf, m.start() + 1)
-                    if m is None:
-                        return None
-                    pos = m.start()
+                    key, pos = member
                     if buf[pos] == '"':
                         value, pos = whole_json_string(buf, pos + 1)
                         fields.append((key, None, value))

@@ -213,6 +213,17 @@ def whole_json_string(buf: str, pos: int, strict: bool = False) -> tuple[str, in
     return text, end
 
 
+def whole_member_key(buf: str, pos: int, strict: bool = False) -> tuple[str, int] | None:
+    """A member's key (its opening quote at ``pos``) and where its value starts, read
+    in C; None where no value follows yet.  Raises ValueError as ``whole_json_string``."""
+    key, pos = whole_json_string(buf, pos + 1, strict)
+    m = NOT_SPACE(buf, pos)
+    if m is None or buf[m.start()] != ":":
+        return None
+    m = NOT_SPACE(buf, m.start() + 1)
+    return None if m is None else (key, m.start())
+
+
 def whole_json_value(buf: str, pos: int) -> int:
     """Just past the complete JSON value (no NaN or Infinity) that starts at ``pos``;
     raises ValueError if there is none (or it nests too deep to decode)."""
