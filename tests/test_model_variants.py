@@ -14,20 +14,9 @@ from typing import Any
 import pytest
 
 import parsergen
-from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.envelope import ARGUMENT_KEYS, EnvelopeArguments
 from parsergen.runtime.arguments.writer import ArgumentsWriter
-
-
-def both(fmt: str, text: str, tools: Any = None, **kwargs: Any) -> Any:
-    """parse() of ``text``, asserted equal to the same text streamed per character."""
-    module = parsergen.load(fmt)
-    whole = module.ChatParser(tools=tools, ids="sequential", **kwargs).complete(text)
-    streamed = module.ChatParser(tools=tools, ids="sequential", **kwargs)
-    per_char = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
-    assert (per_char.reasoning, per_char.content) == (whole.reasoning, whole.content)
-    assert calls(per_char) == calls(whole)
-    return whole
+from test_model_writes import both, calls  # parse() equals the per-character stream
 
 
 def warnings(fmt: str, text: str, **kwargs: Any) -> list[str]:
@@ -35,10 +24,6 @@ def warnings(fmt: str, text: str, **kwargs: Any) -> list[str]:
     parser = parsergen.load(fmt).ChatParser(**kwargs)
     parser.complete(text)
     return parser.warnings
-
-
-def calls(message: Any) -> list[tuple[str, Any]]:
-    return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
 
 def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
