@@ -238,8 +238,38 @@ class TokenIdScanner:
             # Tokens decoded one by one split multi-byte characters; decoded as runs
             # they give the real text, and each marker's exact place in it.
             anchored = self._anchor(text, self._tokens(ids, True))
+        if anchored is None and self.sequencer is not None:
+            anchored = self._lagging(text, found)
         items.extend(anchored if anchored is not None else self._split_at_markers(text, found))
         return items
+
+    def _lagging(self, delta_text: str, found: list[Item]) -> list[Item] | None:
+        """Tokens whose text lags behind them, with pieces among them: the text is the
+        start of the tokens' text, so each token takes its own place in it and those
+        not reached wait (a piece's text recurs, as <|plamo:begin_ does in every PLaMo
+        marker: its rightmost occurrence need not be its own).  None otherwise."""
+        if not any(type(i) is Marker and is_piece(i.name) for i in found):
+            return None
+        rebuilt = "".join(item if isinstance(item, str) else item.text for item in found)
+        if not rebuilt.startswith(delta_text):
+            return None
+        out: list[Item] = []
+        left = len(delta_text)
+        for item in found:
+            size = len(item) if isinstance(item, str) else len(item.text)
+            if left >= size:
+                out.append(item)
+                left -= size
+            elif isinstance(item, str):
+                if left:
+                    out.append(item[:left])  # the rest of it comes as later text
+                left = 0
+            else:
+                if left:  # the start of its text came: the rest will follow it
+                    self.post_text += item.text[:left]
+                    left = 0
+                self.deferred.append(item)
+        return out
 
     def _split_unambiguous(self, text: str, ids: Sequence[int]) -> list[Item] | None:
         """Split a long delta at its markers without decoding its text tokens.
@@ -307,7 +337,9 @@ class TokenIdScanner:
         if self.post_text:
             items.append(self.post_text)
             self.post_text = ""
-        items.extend(self.deferred)
+        # A piece whose text never came (the server gave it to another parser) is not
+        # text of this stream: only markers the format names are flushed.
+        items.extend(m for m in self.deferred if not is_piece(m.name))
         self.deferred = []
         if self.sequencer is not None:
             return [*self.sequencer.feed(items), *self.sequencer.flush()]
@@ -322,9 +354,13 @@ class TokenIdScanner:
         for marker in waiting:
             pos = rest.find(marker.text)
             if pos < 0:
-                # Only the marker itself gives a reliable split point: keep waiting.
-                if rest:
+                # Only the marker itself gives a reliable split point: keep waiting
+                # (a piece is text until its spelling is complete: text goes on).
+                if rest and not is_piece(marker.name):
                     self.post_text += rest
+                    rest = ""
+                elif rest:
+                    items.append(rest)
                     rest = ""
                 self.deferred.append(marker)
                 continue

@@ -165,3 +165,27 @@ def test_a_special_token_inside_a_text_spelling_is_kept(tmp_path, tokenizer) -> 
     assert 92539 in ids
     message = module.parse("a run<|interpreter|>b", tokenizer=tokenizer, token_ids=ids)
     assert message.content == "a b"
+
+
+def test_text_that_lags_behind_its_pieces(module, tokenizer) -> None:
+    # A detokenizer may hand a token's text one delta late, and a server may hand a
+    # parser a run of tokens whose last text has not come yet (vLLM's tool parser after
+    # the reasoning parser): <|action_start|> recurs, so its rightmost occurrence in the
+    # text is not always its own.
+    text = "Sure." + CALL + CALL + "Done."
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    pieces = [tokenizer.decode([i]) for i in ids]
+    lagged = [("" if i == 0 else pieces[i - 1], [t]) for i, t in enumerate(ids)]
+    lagged.append((pieces[-1], []))
+    grouped = [("".join(p for p, _ in lagged[i : i + 9]),
+                [t for _, group in lagged[i : i + 9] for t in group])
+               for i in range(0, len(lagged), 9)]
+    # The first delta: the text of a whole call, the ids of it and of the next token
+    # (the second call's <|action_start|>, whose text comes with the next delta).
+    k = len(tokenizer.encode("Sure." + CALL, add_special_tokens=False))
+    handed = [("".join(pieces[:k]), ids[: k + 1])] + lagged[k + 1 :]
+    for deltas in (lagged, grouped, handed):
+        parser = module.ChatParser(tokenizer)
+        message = accumulate([*(parser.feed(t, i) for t, i in deltas), parser.finish()])
+        assert message.content == "Sure.Done."
+        assert [c.name for c in message.tool_calls] == ["f", "f"]
