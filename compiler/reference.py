@@ -65,6 +65,7 @@ def tool_body_schema() -> dict[str, Any]:
             "Each arguments.syntax allows some bodies (parsergen check says which); without "
             f"tool_body a spec gets its syntax's default: {defaults}."),
         "enum": list(BODIES),
+        "examples": ["python_list"],
     }
 
 
