@@ -144,6 +144,9 @@ class ModuleGenerator:
             "variant": variant,
             "literals": dict(sorted(literals.items())),
             "at_start": dict(sorted(at_start.items())),
+            "followed_by": {t.name: (t.follower_names, t.follower_texts)
+                            for t in variant.terminals
+                            if t.follower_names or t.follower_texts},
             "token_terminals": {t.name: t.spellings[0] for t in variant.terminals if t.token_id},
             "live": [(sid, STATE_NAMES_BY_ID[sid], names) for sid, names in variant.live],
             "scanned": {sid: lits for sid, lits in variant.scanned},

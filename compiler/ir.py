@@ -118,6 +118,9 @@ class TerminalIR:
     thinking_only: bool
     line: int
     at_start: bool = False
+    # followed_by: the follower terminals' names and the follower texts.
+    follower_names: tuple[str, ...] = ()
+    follower_texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -253,6 +256,9 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
             thinking_only=value["thinking_only"],
             line=line("terminals", name) or 0,
             at_start=value["at_start"],
+            follower_names=tuple(f for f in value["followed_by"] if isinstance(f, str)),
+            follower_texts=tuple(f["text"] for f in value["followed_by"]
+                                 if not isinstance(f, str)),
         )
         for name, value in sorted(spec["terminals"].items())
     )

@@ -123,13 +123,16 @@ def _copy(value: Any) -> Any:
 
 
 def _terminal(value: Any) -> dict[str, Any]:
-    """``{text: [spellings], token_id, thinking_only, at_start}`` for any declaration."""
+    """``{text: [spellings], token_id, thinking_only, at_start, followed_by}`` for any
+    declaration."""
     flags = value if isinstance(value, dict) else {}
     return {
         "text": spellings(value),
         "token_id": bool(flags.get("token_id", False)),
         "thinking_only": bool(flags.get("thinking_only", False)),
         "at_start": bool(flags.get("at_start", False)),
+        "followed_by": [f if isinstance(f, str) else {"text": f["text"]}
+                        for f in flags.get("followed_by", ())],
     }
 
 

@@ -105,6 +105,7 @@ class SpecValidator:
                 self.error(("terminals", term), f"terminal {term!r} is declared but no "
                            "transition uses it")
         self._check_thinking(terminals)
+        self._check_followers(terminals)
         self._check_reachable(transitions)
         self._check_tool_name()
         self._check_cut_header()
@@ -228,6 +229,20 @@ class SpecValidator:
                     self.error(path, f"literal {lit!r} is already the text of terminal {other!r}")
                 else:
                     seen[lit] = term
+
+    def _check_followers(self, terminals: dict[str, Any]) -> None:
+        """``followed_by`` names terminals of the spec, on a marker lexed anywhere."""
+        for term, value in terminals.items():
+            followers = value.get("followed_by") if isinstance(value, dict) else None
+            if not isinstance(followers, list):
+                continue
+            if value.get("at_start") is True:
+                self.error(("terminals", term, "followed_by"),
+                           "an at_start marker cannot also wait for a follower")
+            for i, other in enumerate(followers):
+                if isinstance(other, str) and other not in terminals:
+                    self.error(("terminals", term, "followed_by", i),
+                               f"unknown terminal {other!r} (a text follower is {{text: ...}})")
 
     def _check_thinking(self, terminals: dict[str, Any]) -> None:
         toggles = isinstance(self.spec.get("initial_state"), dict)

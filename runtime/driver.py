@@ -67,7 +67,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
-from .sequences import PieceSequencer
+from .sequences import Chained, PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
 _REASONING_END = EventType.REASONING_END
@@ -118,9 +118,11 @@ class StreamingParserBase:
         if tokenizer is not None:
             info = self._info = lexicon.info(tokenizer)
             drops, resolved = info.drop_texts, info.resolved
+            pieces = PieceSequencer(info.patterns) if info.patterns else None
+            hold = lexicon.follow_hold(resolved)
+            stage = Chained(pieces, hold) if pieces and hold else pieces or hold
             self._scanner: TokenIdScanner | None = (
-                TokenIdScanner(info.id_to_name, info.decode, info.decode_run,
-                               PieceSequencer(info.patterns) if info.patterns else None)
+                TokenIdScanner(info.id_to_name, info.decode, info.decode_run, stage)
                 if info.id_to_name else None
             )
         else:

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from .events import DROP
+from .sequences import FollowHold
 from .tokens import TokenizerInfo, tokenizer_info
 
 # -- matching: one state's literals ------------------------------------------------------
@@ -56,12 +57,17 @@ def relevant_closure(live: Iterable[str], universe: Iterable[str]) -> frozenset[
 class Matcher:
     """Finds the next relevant literal of one state, holding back a possible prefix."""
 
-    __slots__ = ("search", "names", "prefixes", "first_chars", "reach", "literals", "stop")
+    __slots__ = ("search", "names", "prefixes", "first_chars", "reach", "literals", "stop",
+                 "sizes")
 
-    def __init__(self, names: Mapping[str, str | None]) -> None:
+    def __init__(self, names: Mapping[str, str | None],
+                 sizes: Mapping[str, int] | None = None) -> None:
         # names: literal -> terminal name when live here, None when only relevant
         # (a relevant literal that is not live is plain content of the state).
         self.names = dict(names)
+        # Lookahead literals (a marker with its follower, ``followed_by``) -> how much of
+        # them the marker is: the follower is matched anew in the state the marker leads to.
+        self.sizes = dict(sizes or {})
         self.literals = tuple(sorted(self.names, key=lambda s: (-len(s), s)))
         if self.literals:
             # Longest first: at one position the regex takes the first alternative.
@@ -92,12 +98,14 @@ class Matcher:
     def cut(self, text: str) -> tuple[int, str | None]:
         """(length, terminal) of the longest tail of ``text`` that is a proper prefix of
         a live literal here (a marker the end of the completion cut), or (0, None)."""
-        names = self.names
+        names, sizes = self.names, self.sizes
         for k in range(max(0, len(text) - self.reach), len(text)):
             tail = text[k:]
             for lit in self.literals:
                 name = names[lit]
-                if name is not None and len(tail) < len(lit) and lit.startswith(tail):
+                # (A marker whose follower is missing is text, not a cut marker.)
+                if (name is not None and len(tail) < sizes.get(lit, len(lit))
+                        and lit.startswith(tail)):
                     return len(text) - k, name
         return 0, None
 
@@ -118,20 +126,25 @@ class Matcher:
         if m is None:
             return len(buf), -1, None
         lit = m.group()
+        if self.sizes:
+            return m.start(), m.start() + self.sizes.get(lit, len(lit)), self.names[lit]
         return m.start(), m.end(), self.names[lit]
 
 
 def build_matchers(
     live_by_state: Mapping[int, Mapping[str, str]],
     universe: Iterable[str],
+    sizes: Mapping[int, Mapping[str, int]] | None = None,
 ) -> dict[int, Matcher]:
-    """One matcher per state from its live literals (literal -> terminal name)."""
+    """One matcher per state from its live literals (literal -> terminal name);
+    ``sizes``: per state, its lookahead literals and how much of each the marker is."""
     universe = frozenset(universe)
     out: dict[int, Matcher] = {}
     for state in sorted(live_by_state):
         live = live_by_state[state]
         relevant = relevant_closure(live, universe)
-        out[state] = Matcher({lit: live.get(lit) for lit in relevant})
+        out[state] = Matcher({lit: live.get(lit) for lit in relevant},
+                             (sizes or {}).get(state))
     return out
 
 
@@ -150,6 +163,7 @@ class Lexicon:
         preserve_tokens: Sequence[str] = (),
         turn_boundary_tokens: Sequence[str] = (),
         at_start: Mapping[str, str] | None = None,
+        followed_by: Mapping[str, tuple[Sequence[str], Sequence[str]]] | None = None,
     ) -> None:
         self.literals = dict(literals)  # spelling -> terminal name
         self.token_terminals = dict(token_terminals)  # terminal name -> token text
@@ -160,6 +174,10 @@ class Lexicon:
         self.turn_boundary_tokens = tuple(turn_boundary_tokens)
         # Markers only as the very first text of a completion: spelling -> name.
         self.at_start = dict(at_start or {})
+        # Markers that count only when a follower comes next: terminal name ->
+        # (follower terminals, follower texts).
+        self.followed_by = {name: (frozenset(names), tuple(texts))
+                            for name, (names, texts) in (followed_by or {}).items()}
         self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
 
     def info(self, tokenizer: Any) -> TokenizerInfo:
@@ -185,6 +203,22 @@ class Lexicon:
         return [lit for lit, name in (*self.literals.items(), *self.at_start.items())
                 if name in names]
 
+    def follower_texts(self, name: str, resolved: frozenset[str]) -> tuple[str, ...]:
+        """The texts that, right after marker ``name``, make it count: the follower
+        texts and the spellings of follower terminals not known as tokens
+        (``resolved``: those come as their token)."""
+        names, texts = self.followed_by[name]
+        spelled = [lit for lit, other in self.literals.items()
+                   if other in names and other not in resolved]
+        return (*spelled, *texts)
+
+    def follow_hold(self, resolved: frozenset[str]) -> FollowHold | None:
+        """What holds a marker token until its follower shows (None: no such marker
+        comes as a token)."""
+        gated = {name: (names, self.follower_texts(name, resolved))
+                 for name, (names, _) in self.followed_by.items() if name in resolved}
+        return FollowHold(gated) if gated else None
+
     @lru_cache(maxsize=64)
     def matchers(
         self, drop_texts: frozenset[str], resolved: frozenset[str], strict: bool
@@ -200,15 +234,25 @@ class Lexicon:
         for lit, name in self.literals.items():
             by_name.setdefault(name, []).append(lit)
         live_by_state: dict[int, dict[str, str]] = {}
+        sizes: dict[int, dict[str, int]] = {}
         for state in range(7):
             names = self.live.get(state, frozenset())
             if strict:
                 names = names - resolved
-            live = {lit: name for name in names for lit in by_name.get(name, ())}
+            live = {lit: name for name in names - self.followed_by.keys()
+                    for lit in by_name.get(name, ())}
+            for name in names & self.followed_by.keys():
+                # The marker with each follower after it; alone it is text here.
+                followers = self.follower_texts(name, resolved if strict else frozenset())
+                for lit in by_name.get(name, ()):
+                    for follower in followers:
+                        if lit + follower not in live:  # (another marker's own spelling)
+                            live[lit + follower] = name
+                            sizes.setdefault(state, {})[lit + follower] = len(lit)
             if not strict:
                 live.update((text, DROP) for text in drop_texts)
             live_by_state[state] = live
-        built = build_matchers(live_by_state, [*self.literals, *drop_texts])
+        built = build_matchers(live_by_state, [*self.literals, *drop_texts], sizes)
         return tuple(built[state] for state in range(7))
 
 

@@ -99,3 +99,93 @@ class PieceSequencer:
                 self.held = rest[i:]
                 return
             out.append(text)
+
+
+class FollowHold:
+    """Holds a marker token that counts only when a follower comes next (``followed_by``).
+
+    ``followers``: terminal name -> (names of follower terminals, follower texts).  The
+    held marker goes out as the marker once the next item is a follower's token or the
+    text after it starts with a follower text; once neither can come, its text goes out
+    as plain text (the state's content, as any marker text the state does not take).
+    """
+
+    __slots__ = ("followers", "marker", "text")
+
+    def __init__(self, followers: Mapping[str, tuple[frozenset[str], tuple[str, ...]]]) -> None:
+        self.followers = dict(followers)
+        self.marker: Marker | None = None  # the marker held
+        self.text = ""  # text after it, while it may still be a follower's start
+
+    @property
+    def held(self) -> bool:
+        """Whether a marker waits for what follows it."""
+        return self.marker is not None
+
+    def feed(self, items: list[Item]) -> list[Item]:
+        """The items with each gated marker decided (or held until it can be)."""
+        out: list[Item] = []
+        for item in items:
+            marker = self.marker
+            if marker is None:
+                if isinstance(item, str) or item.name not in self.followers:
+                    out.append(item)
+                else:
+                    self.marker = item
+                continue
+            names, texts = self.followers[marker.name]
+            if isinstance(item, str):
+                text = self.text + item
+                if any(text.startswith(t) for t in texts):
+                    self._give(out, True)
+                    out.append(text)
+                elif any(t.startswith(text) for t in texts):
+                    self.text = text  # a follower's text may still come
+                else:
+                    self._give(out, False)
+                    out.append(text)
+                continue
+            followed = not self.text and item.name in names
+            text = self.text
+            self._give(out, followed)
+            if text:
+                out.append(text)
+            out.extend(self.feed([item]))  # (it may be a gated marker itself)
+        return out
+
+    def flush(self) -> list[Item]:
+        """The stream ends: a held marker was followed by nothing, so it is text."""
+        out: list[Item] = []
+        if self.marker is not None:
+            text = self.text
+            self._give(out, False)
+            if text:
+                out.append(text)
+        return out
+
+    def _give(self, out: list[Item], followed: bool) -> None:
+        marker, self.marker, self.text = self.marker, None, ""
+        assert marker is not None
+        out.append(marker if followed else marker.text)
+
+
+class Chained:
+    """Two item stages in a row (the piece sequencer, then the follower hold)."""
+
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: PieceSequencer, second: FollowHold) -> None:
+        self.first, self.second = first, second
+
+    @property
+    def held(self) -> bool:
+        """Whether either stage holds items."""
+        return bool(self.first.held) or self.second.held
+
+    def feed(self, items: list[Item]) -> list[Item]:
+        """Items through both stages."""
+        return self.second.feed(self.first.feed(items))
+
+    def flush(self) -> list[Item]:
+        """Everything both stages still hold, in order."""
+        return [*self.second.feed(self.first.flush()), *self.second.flush()]

@@ -41,9 +41,11 @@ _MANY = 32
 
 
 class Sequencer(Protocol):
-    """Joins the pieces of spellings over several tokens (``sequences.PieceSequencer``)."""
+    """An item stage after the scanner: joins the pieces of spellings over several tokens
+    (``sequences.PieceSequencer``), holds markers that need a follower (``FollowHold``)."""
 
-    held: list[tuple[str, str]]
+    @property
+    def held(self) -> object: ...
 
     def feed(self, items: list[Item]) -> list[Item]: ...
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
+from .trim import TRIM_SCHEMA, ValueTrim, trim_mode
 from .values import ElementValues, ValueScan
 from .writer import ArgumentsWriter, json_type
 
@@ -27,17 +28,18 @@ class TaggedArguments:
     the next field's open tag or the end of the call follows it (after whitespace);
     followed by other text it is value text (a value may quote its own close tag).
     ``open`` and ``close`` may each have several spellings (the first is canonical).
-    With ``trim`` one leading and one trailing newline of a value are dropped
-    (templates put the value on its own line).  Text outside fields is ignored.
+    ``trim`` (a mode of ``trim.ValueTrim``; ``True`` is ``one_newline``) drops whitespace
+    around each value.  Text outside fields is ignored.
     """
 
     __slots__ = ("writer", "opens", "name_end", "value_open", "closes", "trim", "buf",
-                 "where", "name", "started", "nl", "searched", "held", "attributes",
+                 "where", "name", "searched", "held", "attributes",
                  "name_attr", "string_attr", "string_value", "string_default", "kind",
                  "entities")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str | tuple[str, ...], name_end: str,
-                 close: str | tuple[str, ...], value_open: str | None = None, trim: bool = False,
+                 close: str | tuple[str, ...], value_open: str | None = None,
+                 trim: str | bool = "none",
                  header: str = "name", name_attribute: str = "name",
                  string_attribute: str | Mapping[str, str] | None = None,
                  entities: str | None = None) -> None:
@@ -47,7 +49,7 @@ class TaggedArguments:
         self.opens, self.closes = spellings(open), spellings(close)
         self.name_end = name_end
         self.value_open = value_open
-        self.trim = trim
+        self.trim = ValueTrim(trim)
         self.attributes = header == "attributes"
         self.name_attr = name_attribute
         # The attribute whose value says "this value is text" (else JSON, or text if
@@ -65,8 +67,6 @@ class TaggedArguments:
         self.buf = ""  # unconsumed text: at most a possible tag prefix, or a name
         self.where = "outside"  # outside | name | before_value | value | closing
         self.name = ""
-        self.started = False  # the value has begun (its leading newline is settled)
-        self.nl = False  # a trailing newline is held back
         self.searched = 0  # how much of buf is known not to hold name_end
         self.held: list[str] = []  # closing: the close tag and the whitespace after it
 
@@ -98,7 +98,7 @@ class TaggedArguments:
                 self.searched = 0
                 empty = self._header(buf[pos:i])
                 pos = i + len(self.name_end)
-                self.started = self.nl = False
+                self.trim.reset()
                 if empty:  # <parameter name="K"/>: closed in its own tag, no value
                     out.append(self.writer.begin(self.name, self.kind) + self.writer.end())
                     self.where = "outside"
@@ -180,20 +180,7 @@ class TaggedArguments:
         return header.rstrip().endswith("/")
 
     def _value(self, text: str, final: bool) -> str:
-        if self.trim:
-            if not self.started and text:
-                self.started = True
-                if text[0] == "\n":
-                    text = text[1:]
-            if self.nl:
-                text = "\n" + text
-                self.nl = False
-            if text.endswith("\n"):
-                if final:
-                    text = text[:-1]
-                else:
-                    self.nl = True
-                    text = text[:-1]
+        text = self.trim(text, final)
         return self.writer.text(text) if text else ""
 
     def finish(self) -> str:
@@ -287,8 +274,7 @@ class TaggedSyntax(ArgumentSyntax):
         "close": {**_SPELLINGS, "description": (
             "Ends the value (so does the next parameter's open); several spellings as "
             "for open.")},
-        "trim": {"enum": ["none", "one_newline"],
-                 "description": "Drop one leading and one trailing newline of a value."},
+        "trim": TRIM_SCHEMA,
         "header": {"enum": ["name", "attributes"], "description": (
             "The text between open and name_end: the name itself (default), or XML "
             "attributes, one of which (name_attribute) is the name (name=\"K\", name='K' "
@@ -328,7 +314,7 @@ class TaggedSyntax(ArgumentSyntax):
         self.open, self.close = self.opens[0], self.closes[0]  # what rendering writes
         self.name_end = options["name_end"]
         self.value_open = options.get("value_open")
-        self.trim = options.get("trim") == "one_newline"
+        self.trim = trim_mode(options.get("trim"))
         self.attributes = options.get("header") == "attributes"
         self.name_attribute = options.get("name_attribute", "name")
         self.string_attribute = options.get("string_attribute")
@@ -389,6 +375,6 @@ class TaggedSyntax(ArgumentSyntax):
             out.append((self.name_end, True))
             if self.value_open:
                 out.append((self.value_open, True))
-            out.append((f"\n{text}\n" if trim else text, False))
+            out.append((f"\n{text}\n" if trim == "one_newline" else text, False))
             out.append((self.close, True))
         return out
