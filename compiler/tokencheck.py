@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from parsergen.runtime.tokens import special_tokens
+
 from .diagnostics import Diagnostic, Position
 from .ir import FormatIR
 
@@ -49,7 +51,7 @@ def match_report(fmt: FormatIR, module: ModuleType, tokenizer: Any) -> list[Term
     """Every spelling of every terminal, as the parser matches it with ``tokenizer``."""
     lexicons = module.StreamingParser.LEXICONS
     infos = [(lexicon, lexicon.info(tokenizer)) for lexicon in lexicons.values()]
-    specials = _special_ids(tokenizer)
+    specials = special_tokens(tokenizer)
     out = []
     terminals = {t.name: t for variant in fmt.variants for t in variant.terminals}
     for term in sorted(terminals.values(), key=lambda t: (t.line, t.name)):
@@ -72,13 +74,6 @@ def report_lines(fmt: FormatIR, report: list[TerminalMatch]) -> tuple[list[str],
     warnings = [Diagnostic(Position(fmt.source, m.line, 1), f"$.terminals.{m.name}",
                            m.warning).warning() for m in report if m.warning]
     return lines, warnings
-
-
-def _special_ids(tokenizer: Any) -> dict[int, str]:
-    try:
-        return dict(zip(tokenizer.all_special_ids, tokenizer.all_special_tokens))
-    except (AttributeError, NotImplementedError):
-        return {}
 
 
 def _warning(term: Any, spelling: str, how: str, infos: list, tokenizer: Any,

@@ -86,11 +86,8 @@ def tokenizer_info(
             id_to_name[tid] = name
             resolved.add(name)
     drop_texts: set[str] = set()
-    try:
-        specials = list(tokenizer.all_special_tokens)
-        special_ids = list(tokenizer.all_special_ids)
-    except (AttributeError, NotImplementedError):
-        specials, special_ids = [], []
+    special_texts = special_tokens(tokenizer)
+    special_ids, specials = list(special_texts), list(special_texts.values())
     configured = set(configured_texts)
     # A special token inside a spelling is part of it: never dropped (one that starts
     # the spelling makes it an id sequence, below; one inside it stays text).
@@ -131,14 +128,21 @@ def tokenizer_info(
     name_to_ids.update((name, (tid,)) for tid, name in id_to_name.items() if name != DROP)
     single = frozenset(ids[0] for ids in name_to_ids.values() if len(ids) == 1)
     stop_ids = boundary_ids | frozenset(special_ids) | single
-    patterns, pieces = _patterns(tokenizer, spelled or {}, resolved,
-                                 dict(zip(special_ids, specials)))
+    patterns, pieces = _patterns(tokenizer, spelled or {}, resolved, special_texts)
     resolved.update(patterns.values())
     for tid, piece in pieces.items():
         id_to_name[tid] = piece  # a piece, never dropped: the sequencer reads it
         drop_texts.discard(decode(tid))
     return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
                          decode_run, name_to_ids, stop_ids, boundary_ids, patterns)
+
+
+def special_tokens(tokenizer: Any) -> dict[int, str]:
+    """The tokenizer's special tokens, id -> text (none when it cannot say)."""
+    try:
+        return dict(zip(tokenizer.all_special_ids, tokenizer.all_special_tokens))
+    except (AttributeError, NotImplementedError):
+        return {}
 
 
 def _patterns(tokenizer: Any, spelled: Mapping[str, str], resolved: set[str],
