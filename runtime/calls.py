@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import secrets
 import string
-import uuid
+import os
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,15 @@ if TYPE_CHECKING:
     from .assembly import ContentText
 
 _ALNUM = string.ascii_letters + string.digits
+# uuid.uuid4()'s version and variant bits, set on 128 random bits (as uuid.UUID does,
+# without building a UUID object per call).
+_UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
+
+
+def uuid4_hex() -> str:
+    """``uuid.uuid4().hex``, cheaper."""
+    return "%032x" % (int.from_bytes(os.urandom(16), "big") & _UUID4_CLEAR | _UUID4_SET)
 # States whose text may be the markup that leads into a call.
 _MARKUP_STATES = TOOL_STATES | {MESSAGE_HEADER}
 STREAM_CALLS = ("incremental", "complete")
@@ -73,7 +82,7 @@ class CallIds:
         elif self.short:
             out = "".join(secrets.choice(_ALNUM) for _ in range(9))
         else:
-            out = f"chatcmpl-tool-{uuid.uuid4().hex}"
+            out = f"chatcmpl-tool-{uuid4_hex()}"
         self.count += 1
         return out
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 _ALIASES = {
@@ -222,9 +222,17 @@ def coerce_value(value: Any, schema: Any) -> Any:
     return coerce(to_json(value), schema_types(schema))
 
 
+# json.dumps(value, ensure_ascii=False) builds an encoder per call; one, built once,
+# gives the same text (a string goes straight to the C string encoder).
+_ENCODE_VALUE = json.JSONEncoder(ensure_ascii=False).encode
+encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
 def to_json(value: Any) -> str:
     """JSON text of a value, keeping non-ASCII characters as they are."""
-    return json.dumps(value, ensure_ascii=False)
+    if type(value) is str:
+        return encode_string(value)
+    return _ENCODE_VALUE(value)
 
 
 # --- compiled schemas --------------------------------------------------------------------

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
-from .scanning import (NOT_SPACE, JsonDepth, json_string_end, whole_json_string,
-                       whole_json_value, whole_member_key)
+from ..schema_types import encode_string
+from .scanning import (NOT_SPACE, JsonDepth, json_string_end, scan_json_value,
+                       whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
 # The members that hold the arguments when a spec names none: the OpenAI name, Llama's
 # and the "args" some fine-tunes' templates teach (Gemma 3n hermes-style tools).
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
+
+
+@functools.lru_cache(maxsize=64)
+def _canonical_parts(name_key: str, argument_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """A canonical envelope's text up to its name, and each text from the name to the
+    arguments (made once per spelling, not once per call)."""
+    return ("{" + encode_string(name_key) + ': "',
+            tuple(", " + encode_string(k) + ": " for k in argument_keys))
 
 
 class EnvelopeArguments:
@@ -29,7 +39,7 @@ class EnvelopeArguments:
 
     __slots__ = ("name_key", "argument_keys", "make_writer", "name", "inner", "writer",
                  "state", "buf", "key", "json", "held", "args_seen", "text_value",
-                 "warnings")
+                 "warnings", "_head", "_argument_leads")
 
     def __init__(self, make_writer: WriterFactory, *, name_key: str = "name",
                  argument_keys: tuple[str, ...] = ARGUMENT_KEYS) -> None:
@@ -47,6 +57,7 @@ class EnvelopeArguments:
         self.args_seen = False
         self.text_value: list[str] = []
         self.warnings: list[str] = []
+        self._head, self._argument_leads = _canonical_parts(name_key, argument_keys)
 
     def complete(self) -> bool:
         """Whether the envelope object has closed."""
@@ -159,6 +170,9 @@ class EnvelopeArguments:
         m = NOT_SPACE(buf)
         if m is None or buf[m.start()] != "{":
             return None
+        canonical = self._canonical(buf, m.start())
+        if canonical is not None:
+            return canonical
         name: str | None = None
         args: tuple[int, int] | None = None
         state = "done"
@@ -195,6 +209,42 @@ class EnvelopeArguments:
         if args is not None:
             out += self._feed_arguments(buf[args[0] : args[1]])
         return out
+
+    def _canonical(self, buf: str, pos: int) -> str | None:
+        """``whole`` for an envelope written as json.dumps writes one, the name first and
+        the arguments object right after it (``{"name": "f", "arguments": {...}}``), its
+        closing brace or not yet: each part decoded once, in C; None, having read
+        nothing, for anything else."""
+        head = self._head
+        if not buf.startswith(head, pos):
+            return None
+        try:
+            name, pos = whole_json_string(buf, pos + len(head), strict=True)
+        except ValueError:
+            return None
+        for lead in self._argument_leads:
+            if buf.startswith(lead, pos):
+                pos += len(lead)
+                break
+        else:
+            return None
+        if pos >= len(buf) or buf[pos] != "{":
+            return None
+        try:
+            value, end = scan_json_value(buf, pos)
+        except ValueError:
+            return None
+        m = NOT_SPACE(buf, end)
+        if m is not None and buf[m.start()] != "}":
+            return None
+        self.name, self.args_seen = name, True
+        self.state = "comma?" if m is None else "done"
+        out = self._start_arguments()
+        inner = self.inner
+        assert inner is not None  # (_start_arguments made it)
+        text = buf[pos:end]
+        taken = inner.canonical(value, text)
+        return out + (inner.feed(text) if taken is None else taken)
 
     def _value_end(self, buf: str, pos: int) -> int:
         """Just past the raw value that started at the state change, or -1."""

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import (NOT_SPACE, JsonScan, decode_json_string, whole_json_string,
-                       whole_json_value, whole_member_key)
+from ..schema_types import to_json
+from .scanning import (NOT_SPACE, JsonScan, decode_json_string, scan_json_value,
+                       whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
-from .writer import ArgumentsWriter
+from .writer import ArgumentsWriter, too_deep
 
 
 class JsonArguments:
@@ -134,6 +135,59 @@ class JsonArguments:
                 self.state = "comma?"
         return "".join(out)
 
+    def _canonical(self, buf: str, start: int) -> str | None:
+        """``canonical`` for the object at ``start``, closed or not yet: a body holds a
+        closing brace back until it knows what follows, so the text often lacks only
+        that; then the members must end in a string or container, which no more text
+        can extend."""
+        try:
+            value, end = scan_json_value(buf, start)
+        except ValueError:
+            closed = False
+            try:
+                value, end = scan_json_value(buf + "}", start)
+            except ValueError:
+                return None
+            if end != len(buf) + 1 or not value or type(value) is not dict:
+                return None
+        else:
+            closed = True
+            if NOT_SPACE(buf, end) is not None:
+                return None
+        text = buf[start:end] if closed else buf[start:] + "}"
+        taken = self.canonical(value, text)
+        if taken is None or closed:
+            return taken
+        key, last = next(reversed(value.items()))
+        if type(last) in (str, dict, list):
+            self.state = "comma?"  # no more text can extend the last member
+            return taken
+        # A number or literal may go on in the next text: the last member stays open
+        # in the raw state, as reading it member by member leaves it.
+        raw = to_json(last)
+        member = len(to_json(key)) + 2 + len(raw)
+        self.writer.started = len(value) > 1
+        out = taken[: len(taken) - member - (2 if len(value) > 1 else 1)]
+        out += self.writer.begin(key, "json:" + raw[0]) + self.writer.text(raw)
+        self.state, self.stack, self.ws = "raw", [], ""
+        self.scan.reset()
+        return out
+
+    def canonical(self, value: Any, text: str) -> str | None:
+        """Take a whole object at once when ``text``, its JSON, is exactly as json.dumps
+        writes the decoded ``value`` and the writer keeps every member as written: what
+        the writer would write member by member is then ``text`` itself (less the
+        closing brace, which ``finish`` writes).  None, having read nothing, otherwise."""
+        writer = self.writer
+        if (type(value) is not dict or writer.started or self.state != "start"
+                or too_deep(text) or to_json(value) != text or not writer.keeps(value)):
+            return None
+        self.state = "done"
+        if not value:
+            return ""
+        writer.started = True
+        return text[:-1]
+
     def whole(self, buf: str) -> str | None:
         """The object read at once when ``buf`` holds all its members as strict JSON,
         its closing brace or not yet (keys and values decoded by the json module's C
@@ -142,7 +196,11 @@ class JsonArguments:
         m = NOT_SPACE(buf)
         if m is None or buf[m.start()] != "{":
             return None
-        m = NOT_SPACE(buf, m.start() + 1)
+        start = m.start()
+        taken = self._canonical(buf, start)
+        if taken is not None:
+            return taken
+        m = NOT_SPACE(buf, start + 1)
         if m is None:
             return None
         pos = m.start()

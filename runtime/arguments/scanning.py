@@ -224,13 +224,20 @@ def whole_member_key(buf: str, pos: int, strict: bool = False) -> tuple[str, int
     return None if m is None else (key, m.start())
 
 
+def scan_json_value(buf: str, pos: int) -> tuple[Any, int]:
+    """The complete JSON value (no NaN or Infinity) that starts at ``pos``, decoded in
+    C, and just past it; raises ValueError if there is none (or it nests too deep to
+    decode)."""
+    try:
+        return _SCAN_VALUE(buf, pos)  # type: ignore[no-any-return]
+    except (StopIteration, RecursionError) as exc:
+        raise ValueError("not a complete JSON value") from exc
+
+
 def whole_json_value(buf: str, pos: int) -> int:
     """Just past the complete JSON value (no NaN or Infinity) that starts at ``pos``;
     raises ValueError if there is none (or it nests too deep to decode)."""
-    try:
-        return _SCAN_VALUE(buf, pos)[1]
-    except (StopIteration, RecursionError) as exc:
-        raise ValueError("not a complete JSON value") from exc
+    return scan_json_value(buf, pos)[1]
 
 
 def _is_hex(s: str) -> bool:

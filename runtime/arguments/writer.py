@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..schema_types import STRING, coerce, coerce_value, schema_types, to_json
+from ..schema_types import STRING, coerce, coerce_value, encode_string, schema_types, to_json
 
 _NULLABLE_STRING = frozenset(("string", "null"))
 
@@ -50,7 +50,7 @@ def too_deep(text: str) -> bool:
 
 
 def _escape(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    return encode_string(text)[1:-1]
 
 
 class ArgumentsWriter:
@@ -138,6 +138,25 @@ class ArgumentsWriter:
             raw = value if isinstance(value, str) else to_json(value)
             return to_json(coerce(raw, self.types))
         return to_json(coerce(held, self.types))
+
+    def keeps(self, members: Mapping[str, Any]) -> bool:
+        """Whether a fresh writer, given these decoded members as JSON text, would write
+        each as it came (a string typed string or untyped, any other value its schema
+        admits): then the object's canonical JSON text is what it writes."""
+        properties = self.properties
+        if not properties:
+            return True
+        for key, value in members.items():
+            schema = properties.get(key)
+            if schema is None:
+                continue
+            types = schema_types(schema)
+            if type(value) is str:
+                if types != STRING:
+                    return False
+            elif not types & _KINDS_OK[json_type(value)]:
+                return False
+        return True
 
     def field(self, key: str, value: Any) -> str:
         """A whole field at once, from a parsed value (typed by the schema)."""
