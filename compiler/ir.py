@@ -148,6 +148,19 @@ class TransitionIR:
 
 
 @dataclass(frozen=True)
+class CallRunIR:
+    """Calls that may be read whole, one after another: ``start`` leaves ``state`` for
+    TOOL_ARGS with a TOOL_CALL_START and ``end``, TOOL_ARGS' only terminal, comes back."""
+
+    state: str
+    state_id: int
+    start: str
+    end: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
 class StateIR:
     """One state: its plain-text event and its transitions, sorted by terminal."""
 
@@ -215,6 +228,9 @@ class FormatIR:
     # Terminals whose transition from TOOL_ARGS ends the call (and starts none): inside
     # an ambiguous argument value, what follows one decides (runtime/arguments/values.py).
     call_closers: tuple[str, ...]
+    # Where a parse may read a run of whole calls at once (runtime: the driver's
+    # CALL_RUNS): (state, start terminal, end terminal, start line, end line).
+    call_runs: tuple[CallRunIR, ...]
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -343,6 +359,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
         call_closers=_call_closers(states),
+        call_runs=_call_runs(states, body),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
         reachable=reachable,
         arguments=dict(spec["arguments"]),
@@ -403,6 +420,31 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
             out.append(Emit(event, "value"))
     if target == "TOOL_ARGS" and _acts(body, "enter"):
         out.append(EnterBody("ARG_VALUE_CHUNK" in emit))
+    return tuple(out)
+
+
+def _call_runs(states: list[StateIR], body: type[ToolBody]) -> tuple[CallRunIR, ...]:
+    """States whose text is content and which a call's start marker leaves for TOOL_ARGS,
+    whose end marker comes back to them, nothing else happening on the way: the
+    driver may read a run of such calls at once when its body can take a whole call."""
+    if not body.whole_calls:
+        return ()
+    by_name = {s.name: s for s in states}
+    args = by_name.get("TOOL_ARGS")
+    if args is None:
+        return ()
+    out = []
+    for state in states:
+        if state.text_action != EmitText("TEXT_CHUNK"):
+            continue
+        for start in state.transitions:
+            if start.rules or start.target != "TOOL_ARGS" or start.emit != ("TOOL_CALL_START",):
+                continue
+            ends = [t for t in args.transitions if not t.rules and t.target == state.name
+                    and t.emit == ("TOOL_CALL_END",)]
+            if len(ends) == 1 and len(args.transitions) == 1:
+                out.append(CallRunIR(state.name, state.id, start.terminal, ends[0].terminal,
+                                     start.line, ends[0].line))
     return tuple(out)
 
 

@@ -96,6 +96,10 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["arguments", "parameters", "args"],
         }
     )
+    # Runs of whole calls a parse may read at once: state -> (start, end) terminals.
+    CALL_RUNS = {
+        0: ("TOOL_START", "TOOL_END"),  # CONTENT (lines 18, 20)
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("TOOL_END",))

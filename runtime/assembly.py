@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from .arguments import ArgumentSyntax, syntax
 from .arguments.scanning import ENTITY_DECODERS
 from .calls import STREAM_CALLS, CallIds, ToolCalls
-from .events import REASONING, TOOL_ARGS, TOOL_STATES, EventType, RawText
+from .events import REASONING, TOOL_ARGS, TOOL_STATES, CallRun, EventType, RawText
 from .messages import (
     CutCall,
     DeltaMessage,
@@ -191,6 +191,9 @@ class ChatParser:
         """The rest of the completion, all at once: the whole message (a fresh parser
         gives ``parse()``'s result, its ``warnings`` left to read); calls the completion
         cut off are in its ``cut_calls``, never in ``tool_calls``."""
+        # A run of calls the arguments syntax can read whole is read so, not piece by
+        # piece (the same message: tests/test_canonical.py).
+        self.events.whole_call = self._calls.whole_call if self._calls.reads_whole else None
         return without_cut_calls(accumulate([self.feed(text, token_ids), self.finish()]),
                                  self.cut_calls)
 
@@ -302,6 +305,9 @@ class ChatParser:
         calls = self._calls
         raw: RawText | None = None
         for item in items:
+            if type(item) is CallRun:
+                self._whole_calls(item, content, deltas)
+                continue
             if type(item) is RawText:
                 calls.settle(item.state, content)
                 calls.pending = raw = item
@@ -345,6 +351,26 @@ class ChatParser:
             # A call the grammar left without its end (an end-of-turn token inside it).
             calls.finish(deltas, content)
         return self._delta(reasoning, content, deltas, finished)
+
+    def _whole_calls(self, run: CallRun, content: list[str],
+                     deltas: dict[int, DeltaToolCall]) -> None:
+        """Calls the driver read whole (``StreamingParserBase._run``): what their pieces
+        and events do, call by call (the whitespace before one is content text)."""
+        calls = self._calls
+        calls.settle(run.state, content)  # the piece before the first call's marker
+        index = run.first
+        for between, start, body, end, (name, arguments) in run.calls:
+            if between:
+                calls.not_markup()
+                self._content(between, content)
+            if not self._reasoning_over:
+                self._over(_CALL_START, None)
+            self._text.before_call()  # (the whitespace it drops is content only for no call)
+            calls.whole(index, name, arguments, deltas)
+            self._consumed += len(between) + len(start) + len(body) + len(end)
+            index += 1
+        # The last end marker may start the next call too (as ToolCalls.end leaves it).
+        calls.closing = RawText(run.calls[-1][3], TOOL_ARGS, run.end)
 
     def _over(self, kind: EventType, raw: RawText | None) -> None:
         """Reasoning is over: note where the content begins in the model's text.

@@ -129,6 +129,32 @@ class ToolCalls:
         # never content: parse() returns their text in ParsedMessage.cut_calls.
         self.cut_calls: list[CutCall] = []
 
+    @property
+    def reads_whole(self) -> bool:
+        """Whether a call's text may be read whole (``whole_call``): its name needs no
+        pattern, decoding or repair, and calls are calls (not tool_choice "none")."""
+        return (not self.no_tools and self.name_pattern is None and self.name_entities is None
+                and self.glued_prefix is None)
+
+    def whole_call(self, text: str) -> tuple[str, str] | None:
+        """A call's TOOL_ARGS text read at once by the syntax: (name, arguments) when
+        that is what reading it piece by piece gives, a call with no warning; else None."""
+        taken = self.syntax.whole_call(text, self.typing.properties)
+        if taken is None:
+            return None
+        name = taken[0]
+        if not name or (self.valid_names is not None and name not in self.valid_names):
+            return None
+        return taken
+
+    def whole(self, index: int, name: str, arguments: str,
+              deltas: dict[int, DeltaToolCall]) -> None:
+        """Call ``index``, read whole (``whole_call``), from its start to its end."""
+        self.between = []  # what start() takes as the call's text
+        self.pending = None
+        deltas[index] = DeltaToolCall(index, id=self.ids.next(), type="function", name=name,
+                                      arguments=arguments)
+
     def settle(self, next_state: int, content: list[str]) -> None:
         """Place the last consumed piece, now that the state after it is known.
 

@@ -62,6 +62,7 @@ from .events import (
     TOOL_ARGS,
     TOOL_STATES,
     EventType,
+    CallRun,
     RawText,
     SemanticEvent,
 )
@@ -93,6 +94,8 @@ class StreamingParserBase:
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call (see arguments/values.py).
     CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
+    # state -> (start, end) terminals of calls a parse may read whole (see _run).
+    CALL_RUNS: ClassVar[Mapping[int, tuple[str, str]]] = {}
     PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
     FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
@@ -169,6 +172,10 @@ class StreamingParserBase:
         self._used = -1  # _text's answer: how much text the state used before it changed
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
+        # Set by ChatParser for a whole text: reads a call's TOOL_ARGS text at once,
+        # (name, arguments) or None; with the raw tap, runs of such calls become one
+        # CallRun (see _run).
+        self.whole_call: Callable[[str], tuple[str, str] | None] | None = None
 
     # -- prompts and structured output ---------------------------------------
 
@@ -635,6 +642,12 @@ class StreamingParserBase:
                     continue
             if end < 0:
                 return buf[start:]
+            run = self.CALL_RUNS.get(self.state_id) if self.whole_call is not None else None
+            if run is not None and name == run[0] and tap:
+                moved = self._run(buf, start, run, out)
+                if moved > start:
+                    pos = moved
+                    continue
             if values is not None:
                 if values.quoted:
                     self._as_text(buf[start:end], values, out)
@@ -662,6 +675,44 @@ class StreamingParserBase:
                 if pos < 0:
                     return buf[~pos:]
         return ""
+
+    def _run(self, buf: str, pos: int, run: tuple[str, str], out: list[SemanticEvent]) -> int:
+        """Read the calls that follow one another from ``pos`` (a start marker) whole:
+        each its start marker, TOOL_ARGS text up to the first end marker that
+        ``whole_call`` reads, and its end marker, whitespace between them.  They go out
+        as one CallRun, the state as after the last; returns where it ends (``pos``:
+        none).  Anything else (text between calls, another marker first, arguments
+        read otherwise) ends the run: the lexer goes on as usual from there."""
+        start_name, end_name = run
+        state = self.state_id
+        outside, inside = self._matchers[state], self._matchers[TOOL_ARGS]
+        accept = self.whole_call
+        assert accept is not None  # (only called when set)
+        calls: list[tuple[str, str, str, str, tuple[str, str]]] = []
+        at = pos
+        while True:
+            start, end, name = outside.scan(buf, at, False)
+            if name != start_name or end < 0:
+                break
+            between = buf[at:start]
+            if between and not between.isspace():
+                break
+            close, after, closer = inside.scan(buf, end, False)
+            if closer != end_name or after < 0:
+                break
+            body = buf[end:close]
+            taken = accept(body)
+            if taken is None:
+                break
+            calls.append((between, buf[start:end], body, buf[close:after], taken))
+            at = after
+        if not calls:
+            return pos
+        out.append(CallRun(calls, state, self.tool_index + 1, end_name))  # type: ignore[arg-type]  # (the raw tap)
+        self.tool_index += len(calls)
+        if self._gate is not None:
+            self._gate.inside = False  # as after a call's end marker
+        return at
 
     def framing_text(self, text: str, out: list[SemanticEvent]) -> None:
         """Plain text of a framing state: whitespace and ``FRAMING_PUNCTUATION`` are

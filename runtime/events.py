@@ -67,6 +67,22 @@ class RawText:
         self.marker = marker
 
 
+class CallRun:
+    """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
+    stand-in for each call's pieces and events): per call, the whitespace before it,
+    its start marker's text, its TOOL_ARGS text, its end marker's text and what the
+    arguments syntax read there (name, arguments); ``first`` is the first's index."""
+
+    __slots__ = ("calls", "state", "first", "end")
+
+    def __init__(self, calls: list[tuple[str, str, str, str, tuple[str, str]]], state: int,
+                 first: int, end: str) -> None:
+        self.calls = calls
+        self.state = state
+        self.first = first
+        self.end = end  # the end terminal's name
+
+
 def merge_chunks(events: list[SemanticEvent]) -> list[SemanticEvent]:
     """Merge adjacent chunk events of one type and tool index; drop empty chunks."""
     merged: list[SemanticEvent] = []

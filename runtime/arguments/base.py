@@ -80,6 +80,14 @@ class ArgumentSyntax:
         read before that key; None (the default) where a name cannot hold a key."""
         return None
 
+    def whole_call(self, text: str,
+                   properties: Callable[[str], Mapping[str, Any] | None]) -> tuple[str, str] | None:
+        """A whole call's text read at once: (name, arguments JSON text) when reading it
+        piece by piece would give just that, with no warning (``properties``: a tool's
+        schema properties by name, for typing); None where it might not (the default:
+        the text is read piece by piece)."""
+        return None
+
     def values(self) -> ValueScan:
         """A scanner of where this syntax's strings and values hide markers (one per
         parser; see values.py); the default hides none."""

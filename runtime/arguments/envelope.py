@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
@@ -13,7 +13,7 @@ from ..schema_types import encode_string
 from .scanning import (NOT_SPACE, JsonDepth, json_string_end, scan_json_value,
                        whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
-from .writer import ArgumentsWriter
+from .writer import ArgumentsWriter, written_as_kept
 
 # The members that hold the arguments when a spec names none: the OpenAI name, Llama's
 # and the "args" some fine-tunes' templates teach (Gemma 3n hermes-style tools).
@@ -333,3 +333,38 @@ class EnvelopeSyntax(ArgumentSyntax):
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         """The arguments object (the spec's call template writes the envelope around it)."""
         return [(json.dumps(arguments, ensure_ascii=False), False)]
+
+    def whole_call(self, text: str,
+                   properties: Callable[[str], Mapping[str, Any] | None]) -> tuple[str, str] | None:
+        """An envelope written as json.dumps writes one, name first and arguments right
+        after (``{"name": "f", "arguments": {...}}``), whitespace around it, its
+        arguments kept as written: each part decoded once, in C."""
+        m = NOT_SPACE(text)
+        if m is None:
+            return None
+        head, leads = _canonical_parts(self.name_key, self.argument_keys)
+        pos = m.start()
+        if not text.startswith(head, pos):
+            return None
+        try:
+            name, pos = whole_json_string(text, pos + len(head), strict=True)
+        except ValueError:
+            return None
+        for lead in leads:
+            if text.startswith(lead, pos):
+                pos += len(lead)
+                break
+        else:
+            return None
+        if not text.startswith("{", pos):
+            return None
+        try:
+            value, end = scan_json_value(text, pos)
+        except ValueError:
+            return None
+        if not text.startswith("}", end) or NOT_SPACE(text, end + 1) is not None:
+            return None
+        arguments = text[pos:end]
+        if name != name.strip() or not written_as_kept(value, arguments, properties(name)):
+            return None
+        return name, arguments

@@ -11,7 +11,7 @@ from ..schema_types import to_json
 from .scanning import (NOT_SPACE, JsonScan, decode_json_string, scan_json_value,
                        whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
-from .writer import ArgumentsWriter, too_deep
+from .writer import ArgumentsWriter
 
 
 class JsonArguments:
@@ -179,8 +179,7 @@ class JsonArguments:
         the writer would write member by member is then ``text`` itself (less the
         closing brace, which ``finish`` writes).  None, having read nothing, otherwise."""
         writer = self.writer
-        if (type(value) is not dict or writer.started or self.state != "start"
-                or too_deep(text) or to_json(value) != text or not writer.keeps(value)):
+        if writer.started or self.state != "start" or not writer.keeps_as_written(value, text):
             return None
         self.state = "done"
         if not value:

@@ -139,24 +139,10 @@ class ArgumentsWriter:
             return to_json(coerce(raw, self.types))
         return to_json(coerce(held, self.types))
 
-    def keeps(self, members: Mapping[str, Any]) -> bool:
-        """Whether a fresh writer, given these decoded members as JSON text, would write
-        each as it came (a string typed string or untyped, any other value its schema
-        admits): then the object's canonical JSON text is what it writes."""
-        properties = self.properties
-        if not properties:
-            return True
-        for key, value in members.items():
-            schema = properties.get(key)
-            if schema is None:
-                continue
-            types = schema_types(schema)
-            if type(value) is str:
-                if types != STRING:
-                    return False
-            elif not types & _KINDS_OK[json_type(value)]:
-                return False
-        return True
+    def keeps_as_written(self, value: Any, text: str) -> bool:
+        """Whether this writer, fresh, writes ``text``, the JSON of the decoded object
+        ``value``, as it is (see ``written_as_kept``)."""
+        return written_as_kept(value, text, self.properties)
 
     def field(self, key: str, value: Any) -> str:
         """A whole field at once, from a parsed value (typed by the schema)."""
@@ -184,6 +170,33 @@ class ArgumentsWriter:
         out = self.end() if self.key is not None else ""
         self.closed = True
         return out + ("}" if self.started else "{}")
+
+
+def keeps_members(properties: Mapping[str, Any] | None, members: Mapping[str, Any]) -> bool:
+    """Whether a writer typed by ``properties``, given these decoded members as JSON
+    text, writes each as it came (a string typed string or untyped, any other value its
+    schema admits): then the object's canonical JSON text is what it writes."""
+    if not properties:
+        return True
+    for key, value in members.items():
+        schema = properties.get(key)
+        if schema is None:
+            continue
+        types = schema_types(schema)
+        if type(value) is str:
+            if types != STRING:
+                return False
+        elif not types & _KINDS_OK[json_type(value)]:
+            return False
+    return True
+
+
+def written_as_kept(value: Any, text: str, properties: Mapping[str, Any] | None) -> bool:
+    """Whether ``text``, the JSON of a decoded object ``value``, is exactly what a fresh
+    writer typed by ``properties`` writes for it: as json.dumps writes it (keys once,
+    ", " and ": ", non-ASCII as is), not too deep, every member kept as written."""
+    return (type(value) is dict and not too_deep(text) and to_json(value) == text
+            and keeps_members(properties, value))
 
 
 _KINDS_OK = {"object": frozenset(("object",)), "array": frozenset(("array",)),

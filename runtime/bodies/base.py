@@ -40,6 +40,10 @@ class ToolBody:
     # Its text starts and names the calls (each element of a list is one): no
     # transition needs to emit TOOL_CALL_START.
     starts_calls: ClassVar[bool] = False
+    # A whole call's TOOL_ARGS text, its end marker found, may be read at once by the
+    # arguments syntax (``ArgumentSyntax.whole_call``) instead of fed: nothing the
+    # body would do with it is lost (see the driver's CALL_RUNS).
+    whole_calls: ClassVar[bool] = False
 
     __slots__ = ("parser",)
 

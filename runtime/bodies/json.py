@@ -86,6 +86,8 @@ class JsonBody(ToolBody):
     """
 
     name = "json"
+    # Its events are the text less a closer held until the end marker: all of it.
+    whole_calls = True
 
     __slots__ = ("args",)
 

@@ -18,6 +18,7 @@ class JsonArrayBody(JsonBody):
     name = "json_array"
     starts_calls = True
     exits_to = ("CONTENT",)  # its closing ]
+    whole_calls = False  # its own text ends calls
 
     __slots__ = ("started", "element", "end")
 

@@ -18,6 +18,7 @@ class JsonObjectBody(JsonBody):
 
     name = "json_object"
     exits_to = ("TOOL_BETWEEN",)  # the object's closing brace ends the call
+    whole_calls = False  # its own text ends calls
 
     __slots__ = ("end",)
 
