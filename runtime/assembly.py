@@ -162,7 +162,7 @@ class ChatParser:
             glued_prefix=self.TOOL_NAME_GLUED_PREFIX,
             stream_args=flags["stream_arg_deltas"],
             ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
-            warnings=self.warnings, whole_calls=stream_calls == "complete")
+            warnings=self.warnings, whole_calls=stream_calls == "complete", requested=names)
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
         self._reasoning_over = False
         self._consumed = 0  # characters of model text consumed so far
@@ -355,7 +355,7 @@ class ChatParser:
     def _whole_calls(self, run: CallRun, content: list[str],
                      deltas: dict[int, DeltaToolCall]) -> None:
         """Calls the driver read whole (``StreamingParserBase._run``): what their pieces
-        and events do, call by call (the whitespace before one is content text)."""
+        and events do, call by call (the text before one is content)."""
         calls = self._calls
         calls.settle(run.state, content)  # the piece before the first call's marker
         index = run.first

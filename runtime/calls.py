@@ -95,14 +95,16 @@ class ToolCalls:
                  name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
                  no_tools: bool, warnings: list[str], whole_calls: bool = False,
-                 glued_prefix: str | None = None) -> None:
+                 glued_prefix: str | None = None,
+                 requested: frozenset[str] | None = None) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
         self.tools = tools
         # Compiled once per tool name for this parser's request, not once per call.
         self.typing = ToolTyping(tools)
-        self.requested = tool_names(tools) if tools else frozenset()
+        self.requested = (requested if requested is not None
+                          else tool_names(tools) if tools else frozenset())
         self.valid_names = valid_names
         self.name_pattern = name_pattern
         self.name_entities = name_entities  # decodes character references in a name
@@ -142,10 +144,12 @@ class ToolCalls:
         taken = self.syntax.whole_call(text, self.typing.properties)
         if taken is None:
             return None
-        name = taken[0]
-        if not name or (self.valid_names is not None and name not in self.valid_names):
-            return None
-        return taken
+        return taken if self.is_call_name(taken[0]) else None
+
+    def is_call_name(self, name: str) -> bool:
+        """Whether a call named ``name`` stands (not empty; a requested tool, where the
+        format validates names)."""
+        return bool(name) and (self.valid_names is None or name in self.valid_names)
 
     def whole(self, index: int, name: str, arguments: str,
               deltas: dict[int, DeltaToolCall]) -> None:
@@ -289,7 +293,7 @@ class ToolCalls:
         key_lead = ""
         if split is not None:
             name, key_lead = split
-        if not name or (self.valid_names is not None and name not in self.valid_names):
+        if not self.is_call_name(name):
             call.invalid = True
             why = "an empty name" if not name else f"unknown tool {name!r}"
             self.warnings.append(f"tool call {call.index} has {why}; kept as content")

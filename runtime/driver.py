@@ -679,10 +679,11 @@ class StreamingParserBase:
     def _run(self, buf: str, pos: int, run: tuple[str, str], out: list[SemanticEvent]) -> int:
         """Read the calls that follow one another from ``pos`` (a start marker) whole:
         each its start marker, TOOL_ARGS text up to the first end marker that
-        ``whole_call`` reads, and its end marker, whitespace between them.  They go out
-        as one CallRun, the state as after the last; returns where it ends (``pos``:
-        none).  Anything else (text between calls, another marker first, arguments
-        read otherwise) ends the run: the lexer goes on as usual from there."""
+        ``whole_call`` reads, and its end marker; the text between them has no marker
+        and is this state's content.  They go out as one CallRun, the state as after
+        the last; returns where it ends (``pos``: none).  Anything else (another marker
+        first, arguments read otherwise, a call the text cuts) ends the run: the lexer
+        goes on as usual from there."""
         start_name, end_name = run
         state = self.state_id
         outside, inside = self._matchers[state], self._matchers[TOOL_ARGS]
@@ -694,9 +695,6 @@ class StreamingParserBase:
             start, end, name = outside.scan(buf, at, False)
             if name != start_name or end < 0:
                 break
-            between = buf[at:start]
-            if between and not between.isspace():
-                break
             close, after, closer = inside.scan(buf, end, False)
             if closer != end_name or after < 0:
                 break
@@ -704,7 +702,7 @@ class StreamingParserBase:
             taken = accept(body)
             if taken is None:
                 break
-            calls.append((between, buf[start:end], body, buf[close:after], taken))
+            calls.append((buf[at:start], buf[start:end], body, buf[close:after], taken))
             at = after
         if not calls:
             return pos

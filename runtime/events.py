@@ -69,7 +69,7 @@ class RawText:
 
 class CallRun:
     """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
-    stand-in for each call's pieces and events): per call, the whitespace before it,
+    stand-in for each call's pieces and events): per call, the content text before it,
     its start marker's text, its TOOL_ARGS text, its end marker's text and what the
     arguments syntax read there (name, arguments); ``first`` is the first's index."""
 

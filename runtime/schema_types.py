@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 _ALIASES = {
     "str": "string", "text": "string", "varchar": "string", "char": "string",
@@ -20,6 +20,12 @@ _ENUM_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "st
 STRING = frozenset(("string",))
 
 
+def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """``is_mapping(value)``, a plain dict (what JSON gives) answered first: the
+    ABC check costs far more, and tools are walked once per request."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, Any]]:
     """The request's tool definitions as plain mappings.
 
@@ -30,7 +36,7 @@ def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, A
     """
     out: list[Mapping[str, Any]] = []
     for i, tool in enumerate(tools):
-        if not isinstance(tool, Mapping):
+        if not is_mapping(tool):
             dump = getattr(tool, "model_dump", None)
             try:
                 tool = dump() if callable(dump) else None
@@ -38,8 +44,8 @@ def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, A
                 warnings.append(f"tool definition {i} cannot be read: model_dump() "
                                 f"raised {type(exc).__name__}: {exc}")
                 continue
-        fn = tool.get("function", tool) if isinstance(tool, Mapping) else None
-        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
+        fn = tool.get("function", tool) if is_mapping(tool) else None
+        if not is_mapping(fn) or not isinstance(fn.get("name"), str):
             warnings.append(f"tool definition {i} cannot be read (no function name); "
                             "its calls' arguments stay untyped")
             continue
@@ -52,10 +58,10 @@ def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Pro
     ``allOf`` merged, a top-level ``anyOf``/``oneOf`` of objects joined); None without
     tools or schema."""
     for tool in tools or ():
-        fn = tool.get("function", tool) if isinstance(tool, Mapping) else None
-        if isinstance(fn, Mapping) and fn.get("name") == name:
+        fn = tool.get("function", tool) if is_mapping(tool) else None
+        if is_mapping(fn) and fn.get("name") == name:
             params = fn.get("parameters")
-            if not isinstance(params, Mapping):
+            if not is_mapping(params):
                 return None
             return _compiled_parameters(params).props
     return None
@@ -108,8 +114,8 @@ def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> frozenset[str]:
     """Names of the request's function tools."""
     names = set()
     for tool in tools or ():
-        fn = tool.get("function", tool) if isinstance(tool, Mapping) else None
-        if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
+        fn = tool.get("function", tool) if is_mapping(tool) else None
+        if is_mapping(fn) and isinstance(fn.get("name"), str):
             names.add(fn["name"])
     return frozenset(names)
 
@@ -124,7 +130,7 @@ def schema_types(schema: Any) -> frozenset[str]:
 
 
 def _declared_types(schema: Any) -> frozenset[str]:
-    if not isinstance(schema, Mapping):
+    if not is_mapping(schema):
         return STRING
     types: set[str] = set()
     declared = schema.get("type")
@@ -204,7 +210,7 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
 def coerce_value(value: Any, schema: Any) -> Any:
     """A parsed value typed by its schema, recursing into properties (and
     ``additionalProperties``) and items, through ``$ref``/``allOf``/``anyOf``."""
-    if not isinstance(schema, Mapping):
+    if not is_mapping(schema):
         return value
     if not isinstance(schema, Compiled):
         schema = compile_schema(schema)
@@ -297,13 +303,13 @@ def _pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
     node: Any = root
     for part in ref[1:].split("/")[1:] if ref[1:] else ():
         part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping):
+        if is_mapping(node):
             node = node.get(part)
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
             return None
-    return node if isinstance(node, Mapping) else None
+    return node if is_mapping(node) else None
 
 
 def _type_list(declared: Any) -> list[Any]:
@@ -319,7 +325,7 @@ class _Compiler:
 
     def node(self, schema: Any) -> Any:
         """The compiled form of one schema node (non-mappings stay as they are)."""
-        if not isinstance(schema, Mapping):
+        if not is_mapping(schema):
             return schema
         done = self.memo.get(id(schema))
         if done is not None:
@@ -341,7 +347,7 @@ class _Compiler:
                 self._merge(out, target, seen)
         parts = schema.get("allOf")
         for part in parts if isinstance(parts, list) else ():
-            if isinstance(part, Mapping):
+            if is_mapping(part):
                 self._merge(out, part, seen)
         if "type" in schema:
             declared = [t for t in _type_list(schema["type"]) if isinstance(t, str)]
@@ -355,7 +361,7 @@ class _Compiler:
             if isinstance(choices, list):
                 out[key] = list(out.get(key, ())) + [self.node(c) for c in choices]
         props = schema.get("properties")
-        if isinstance(props, Mapping):
+        if is_mapping(props):
             merged = dict(out.get("properties", {}))
             for name, sub in props.items():
                 merged[name] = _either(merged.get(name), self.node(sub))
@@ -389,7 +395,7 @@ def _finish(out: Compiled) -> None:
     choices = [c for key in ("anyOf", "oneOf") for c in out.get(key, ())
                if isinstance(c, Compiled)]
     own = out.get("properties")
-    props = Properties(own if isinstance(own, Mapping) else ())
+    props = Properties(own if is_mapping(own) else ())
     extra = out.get("additionalProperties")
     props.extra = extra if isinstance(extra, Compiled) else None
     for choice in choices:  # a union of objects: each branch's keys are typed
@@ -399,7 +405,7 @@ def _finish(out: Compiled) -> None:
             props[name] = _either(dict.get(props, name), sub)
         if props.extra is None:
             props.extra = choice.props.extra
-    out.props = props if props or isinstance(own, Mapping) else None
+    out.props = props if props or is_mapping(own) else None
     items = out.get("items")
     out.item = items if isinstance(items, Compiled) else next(
         (c.item for c in choices if c.item is not None), None)

@@ -60,7 +60,7 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
         "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
-        "tests/test_framing.py"]
+        "tests/test_framing.py", "tests/test_canonical.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -371,8 +371,8 @@ MUTANTS: list[Mutant] = [
       "warnings=self.warnings, whole_calls=False)",
       "stream_calls=\"complete\" streams calls as they come (a cut call is sent)"),
     M("assembly-unknown-tool-kept", "runtime/calls.py",
-      "        if not name or (self.valid_names is not None and name not in self.valid_names):",
-      "        if not name:",
+      "        return bool(name) and (self.valid_names is None or name in self.valid_names)",
+      "        return bool(name)",
       "validate_tool_names is ignored"),
     M("assembly-name-not-stripped", "runtime/calls.py",
       "        name, call_id = header.strip(), \"\"", "        name, call_id = header, \"\"",
@@ -435,6 +435,18 @@ MUTANTS: list[Mutant] = [
       "if \"REASONING_END\" in tr.emit and tr.terminal not in end}))",
       "if False}))",
       "markers that end reasoning implicitly are not known to is_reasoning_end"),
+    M("canonical-types-ignored", "runtime/arguments/writer.py",
+      "        elif not types & _KINDS_OK[json_type(value)]:\n            return False\n    return True",
+      "    return True",
+      "a canonical object is kept as written though its schema wants other types"),
+    M("run-between-dropped", "runtime/assembly.py",
+      "                calls.not_markup()\n                self._content(between, content)",
+      "                calls.not_markup()",
+      "whitespace between calls read whole is not content"),
+    M("run-keeps-whitespace-before-tools", "runtime/assembly.py",
+      "            self._text.before_call()  # (the whitespace",
+      "            (lambda: '')()  # (the whitespace",
+      "content whitespace before calls read whole is kept"),
 ]
 
 # The corpus replay, run inside the copy: prints one JSON object {key: result}.

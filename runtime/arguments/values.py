@@ -21,6 +21,7 @@ regexes, never looking at plain text character by character.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -60,6 +61,14 @@ class ValueScan:
         return pos
 
 
+@functools.lru_cache(maxsize=8)
+def _quote_searches(quotes: str) -> tuple[Callable[..., Any], dict[str, Callable[..., Any]]]:
+    """QuotedStrings' searches: an opening quote, and per quote what ends or breaks its
+    string (compiled once, not once per parser)."""
+    return (re.compile("[%s]" % re.escape(quotes)).search,
+            {q: re.compile(r"[%s\\\n]" % re.escape(q)).search for q in quotes})
+
+
 class QuotedStrings(ValueScan):
     """Quoted strings with backslash escapes, across deltas: JSON's ``"``, or Python's
     ``'`` and ``"`` (a string ends at the quote that opened it).
@@ -75,8 +84,7 @@ class QuotedStrings(ValueScan):
         super().__init__()
         self.inside = ""  # the quote of the string the text is in (quoted, unless broken)
         self.escape = False  # a backslash ended the last piece
-        self._open = re.compile("[%s]" % re.escape(quotes)).search
-        self._stops = {q: re.compile(r"[%s\\\n]" % re.escape(q)).search for q in quotes}
+        self._open, self._stops = _quote_searches(quotes)
 
     def reset(self) -> None:
         self.quoted = self.escape = False
