@@ -60,7 +60,7 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
         "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
-        "tests/test_framing.py"]
+        "tests/test_framing.py", "tests/test_terminal_framing.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -296,13 +296,25 @@ MUTANTS: list[Mutant] = [
       "                stops = [i for i in (end,) if i >= 0]",
       "a value does not end where the next field opens"),
     M("followed-by-consumes-follower", "runtime/lexicon.py",
-      "                            sizes.setdefault(state, {})[lit + follower] = len(lit)",
-      "                            sizes.setdefault(state, {})[lit + follower] = len(lit + follower)",
+      "                                sizes.setdefault(state, {})[framed + follower] = len(framed)",
+      "                                sizes.setdefault(state, {})[framed + follower] = len(framed + follower)",
       "a marker that needs a follower swallows the follower's text"),
     M("followed-by-no-token-hold", "runtime/lexicon.py",
       "        return FollowHold(gated) if gated else None",
       "        return None",
       "with token ids, a marker that needs a follower counts whatever follows it"),
+    M("framing-not-in-text", "runtime/lexicon.py",
+      "                        live.setdefault(framed, name)  # (another marker's own spelling wins)",
+      "                        pass",
+      "in text, a marker's framing newlines stay text"),
+    M("framing-no-token-hold", "runtime/lexicon.py",
+      "        return FramingHold(framed) if framed else None",
+      "        return None",
+      "with token ids, a marker token's framing newlines stay text"),
+    M("framing-end-of-delta", "runtime/driver.py",
+      "            or (self._had_ids and delta_text[-1:] in self._frame_befores))",
+      "            )",
+      "with token ids, a newline that ends a delta is not held for a framed marker"),
     # --- Python readers ------------------------------------------------------------------
     M("python-escape", "runtime/arguments/python_kwargs.py",
       "                    piece.append(py_unescape(text[end : end + size]))",
