@@ -60,7 +60,8 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_own_goldens.py", "tests/test_routing.py", "tests/test_lexing.py",
         "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
-        "tests/test_framing.py", "tests/test_terminal_framing.py"]
+        "tests/test_framing.py", "tests/test_terminal_framing.py",
+        "tests/test_trim.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -303,6 +304,10 @@ MUTANTS: list[Mutant] = [
       "        return FollowHold(gated) if gated else None",
       "        return None",
       "with token ids, a marker that needs a follower counts whatever follows it"),
+    M("nested-trim-ignored", "runtime/arguments/nested_elements.py",
+      "        value = trimmed(value, trim)",
+      "        pass",
+      "nested_elements values keep their whitespace whatever trim says"),
     M("framing-not-in-text", "runtime/lexicon.py",
       "                        live.setdefault(framed, name)  # (another marker's own spelling wins)",
       "                        pass",
