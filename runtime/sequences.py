@@ -135,6 +135,8 @@ class FollowHold:
                 continue
             names, texts = self.followers[marker.name]
             if isinstance(item, str):
+                if not item:
+                    continue  # (an empty delta shows nothing of what follows)
                 text = self.text + item
                 if any(text.startswith(t) for t in texts):
                     self._give(out, True)
