@@ -230,8 +230,8 @@ class Lexicon:
         return FramingHold(framed) if framed else None
 
     def _framed(self, name: str, lit: str) -> list[str]:
-        """Spellings of marker ``name`` spelled ``lit`` with its framing (longest first);
-        the marker alone is one of them."""
+        """Spellings of marker ``name`` spelled ``lit`` with its framing before, after or
+        both (the marker alone is not among them)."""
         before, after = self.framing.get(name, ("", ""))
         return [b + lit + a for b in {before, ""} for a in {after, ""}
                 if b or a]

@@ -18,7 +18,7 @@ from parsergen.runtime.sequences import FramingHold
 from parsergen.runtime.tokens import Marker
 from support.specs import build
 from support.streams import text_pieces, token_deltas, token_groups
-from support.tokenizers import ernie
+from support.tokenizers import ernie, internlm
 
 RESPONSE = """
     name: framed_response
@@ -103,6 +103,54 @@ def test_where_the_state_has_no_transition_the_framing_is_text(response: Any, id
     # REASONING has no transition for </response>: it is reasoning text, newlines too.
     text = "a\n</response>\nb</think>c"
     assert _check(response, text, ernie() if ids else None) == ("a\n</response>\nb", "c")
+
+
+ACTION = """
+    name: framed_action
+    description: InternLM-style calls whose start takes the newline before it along
+    terminals:
+      ACTION_START: {text: "<|action_start|>", token_id: true, followed_by: [PLUGIN],
+                     framing: {before: newline}}
+      PLUGIN: {text: "<|plugin|>", token_id: true}
+      ACTION_END: {text: "<|action_end|>", token_id: true}
+    transitions:
+      CONTENT:
+        ACTION_START: TOOL_PREAMBLE
+      TOOL_PREAMBLE:
+        PLUGIN: {to: TOOL_ARGS, emit: [TOOL_CALL_START]}
+      TOOL_ARGS:
+        ACTION_END: {to: CONTENT, emit: [TOOL_CALL_END]}
+    arguments: {syntax: json_envelope, name_key: name, argument_keys: [parameters]}
+    assembly: {strip_content_whitespace_with_tools: false}
+    render:
+      call: '${ACTION_START}${PLUGIN}{"name": ${name_json}, "parameters": ${arguments}}${ACTION_END}'
+    """
+
+
+@pytest.mark.parametrize("ids", [False, True])
+def test_framing_before_a_marker_that_needs_a_follower(tmp_path: Path, ids: bool) -> None:
+    module = build(tmp_path, ACTION, "framed_action")
+    tokenizer = internlm() if ids else None
+    call = '<|action_start|><|plugin|>{"name": "f", "parameters": {}}<|action_end|>'
+
+    def check(text: str) -> tuple:
+        if tokenizer is None:
+            whole = module.parse(text)
+            streams = [[(ch, []) for ch in text]]
+        else:
+            token_ids = tokenizer.encode(text, add_special_tokens=False)
+            whole = module.parse(text, tokenizer=tokenizer, token_ids=token_ids)
+            streams = [token_deltas(tokenizer, token_ids)]
+        for deltas in streams:
+            chat = module.ChatParser(tokenizer)
+            streamed = accumulate([*(chat.feed(t, i) for t, i in deltas), chat.finish()])
+            assert (streamed.content, len(streamed.tool_calls)) == (
+                whole.content, len(whole.tool_calls))
+        return whole.content, [c.name for c in whole.tool_calls]
+
+    assert check("a\n\n" + call) == ("a\n", ["f"])
+    # Not followed by <|plugin|>: no marker, so its newline is text too.
+    assert check("a\n<|action_start|>x") == ("a\n<|action_start|>x", [])
 
 
 def test_hold_joins_framing_to_a_marker_token() -> None:
