@@ -147,6 +147,7 @@ class ModuleGenerator:
             "followed_by": {t.name: (t.follower_names, t.follower_texts)
                             for t in variant.terminals
                             if t.follower_names or t.follower_texts},
+            "framing": {t.name: t.framing for t in variant.terminals if any(t.framing)},
             "token_terminals": {t.name: t.spellings[0] for t in variant.terminals if t.token_id},
             "live": [(sid, STATE_NAMES_BY_ID[sid], names) for sid, names in variant.live],
             "scanned": {sid: lits for sid, lits in variant.scanned},

@@ -121,6 +121,8 @@ class TerminalIR:
     # followed_by: the follower terminals' names and the follower texts.
     follower_names: tuple[str, ...] = ()
     follower_texts: tuple[str, ...] = ()
+    # framing: the text right before and right after the marker that is part of it.
+    framing: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)
@@ -275,6 +277,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
             follower_names=tuple(f for f in value["followed_by"] if isinstance(f, str)),
             follower_texts=tuple(f["text"] for f in value["followed_by"]
                                  if not isinstance(f, str)),
+            framing=(value["framing"]["before"], value["framing"]["after"]),
         )
         for name, value in sorted(spec["terminals"].items())
     )

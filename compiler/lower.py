@@ -66,6 +66,8 @@ DEFAULTS: dict[str, Any] = {
     "render": {},
 }
 DEFAULT_SYNTAX: str = DEFAULTS["arguments"]["syntax"]
+# A terminal's framing, by its schema name: the text it stands for.
+FRAMING_TEXTS: dict[str, str] = {"newline": "\n"}
 
 
 @dataclass(frozen=True)
@@ -123,10 +125,13 @@ def _copy(value: Any) -> Any:
 
 
 def _terminal(value: Any) -> dict[str, Any]:
-    """``{text: [spellings], token_id, thinking_only, at_start, followed_by}`` for any
-    declaration."""
+    """``{text: [spellings], token_id, thinking_only, at_start, followed_by, framing}``
+    for any declaration (``framing``: the texts before and after, "" for none)."""
     flags = value if isinstance(value, dict) else {}
+    framing = flags.get("framing", {})
     return {
+        "framing": {side: FRAMING_TEXTS[framing[side]] if side in framing else ""
+                    for side in ("before", "after")},
         "text": spellings(value),
         "token_id": bool(flags.get("token_id", False)),
         "thinking_only": bool(flags.get("thinking_only", False)),

@@ -231,14 +231,24 @@ class SpecValidator:
                     seen[lit] = term
 
     def _check_followers(self, terminals: dict[str, Any]) -> None:
-        """``followed_by`` names terminals of the spec, on a marker lexed anywhere."""
+        """``followed_by`` names terminals of the spec, on a marker lexed anywhere;
+        ``framing`` is not on a start-only marker."""
         for term, value in terminals.items():
+            if (isinstance(value, dict) and value.get("at_start") is True
+                    and isinstance(value.get("framing"), dict)):
+                self.error(("terminals", term, "framing"),
+                           "framing is read only where a state lexes the marker, "
+                           "never for an at_start marker")
             followers = value.get("followed_by") if isinstance(value, dict) else None
             if not isinstance(followers, list):
                 continue
             if value.get("at_start") is True:
                 self.error(("terminals", term, "followed_by"),
                            "an at_start marker cannot also wait for a follower")
+            if isinstance(value.get("framing"), dict) and "after" in value["framing"]:
+                self.error(("terminals", term, "framing", "after"),
+                           "a marker with followed_by has its follower right after it, "
+                           "not framing")
             for i, other in enumerate(followers):
                 if isinstance(other, str) and other not in terminals:
                     self.error(("terminals", term, "followed_by", i),

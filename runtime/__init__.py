@@ -64,7 +64,8 @@ from .structural import structural_tag as build_structural_tag
 #    (framing is whitespace and punctuation; other text is content).
 # 8: modules give StreamingParser.SYNTAX and CALL_CLOSERS (markers inside argument values).
 # 9: Reasoning takes calls_are_text; ChatParser.TOOL_NAME_GLUED_PREFIX (tool_name.glued_prefix).
-RUNTIME_VERSION = 9
+# 10: Lexicon takes followed_by and framing (a terminal's framing newlines).
+RUNTIME_VERSION = 10
 
 
 def require_runtime(version: int) -> None:

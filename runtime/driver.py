@@ -122,8 +122,12 @@ class StreamingParserBase:
             info = self._info = lexicon.info(tokenizer)
             drops, resolved = info.drop_texts, info.resolved
             pieces = PieceSequencer(info.patterns) if info.patterns else None
-            hold = lexicon.follow_hold(resolved)
-            stage = Chained(pieces, hold) if pieces and hold else pieces or hold
+            framing = lexicon.framing_hold(resolved)
+            # (Text ending in one of these goes through the scanner: FramingHold holds it.)
+            self._frame_befores = framing.befores if framing is not None else frozenset()
+            stages = [stage for stage in (pieces, lexicon.follow_hold(resolved), framing)
+                      if stage is not None]
+            stage = Chained(*stages) if len(stages) > 1 else stages[0] if stages else None
             self._scanner: TokenIdScanner | None = (
                 TokenIdScanner(info.id_to_name, info.decode, info.decode_run, stage)
                 if info.id_to_name else None
@@ -131,6 +135,7 @@ class StreamingParserBase:
         else:
             drops, resolved = frozenset(), frozenset()
             self._scanner = None
+            self._frame_befores = frozenset()
         self._text_matchers = lexicon.matchers(drops, resolved, False)
         self._strict_matchers = lexicon.matchers(drops, resolved, True)
         self._matchers = self._text_matchers
@@ -304,8 +309,9 @@ class StreamingParserBase:
         """Name of the current state."""
         return STATE_NAMES[self.state_id]
 
-    def _marked(self, delta_token_ids: Sequence[int]) -> bool:
-        """Whether the delta has marker ids, or markers wait for their text."""
+    def _marked(self, delta_text: str, delta_token_ids: Sequence[int]) -> bool:
+        """Whether the delta has marker ids, or markers wait for their text, or (with
+        ids) its text ends in what may be the framing of a marker token to come."""
         if delta_token_ids and not self._had_ids:
             self._had_ids = True
             self._matchers = self._strict_matchers
@@ -318,7 +324,8 @@ class StreamingParserBase:
                                    if name not in resolved}  # (the token is the marker)
         scanner = self._scanner
         return scanner is not None and (
-            scanner.waiting() or not scanner.id_to_name.keys().isdisjoint(delta_token_ids))
+            scanner.waiting() or not scanner.id_to_name.keys().isdisjoint(delta_token_ids)
+            or (self._had_ids and delta_text[-1:] in self._frame_befores))
 
     def _plain(self, delta_text: str) -> EventType | None:
         if not delta_text or self._pending or self._fresh:
@@ -365,7 +372,7 @@ class StreamingParserBase:
         """
         out: list[SemanticEvent] = []
         gate = self._gate
-        if self._marked(delta_token_ids):
+        if self._marked(delta_text, delta_token_ids):
             assert self._scanner is not None
             for scanned in self._scanner.scan(delta_text, delta_token_ids):
                 item = (self._settle(scanned, out) if gate is not None and gate.held is not None

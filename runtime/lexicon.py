@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from .events import DROP
-from .sequences import FollowHold
+from .sequences import FollowHold, FramingHold
 from .tokens import TokenizerInfo, tokenizer_info
 
 # -- matching: one state's literals ------------------------------------------------------
@@ -164,6 +164,7 @@ class Lexicon:
         turn_boundary_tokens: Sequence[str] = (),
         at_start: Mapping[str, str] | None = None,
         followed_by: Mapping[str, tuple[Sequence[str], Sequence[str]]] | None = None,
+        framing: Mapping[str, tuple[str, str]] | None = None,
     ) -> None:
         self.literals = dict(literals)  # spelling -> terminal name
         self.token_terminals = dict(token_terminals)  # terminal name -> token text
@@ -178,6 +179,9 @@ class Lexicon:
         # (follower terminals, follower texts).
         self.followed_by = {name: (frozenset(names), tuple(texts))
                             for name, (names, texts) in (followed_by or {}).items()}
+        # Markers with framing: terminal name -> (the text right before it, right after
+        # it) that is part of it ("" for none; at most one character each).
+        self.framing = dict(framing or {})
         self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
 
     def info(self, tokenizer: Any) -> TokenizerInfo:
@@ -219,6 +223,19 @@ class Lexicon:
                  for name, (names, _) in self.followed_by.items() if name in resolved}
         return FollowHold(gated) if gated else None
 
+    def framing_hold(self, resolved: frozenset[str]) -> FramingHold | None:
+        """What joins a marker token's framing to it (None: no framed marker comes as a
+        token)."""
+        framed = {name: sides for name, sides in self.framing.items() if name in resolved}
+        return FramingHold(framed) if framed else None
+
+    def _framed(self, name: str, lit: str) -> list[str]:
+        """Spellings of marker ``name`` spelled ``lit`` with its framing before, after or
+        both (the marker alone is not among them)."""
+        before, after = self.framing.get(name, ("", ""))
+        return [b + lit + a for b in {before, ""} for a in {after, ""}
+                if b or a]
+
     @lru_cache(maxsize=64)
     def matchers(
         self, drop_texts: frozenset[str], resolved: frozenset[str], strict: bool
@@ -244,11 +261,18 @@ class Lexicon:
             for name in names & self.followed_by.keys():
                 # The marker with each follower after it; alone it is text here.
                 followers = self.follower_texts(name, resolved if strict else frozenset())
+                before = self.framing.get(name, ("", ""))[0]
                 for lit in by_name.get(name, ()):
-                    for follower in followers:
-                        if lit + follower not in live:  # (another marker's own spelling)
-                            live[lit + follower] = name
-                            sizes.setdefault(state, {})[lit + follower] = len(lit)
+                    for framed in {before + lit, lit}:
+                        for follower in followers:
+                            if framed + follower not in live:  # (another marker's own)
+                                live[framed + follower] = name
+                                sizes.setdefault(state, {})[framed + follower] = len(framed)
+            for name in (names & self.framing.keys()) - self.followed_by.keys():
+                # The marker with its framing: longest match takes the framing along.
+                for lit in by_name.get(name, ()):
+                    for framed in self._framed(name, lit):
+                        live.setdefault(framed, name)  # (another marker's own spelling wins)
             if not strict:
                 live.update((text, DROP) for text in drop_texts)
             live_by_state[state] = live

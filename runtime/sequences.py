@@ -135,6 +135,8 @@ class FollowHold:
                 continue
             names, texts = self.followers[marker.name]
             if isinstance(item, str):
+                if not item:
+                    continue  # (an empty delta shows nothing of what follows)
                 text = self.text + item
                 if any(text.startswith(t) for t in texts):
                     self._give(out, True)
@@ -169,23 +171,101 @@ class FollowHold:
         out.append(marker if followed else marker.text)
 
 
-class Chained:
-    """Two item stages in a row (the piece sequencer, then the follower hold)."""
+class FramingHold:
+    """Joins a marker token's framing to it (a terminal's ``framing``): the text right
+    before it and right after it that is part of it (one character each, or none).
 
-    __slots__ = ("first", "second")
+    ``framing``: terminal name -> (text before, text after).  Text that ends in a
+    before-framing is held until the next item shows whether a framed marker follows;
+    a marker with after-framing is held until the text after it shows.  Joined, the
+    framing is the marker's own text: where the state takes the marker it is dropped
+    with it, where the state has no transition for it, it is the state's text again.
+    """
 
-    def __init__(self, first: PieceSequencer, second: FollowHold) -> None:
-        self.first, self.second = first, second
+    __slots__ = ("framing", "befores", "marker", "tail")
+
+    def __init__(self, framing: Mapping[str, tuple[str, str]]) -> None:
+        self.framing = dict(framing)
+        self.befores = frozenset(before for before, _ in framing.values() if before)
+        self.marker: Marker | None = None  # a marker whose after-framing may come next
+        self.tail = ""  # the end of the text, held: a framed marker's before-framing?
 
     @property
     def held(self) -> bool:
-        """Whether either stage holds items."""
-        return bool(self.first.held) or self.second.held
+        """Whether a marker or the end of a text waits for what follows."""
+        return self.marker is not None or bool(self.tail)
 
     def feed(self, items: list[Item]) -> list[Item]:
-        """Items through both stages."""
-        return self.second.feed(self.first.feed(items))
+        """The items with framing joined to the markers it frames (or held until known)."""
+        out: list[Item] = []
+        for item in items:
+            if isinstance(item, str):
+                if not item:
+                    continue
+                marker = self.marker
+                if marker is not None:
+                    self.marker = None
+                    after = self.framing[marker.name][1]
+                    if item.startswith(after):
+                        marker = Marker(marker.name, marker.text + after)
+                        item = item[len(after):]
+                    out.append(marker)
+                text = self.tail + item
+                self.tail = text[-1:] if text[-1:] in self.befores else ""
+                if len(text) > len(self.tail):
+                    out.append(text[: len(text) - len(self.tail)])
+                continue
+            if self.marker is not None:
+                out.append(self.marker)
+                self.marker = None
+            before, after = self.framing.get(item.name, ("", ""))
+            if self.tail:
+                if self.tail == before:
+                    item = Marker(item.name, before + item.text)
+                else:
+                    out.append(self.tail)
+                self.tail = ""
+            if after:
+                self.marker = item
+            else:
+                out.append(item)
+        return out
 
     def flush(self) -> list[Item]:
-        """Everything both stages still hold, in order."""
-        return [*self.second.feed(self.first.flush()), *self.second.flush()]
+        """The stream ends: what is held goes out as it is."""
+        out: list[Item] = []
+        if self.marker is not None:
+            out.append(self.marker)
+        if self.tail:
+            out.append(self.tail)
+        self.marker, self.tail = None, ""
+        return out
+
+
+class Chained:
+    """Item stages in a row (the piece sequencer, the follower hold, the framing)."""
+
+    __slots__ = ("stages",)
+
+    def __init__(self, *stages: PieceSequencer | FollowHold | FramingHold) -> None:
+        self.stages = stages
+
+    @property
+    def held(self) -> bool:
+        """Whether any stage holds items."""
+        return any(bool(stage.held) for stage in self.stages)
+
+    def feed(self, items: list[Item]) -> list[Item]:
+        """Items through every stage."""
+        for stage in self.stages:
+            items = stage.feed(items)
+        return items
+
+    def flush(self) -> list[Item]:
+        """Everything the stages still hold, in order: each stage's flush goes through
+        the stages after it."""
+        out: list[Item] = []
+        for i, stage in enumerate(self.stages):
+            out = stage.feed(out) if i else out
+            out += stage.flush()
+        return out

@@ -42,7 +42,8 @@ _MANY = 32
 
 class Sequencer(Protocol):
     """An item stage after the scanner: joins the pieces of spellings over several tokens
-    (``sequences.PieceSequencer``), holds markers that need a follower (``FollowHold``)."""
+    (``sequences.PieceSequencer``), holds markers that need a follower (``FollowHold``),
+    joins a marker's framing to it (``FramingHold``)."""
 
     @property
     def held(self) -> object: ...

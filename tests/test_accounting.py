@@ -24,11 +24,15 @@ def _cases() -> list:
 
 
 def _spellings(module) -> dict[str, tuple[str, ...]]:
-    """Each terminal's spellings, from the spec."""
+    """Each terminal's spellings, from the spec, with the framing it may take along."""
     out = {}
     for name, terminal in module.SPEC["terminals"].items():
         text = terminal if isinstance(terminal, str) else terminal["text"]
-        out[name] = tuple(text) if isinstance(text, list) else (text,)
+        texts = tuple(text) if isinstance(text, list) else (text,)
+        framing = {} if isinstance(terminal, str) else terminal.get("framing", {})
+        before = ("", "\n") if framing.get("before") == "newline" else ("",)
+        after = ("", "\n") if framing.get("after") == "newline" else ("",)
+        out[name] = tuple(b + t + a for t in texts for b in before for a in after)
     return out
 
 

@@ -46,11 +46,7 @@ NEEDS_IDS = {(fmt, case.name) for fmt in OWN for case in CORPUS[fmt]
              if any(isinstance(part, Lit) for part in case.parts)}
 
 # Where parsergen's message is not the meant one: (format, case) -> why (strict xfails).
-WRONG: dict[tuple[str, str], str] = {
-    ("ernie45", "reasoning_then_response"): (
-        "the newlines before and after </response> stay in the content ('...help?\\n\\n'): "
-        "the spec language has no framing newlines around a marker yet (issue 13 item 5)"),
-}
+WRONG: dict[tuple[str, str], str] = {}
 
 
 def _param(fmt: str, case: str, value: Any, title: str) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import parsergen
 from parsergen.compiler import SpecError, compile_spec
 from parsergen.runtime import accumulate
 from parsergen.runtime.sequences import FollowHold
@@ -146,6 +147,9 @@ def test_hold_gives_a_token_back_as_text_once_no_follower_can_come() -> None:
     assert hold.feed([start, "<r"]) == ["<a>", "<r"]
     assert hold.feed([start, "<", plugin]) == ["<a>", "<", plugin]
     assert hold.feed([start]) == [] and hold.flush() == ["<a>"]
+    # An empty text (an empty delta) shows nothing: the marker is still held.
+    assert hold.feed([start, ""]) == [] and hold.held
+    assert hold.feed([plugin]) == [start, plugin]
 
 
 def test_unknown_follower_is_an_error(tmp_path: Path) -> None:
@@ -155,3 +159,44 @@ def test_unknown_follower_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as info:
         compile_spec(path, path.name)
     assert any("unknown terminal 'PLUGN'" in str(d) for d in info.value.diagnostics)
+
+
+# -- the bundled grammars that use it --------------------------------------------------
+
+
+@pytest.mark.parametrize("ids", [False, True])
+def test_internlm_interpreter_block_is_content(ids: bool) -> None:
+    """InternLM's <|action_start|> starts a call only before <|plugin|>: a code
+    interpreter block (<|action_start|><|interpreter|>) is content, every character of
+    it (before, the marker was dropped, and with ids <|interpreter|> too)."""
+    internlm_format = parsergen.load("internlm")
+    block = "Run it.<|action_start|><|interpreter|>\nprint(1)<|action_end|>Done."
+    assert _check(internlm_format, block, internlm() if ids else None) == (block, [])
+    call = '<|action_start|><|plugin|>\n{"name": "f", "parameters": {"a": 1}}<|action_end|>'
+    assert _check(internlm_format, block + call, internlm() if ids else None) == (
+        block, F_CALL)
+
+
+def test_internlm_marker_typed_in_prose_keeps_its_place() -> None:
+    """Without ids, <|action_start|> quoted before other text is that text, in place
+    (before, it was dropped and the text after it came out of order)."""
+    internlm_format = parsergen.load("internlm")
+    text = "Calls start with <|action_start|>. " + CALL
+    # (Whitespace right before a call is dropped: README, vLLM's default.)
+    assert _check(internlm_format, text) == ("Calls start with <|action_start|>.", F_CALL)
+
+
+@pytest.mark.parametrize("prose", [
+    "Use functools[0] here.",
+    "x = functools[] ok",
+    "[functools[i] for i in x]",
+    "ends with functools[",
+])
+def test_phi4_mini_functools_index_in_prose_is_content(prose: str) -> None:
+    """Phi-4-mini's functools[ opens a list of calls only before a call's brace (or
+    the whitespace before one); indexing in prose stays content, with its brackets."""
+    phi4 = parsergen.load("phi4_mini_json")
+    assert _check(phi4, prose) == (prose, [])
+    calls = 'functools[\n  {"name": "f", "arguments": {"a": 1}}\n]'
+    if not prose.endswith("["):  # (before a space, functools[ would open the list)
+        assert _check(phi4, prose + " " + calls) == (prose, F_CALL)

@@ -127,3 +127,60 @@ def test_spec_stream_equals_parse_in_every_cadence(tmp_path: Path, mode: str) ->
         out = [chat.feed(d) for d in deltas]
         out.append(chat.finish())
         assert _message(accumulate(out)) == whole, name
+
+
+ELEMENTS_SPEC = """\
+    $schema: parsergen://schema.json
+    name: elements_{mode}
+    description: MiniMax M3 with trim {mode}
+    extends: minimax_m3
+    models: [elements-{mode}-test]
+    arguments: {{trim: {mode}}}
+    """
+P = "]<]minimax[>["
+ELEMENTS_CALL = (f'Hi{P}<tool_call>\n{P}<invoke name="f">\n{P}<city>\n  Paris, \n FR \n\n{P}</city>\n'
+                 f"{P}<days> 3\n{P}</days>\n{P}<tags>{P}<item>\n a \n{P}</item>{P}<item>b {P}</item>"
+                 f"{P}</tags>{P}<o> x {P}<k>\nv\n{P}</k>\n{P}</o>{P}<note>\n\n{P}</note>\n"
+                 f"{P}</invoke>\n{P}</tool_call>")
+ELEMENTS_EXPECTED = {
+    "none": {"city": "\n  Paris, \n FR \n\n", "days": 3, "tags": ["\n a \n", "b "],
+             "o": {"k": "\nv\n", "$text": " x \n"}, "note": "\n\n"},
+    "one_newline": {"city": "  Paris, \n FR \n", "days": 3, "tags": [" a ", "b "],
+                    "o": {"k": "v", "$text": " x "}, "note": ""},
+    "strip": {"city": "Paris, \n FR", "days": 3, "tags": ["a", "b"],
+              "o": {"k": "v", "$text": "x"}, "note": ""},
+}
+ELEMENTS_TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+                                     "tags": {"type": "array", "items": {"type": "string"}},
+                                     "o": {"type": "object"}, "note": {"type": "string"}}}}}]
+
+
+@pytest.mark.parametrize("mode", TRIM_MODES)
+def test_nested_elements_trim_streams_as_parse(tmp_path: Path, mode: str) -> None:
+    """``trim`` for nested_elements values (leaves and the text beside children): the
+    stream gives what ``parse()`` gives, in every cadence; rendered arguments read back."""
+    module = build(tmp_path, ELEMENTS_SPEC.format(mode=mode), f"elements_{mode}")
+    whole = _message(module.parse(ELEMENTS_CALL, tools=ELEMENTS_TOOLS, thinking=False))
+    assert whole == ("Hi", [("f", ELEMENTS_EXPECTED[mode])])
+    cadences = {"whole": [ELEMENTS_CALL], "chars": list(ELEMENTS_CALL)}
+    for seed in range(4):
+        cadences[f"random {seed}"] = [t for t, _ in text_pieces(ELEMENTS_CALL,
+                                                                 random.Random(seed), 9)]
+    for name, deltas in cadences.items():
+        chat = module.ChatParser(tools=ELEMENTS_TOOLS, thinking=False)
+        out = [chat.feed(d) for d in deltas]
+        out.append(chat.finish())
+        assert _message(accumulate(out)) == whole, name
+    # What a mode keeps, rendering writes so that reading it back gives it again.
+    args = {"city": "Paris", "days": 3, "tags": ["a", "b"]}
+    text = module.render({"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "f", "arguments": json.dumps(args)}}]})
+    assert _message(module.parse(text, tools=ELEMENTS_TOOLS, thinking=False)) == (
+        None, [("f", args)])
+
+
+def test_nested_elements_schema_lists_the_modes() -> None:
+    choices = schema()["$defs"]["arguments"]["oneOf"]
+    nested = next(c for c in choices if c["properties"]["syntax"]["const"] == "nested_elements")
+    assert nested["properties"]["trim"]["enum"] == list(TRIM_MODES)

@@ -9,6 +9,7 @@ from typing import Any
 from ..schema_types import coerce, schema_types, to_json
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import NOT_SPACE, partial_len
+from .trim import TRIM_SCHEMA, trim_mode, trimmed
 from .values import ValueScan
 from .writer import ArgumentsWriter
 
@@ -26,14 +27,16 @@ class ElementArguments:
     close tag is value text (``_tag``), and a top-level element's close tag closes it
     only where an open tag or the end follows (``_closes``).  A repeated name turns
     an emitted value into a list, so the object is written once, when the call ends;
-    parsing it then is one linear pass.
+    parsing it then is one linear pass (so a stream gives what ``parse()`` gives).
+    ``trim`` (a mode of ``trim.ValueTrim``) drops whitespace around each text value.
     """
 
-    __slots__ = ("writer", "prefix", "parts")
+    __slots__ = ("writer", "prefix", "trim", "parts")
 
-    def __init__(self, writer: ArgumentsWriter, *, prefix: str) -> None:
+    def __init__(self, writer: ArgumentsWriter, *, prefix: str, trim: str = "none") -> None:
         self.writer = writer
         self.prefix = prefix
+        self.trim = trim
         self.parts: list[str] = []
 
     def complete(self) -> bool:
@@ -59,7 +62,7 @@ class ElementArguments:
             self.writer.warnings.append("text that is no argument element was dropped")
         props = self.writer.properties or {}
         self.writer.closed = True
-        return to_json(_element_object(params, {"properties": props}))
+        return to_json(_element_object(params, {"properties": props}, self.trim))
 
 
 # What the prefix at a position begins (``_tag``).
@@ -254,11 +257,12 @@ def _container(schema: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | Non
     return None
 
 
-def _element_value(value: Any, schema: Any) -> Any:
-    """An element's JSON value, typed by its schema."""
+def _element_value(value: Any, schema: Any, trim: str) -> Any:
+    """An element's JSON value, typed by its schema (its text trimmed as ``trim`` says)."""
     schema = schema if isinstance(schema, Mapping) else None
     container = _container(schema) if schema is not None else None
     if isinstance(value, str):
+        value = trimmed(value, trim)
         if schema is None:
             return value
         types = schema_types(schema)
@@ -268,18 +272,19 @@ def _element_value(value: Any, schema: Any) -> Any:
         return coerce(value, types)
     if container is not None and container[0] == "array":
         items = container[1].get("items")
-        return [_element_value(child, items) for _, child in value]
-    return _element_object(value, container[1] if container is not None else None)
+        return [_element_value(child, items, trim) for _, child in value]
+    return _element_object(value, container[1] if container is not None else None, trim)
 
 
-def _element_object(elements: list, schema: Mapping[str, Any] | None) -> dict[str, Any]:
+def _element_object(elements: list, schema: Mapping[str, Any] | None,
+                    trim: str) -> dict[str, Any]:
     """Named elements as an object; a repeated name collects its values in a list."""
     props = (schema or {}).get("properties") or {}
     extra = (schema or {}).get("additionalProperties")
     out: dict[str, Any] = {}
     listed: set[str] = set()
     for name, element in elements:
-        value = _element_value(element, props.get(name, extra))
+        value = _element_value(element, props.get(name, extra), trim)
         if name not in out:
             out[name] = value
         elif name in listed:
@@ -308,16 +313,18 @@ class ElementsSyntax(ArgumentSyntax):
             "Marks every tag: PREFIX<name>value PREFIX</name> (MiniMax M3: ]<]minimax[>[). "
             "Elements nest; repeated names make lists; the object is written when the "
             "call ends.")},
+        "trim": TRIM_SCHEMA,
     }, required=("prefix",))
     bodies = ("text",)
-    __slots__ = ("prefix",)
+    __slots__ = ("prefix", "trim")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.prefix = options["prefix"]
+        self.trim = trim_mode(options.get("trim"))
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
-        return ElementArguments(make_writer(name or ""), prefix=self.prefix)
+        return ElementArguments(make_writer(name or ""), prefix=self.prefix, trim=self.trim)
 
     def values(self) -> ValueScan:
         """Element values: a marker inside one is decided by what follows it."""
@@ -329,18 +336,21 @@ class ElementsSyntax(ArgumentSyntax):
     def render(self, arguments: Mapping[str, Any]) -> list[Piece]:
         out: list[Piece] = []
         for key, value in arguments.items():
-            _element(key, value, self.prefix, out)
+            _element(key, value, self.prefix, self.trim == "one_newline", out)
         return out
 
 
-def _element(key: str, value: Any, prefix: str, out: list[Piece]) -> None:
+def _element(key: str, value: Any, prefix: str, newlines: bool, out: list[Piece]) -> None:
+    """``value`` as element ``key`` (``newlines``: a text value on its own line, as
+    ``trim: one_newline`` reads it)."""
     out.append((f"{prefix}<{key}>", True))
     if isinstance(value, Mapping):
         for k, v in value.items():
-            _element(k, v, prefix, out)
+            _element(k, v, prefix, newlines, out)
     elif isinstance(value, list):
         for v in value:
-            _element("item", v, prefix, out)
+            _element("item", v, prefix, newlines, out)
     else:
-        out.append((value if isinstance(value, str) else json.dumps(value), False))
+        text = value if isinstance(value, str) else json.dumps(value)
+        out.append((f"\n{text}\n" if newlines else text, False))
     out.append((f"{prefix}</{key}>", True))

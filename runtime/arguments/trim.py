@@ -26,6 +26,12 @@ def trim_mode(value: str | bool | None) -> str:
     return value
 
 
+def trimmed(text: str, mode: str) -> str:
+    """A whole value ``text`` trimmed as ``mode`` says (what ``ValueTrim`` gives it in
+    one piece)."""
+    return ValueTrim(mode)(text, True) if mode != "none" else text
+
+
 class ValueTrim:
     """Trims one value at a time, fed in pieces: any split gives what the whole gives.
 
