@@ -249,6 +249,12 @@ class EnvelopeArguments:
     def _value_end(self, buf: str, pos: int) -> int:
         """Just past the raw value that started at the state change, or -1."""
         json = self.json
+        if (json.depth == 0 and pos < len(buf) and buf[pos] in "{[" and not json.scan.in_string
+                and not json.scan.escape):
+            try:  # a whole object or array: its end, decoded in C
+                return whole_json_value(buf, pos)
+            except ValueError:
+                pass  # not complete here, or not strict JSON: bracket by bracket
         while True:
             i = json.next(buf, pos)
             if i < 0:

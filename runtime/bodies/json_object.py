@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..events import TOOL_ARGS, TOOL_BETWEEN, SemanticEvent
 from .base import TOOL_CALL_END, BodyHost
-from ..arguments.scanning import JsonDepth
+from ..arguments.scanning import NOT_SPACE, JsonDepth, whole_json_value
 from .json import JsonBody
 
 
@@ -20,24 +20,46 @@ class JsonObjectBody(JsonBody):
     exits_to = ("TOOL_BETWEEN",)  # the object's closing brace ends the call
     whole_calls = False  # its own text ends calls
 
-    __slots__ = ("end",)
+    __slots__ = ("end", "opening")
 
     def __init__(self, parser: BodyHost) -> None:
         super().__init__(parser)
         self.end = JsonDepth()
+        # The entering marker's text when it opens the object (Llama's ``{"name"``), until
+        # the first text after it is read; None after that.
+        self.opening: str | None = None
 
     def enter(self, marker: str, in_arguments: bool) -> None:
         self.end.reset()
         self.args.reset()
+        self.opening = marker if in_arguments else ""
         if in_arguments:
             self.end.find(marker, 0)  # count its braces; its text is already out
 
     def feed(self, text: str, out: list[SemanticEvent], may_hold: bool) -> int | None:
-        end = self.end.find(text, 0)
+        end = self._whole_end(text) if self.opening is not None else -1
+        if end < 0:
+            end = self.end.find(text, 0)
         self.arguments(text if end < 0 else text[:end], end >= 0, out)
         if end < 0:
             return None
         self.parser.state_id = TOOL_BETWEEN
+        return end
+
+    def _whole_end(self, text: str) -> int:
+        """Where the object the call's marker opened ends in its first text (the marker's
+        own text, if it opens the object, before it), decoded in C; -1 where that is
+        not known so (not complete here, or not strict JSON: counted bracket by bracket)."""
+        opening, self.opening = self.opening or "", None
+        m = NOT_SPACE(text) if not opening else None
+        start = m.start() if m is not None else 0
+        if not opening and (m is None or text[start] != "{"):
+            return -1
+        try:
+            end = whole_json_value(opening + text if opening else text, start) - len(opening)
+        except ValueError:
+            return -1
+        self.end.reset()  # as counting up to the closing brace leaves it
         return end
 
     def finish(self, out: list[SemanticEvent], state: int) -> bool | None:
