@@ -603,6 +603,14 @@ class StreamingParserBase:
                                 return held
                             pos = stop if self._used < 0 else pos + self._used
                             continue
+            if (self._exits and self.state_id == TOOL_ARGS and n - pos > _WINDOW
+                    and self._matchers[TOOL_ARGS].clear(buf, pos, pos + _WINDOW)):
+                # No marker in the next window: the body reads it without a search of
+                # the whole rest, once per call (which made call-dense text quadratic).
+                moved = self._windowed(buf, pos, values, out)
+                if moved:
+                    pos += moved
+                    continue
             start, end, name = self._matchers[self.state_id].scan(buf, pos, final)
             # A complete value before the next marker goes to the state in one piece.
             whole = values.whole(buf, pos, start) if values is not None and start > pos else pos

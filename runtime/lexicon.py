@@ -81,6 +81,14 @@ class Matcher:
         starts = sorted({lit[0] for lit in self.literals})
         self.stop = re.compile(f"[{''.join(map(re.escape, starts))}]").search if starts else None
 
+    def clear(self, buf: str, pos: int, stop: int) -> bool:
+        """Whether no relevant literal starts in ``buf[pos:stop]``, searching only as far
+        as one starting there could reach (not the whole rest of ``buf``)."""
+        if self.search is None:
+            return True
+        m = self.search(buf, pos, stop + self.reach)
+        return m is None or m.start() >= stop
+
     def hold_point(self, buf: str, pos: int) -> int:
         """First index >= pos whose suffix may still grow into a relevant literal."""
         n = len(buf)
