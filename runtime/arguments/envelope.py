@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
 from .scanning import (NOT_SPACE, JsonDepth, json_string_end, whole_json_string,
@@ -18,6 +20,7 @@ from .writer import ArgumentsWriter
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EnvelopeArguments:
     """A call written as one JSON object: ``{"name": NAME, "arguments": {...}}``.
 
@@ -240,6 +243,7 @@ class EnvelopeArguments:
         return out + self.inner.finish()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EnvelopeSyntax(ArgumentSyntax):
     """The whole call is one JSON object naming the tool: ``{"name": NAME, "arguments": {...}}``.
 

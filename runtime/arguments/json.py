@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import (NOT_SPACE, JsonScan, decode_json_string, whole_json_string,
                        whole_json_value, whole_member_key)
@@ -13,6 +15,7 @@ from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonArguments:
     """A JSON object of arguments, read incrementally and re-written typed.
 
@@ -234,6 +237,7 @@ class JsonArguments:
         return out + self.writer.close()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonSyntax(ArgumentSyntax):
     """One JSON object of arguments, as OpenAI's API writes them: ``{"city": "Paris"}``.
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 TRIM_MODES = ("none", "one_newline", "strip")
 TRIM_SCHEMA: dict[str, Any] = {
     "enum": list(TRIM_MODES),
@@ -26,6 +28,7 @@ def trim_mode(value: str | bool | None) -> str:
     return value
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ValueTrim:
     """Trims one value at a time, fed in pieces: any split gives what the whole gives.
 
