@@ -104,7 +104,7 @@ def test_a_parser_deep_copied_midway_continues_alike(fmt: str, get_tokenizer) ->
 def test_goldens_of_a_few_formats_pass_compiled() -> None:
     selection = " or ".join([*sorted(_TEXT), "current", "marked"])
     done = subprocess.run(
-        [sys.executable, str(TOOL), "--test", "-q", "-x", "tests/test_goldens.py",
+        [sys.executable, str(TOOL), "--test", "-x", "tests/test_goldens.py",
          "tests/test_own_goldens.py", "tests/test_compiled.py", "-k", selection],
         cwd=ROOT, capture_output=True, text=True, env={**os.environ,
                                                        "PARSERGEN_COMPILED_BUILD": "0"})
