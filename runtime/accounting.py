@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .events import CONTENT, DROP, REASONING, STATE_NAMES, EventType, RawText, SemanticEvent
 
 # What an event's text is, by its type.
@@ -35,6 +37,7 @@ _CATEGORY = {
 _WORD = re.compile(r"[^\W_]")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass
 class Accounting:
     """A completion split by destination; ``problems`` is empty when all is well."""

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .arguments import ArgumentSyntax, syntax
 from .arguments.scanning import ENTITY_DECODERS
 from .calls import STREAM_CALLS, CallIds, ToolCalls
@@ -45,6 +47,7 @@ _CALL_END = EventType.TOOL_CALL_END
 _ENDS_REASONING = frozenset((_TEXT, _REASONING_END, _CALL_START))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ContentText:
     """Content text, holding back whitespace that tool calls may yet drop.
 
@@ -111,14 +114,19 @@ class ContentText:
         self.held = ""
 
 
+# The default arguments; a module constant, as a compiled class body cannot read its own names.
+_JSON_ARGUMENTS: Mapping[str, Any] = {"syntax": "json"}
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ChatParser:
     """Streams OpenAI-style ``DeltaMessage``s for one completion of one format."""
 
     # Supplied by the generated module.
     StreamingParser: ClassVar[type[StreamingParserBase]]
-    ARGUMENTS: ClassVar[Mapping[str, Any]] = {"syntax": "json"}
+    ARGUMENTS: ClassVar[Mapping[str, Any]] = _JSON_ARGUMENTS
     # ARGUMENTS' syntax, made once per class (from the registry: never by name here).
-    SYNTAX: ClassVar[ArgumentSyntax] = syntax(ARGUMENTS)
+    SYNTAX: ClassVar[ArgumentSyntax] = syntax(_JSON_ARGUMENTS)
     # Every assembly option, filled in by the compiler (compiler/lower.py DEFAULTS).
     ASSEMBLY: ClassVar[Mapping[str, Any]]
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None

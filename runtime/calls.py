@@ -18,6 +18,8 @@ import os
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from .arguments import ArgumentSyntax, ArgumentsWriter
 from .events import MESSAGE_HEADER, TOOL_ARGS, TOOL_STATES, RawText
 from .messages import CutCall, DeltaToolCall
@@ -42,6 +44,7 @@ _MARKUP_STATES = TOOL_STATES | {MESSAGE_HEADER}
 STREAM_CALLS = ("incremental", "complete")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Call:
     """One tool call being assembled."""
 
@@ -67,6 +70,7 @@ class Call:
         self.inside = False  # text between its markers was reported (ToolCalls.inside)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CallIds:
     """Tool call ids: ``chatcmpl-tool-...`` or 9 alphanumerics; random or sequential."""
 
@@ -87,6 +91,7 @@ class CallIds:
         return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ToolCalls:
     """The calls of one completion: names judged, arguments read, ends and cuts."""
 

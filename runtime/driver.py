@@ -50,6 +50,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .arguments import ArgumentSyntax
 from .arguments.values import ValueGate, ValueScan
 from .bodies import TextBody, ToolBody
@@ -77,6 +79,7 @@ _WINDOW = 4096
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class StreamingParserBase:
     """Feeds deltas through the token-id scanner and the per-state matchers."""
 
@@ -668,7 +671,7 @@ class StreamingParserBase:
                     self._as_text(buf[start:end], values, out)
                     pos = end
                     continue
-                if gate.waits(name):  # type: ignore[union-attr, arg-type]
+                if gate.waits(name):  # type: ignore[union-attr]
                     closes = gate.closes(buf, end, final)  # type: ignore[union-attr]
                     if closes is None:
                         return buf[start:]  # what follows will tell

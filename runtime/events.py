@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from mypy_extensions import mypyc_attr
+
 
 class EventType(Enum):
     """The eight event kinds of vLLM's parser engine, in its order."""
@@ -29,6 +31,7 @@ CHUNK_EVENTS = frozenset(
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SemanticEvent:
     """One parser event: a type, a string value and a tool index (-1 outside calls)."""
 
@@ -55,6 +58,7 @@ class SemanticEvent:
         return f"SemanticEvent({self.type.name}, {self.value!r}, {self.tool_index})"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RawText:
     """Model text a parser consumed (in ``state``), interleaved with its events when
     the parser's ``raw`` tap is on; ``marker`` names the terminal it was, if it was one."""

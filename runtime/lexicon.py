@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .events import DROP
 from .sequences import FollowHold, FramingHold
 from .tokens import TokenizerInfo, tokenizer_info
@@ -54,6 +56,7 @@ def relevant_closure(live: Iterable[str], universe: Iterable[str]) -> frozenset[
     return frozenset(relevant)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Matcher:
     """Finds the next relevant literal of one state, holding back a possible prefix."""
 
@@ -159,6 +162,7 @@ def build_matchers(
 # -- the lexicon: a variant's terminals ----------------------------------------------
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Lexicon:
     """The terminals of one format variant and, per state, those with a transition."""
 
@@ -264,9 +268,9 @@ class Lexicon:
             names = self.live.get(state, frozenset())
             if strict:
                 names = names - resolved
-            live = {lit: name for name in names - self.followed_by.keys()
+            live = {lit: name for name in names.difference(self.followed_by)
                     for lit in by_name.get(name, ())}
-            for name in names & self.followed_by.keys():
+            for name in names.intersection(self.followed_by):
                 # The marker with each follower after it; alone it is text here.
                 followers = self.follower_texts(name, resolved if strict else frozenset())
                 before = self.framing.get(name, ("", ""))[0]

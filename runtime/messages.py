@@ -6,7 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
 
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass
 class DeltaToolCall:
     """A piece of one tool call: id, type and name on its first delta, then arguments."""
@@ -34,6 +37,7 @@ class DeltaToolCall:
         return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass
 class DeltaMessage:
     """What one streamed delta adds: reasoning, content and tool-call pieces."""
@@ -55,6 +59,7 @@ class DeltaMessage:
         return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass(frozen=True)
 class ToolCall:
     """A complete tool call; ``arguments`` is a JSON object as text."""
@@ -69,6 +74,7 @@ class ToolCall:
                 "function": {"name": self.name, "arguments": self.arguments}}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass(frozen=True)
 class ParsedMessage:
     """A complete assistant message; ``cut_calls`` holds the text of calls the completion

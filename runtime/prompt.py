@@ -12,7 +12,9 @@ counts a completion's reasoning tokens through a fresh parser's ``raw`` tap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from .events import DROP, REASONING, RawText
 from .lexicon import Lexicon
@@ -27,6 +29,7 @@ _Seqs = dict[int, list[tuple[int, ...]]]
 _STARTS = {"reasoning": "start", "content": "end"}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Reasoning:
     """A format's reasoning markers (terminal names) and what depends on thinking."""
 
@@ -74,6 +77,7 @@ def _sequences(seqs: _Seqs) -> tuple[tuple[int, ...], ...]:
     return tuple(seq for group in seqs.values() for seq in group)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PromptReader:
     """A format's reasoning markers as one tokenizer (or none) spells them, with
     thinking on or off: the prompt walk and the reasoning-id queries."""
@@ -248,7 +252,9 @@ def count_reasoning_tokens(parser: StreamingParserBase, texts: Sequence[str],
     # token is plain text there.
     markers = {DROP, *parser.LEXICONS[parser.thinking].live.get(REASONING, ())}
     pos = 0
-    for item in [*parser.feed(text, token_ids), *parser.finish()]:
+    # The raw tap mixes RawText into the events (compiled, the item types are checked).
+    items: list[Any] = [*parser.feed(text, token_ids), *parser.finish()]
+    for item in items:
         if type(item) is RawText:
             end = pos + len(item.text)
             if item.state == REASONING and item.marker not in markers:

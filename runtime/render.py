@@ -11,11 +11,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .arguments import ArgumentSyntax, Piece
 
 Parts = tuple[tuple[str, str], ...]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Renderer:
     """Writes messages as one format's completion text (generated modules make one)."""
 

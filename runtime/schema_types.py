@@ -7,6 +7,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeGuard
 
+from mypy_extensions import mypyc_attr
+
 _ALIASES = {
     "str": "string", "text": "string", "varchar": "string", "char": "string",
     "enum": "string", "int": "integer", "int32": "integer", "int64": "integer",
@@ -87,6 +89,7 @@ def _compiled_parameters(params: Mapping[str, Any]) -> Compiled:
     return found
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ToolTyping:
     """The request's tools' argument typing, compiled once per tool name and kept."""
 
@@ -256,6 +259,7 @@ _SKIP = frozenset(("$ref", "allOf", "$defs", "definitions", "anyOf", "oneOf", "p
                    "items", "prefixItems", "additionalProperties", "type"))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Properties(dict):  # type: ignore[type-arg]
     """An object's property schemas; ``extra`` types every other key
     (``additionalProperties``)."""
@@ -279,6 +283,7 @@ class Properties(dict):  # type: ignore[type-arg]
         return len(self) > 0 or self.extra is not None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Compiled(dict):  # type: ignore[type-arg]
     """One schema node with ``$ref`` followed and ``allOf`` merged, typed once."""
 
@@ -316,6 +321,7 @@ def _type_list(declared: Any) -> list[Any]:
     return list(declared) if isinstance(declared, list) else [declared]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _Compiler:
     """Compiles the nodes of one root schema, each source node once."""
 

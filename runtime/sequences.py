@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from mypy_extensions import mypyc_attr
+
 from .tokens import Item, Marker, is_piece
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PieceSequencer:
     """Turns pieces and the text around them into the markers their patterns spell."""
 
@@ -101,6 +104,7 @@ class PieceSequencer:
             out.append(text)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FollowHold:
     """Holds a marker token that counts only when a follower comes next (``followed_by``).
 
@@ -171,6 +175,7 @@ class FollowHold:
         out.append(marker if followed else marker.text)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FramingHold:
     """Joins a marker token's framing to it (a terminal's ``framing``): the text right
     before it and right after it that is part of it (one character each, or none).
@@ -242,6 +247,7 @@ class FramingHold:
         return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Chained:
     """Item stages in a row (the piece sequencer, the follower hold, the framing)."""
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from .events import DROP
 
 
@@ -97,21 +99,8 @@ def tokenizer_info(
         if text not in configured and not any(text in lit for lit in inside):
             id_to_name[tid] = DROP
             drop_texts.add(text)
-    cache: dict[int, str] = {}
-
-    def decode(tid: int) -> str:
-        text = cache.get(tid)
-        if text is None:
-            text = tokenizer.decode([tid])
-            if not isinstance(text, str):
-                text = ""
-            cache[tid] = text
-        return text
-
-    def decode_run(ids: Sequence[int]) -> str:
-        text = tokenizer.decode(list(ids))
-        return text if isinstance(text, str) else ""
-
+    decode = Decoder(tokenizer)
+    decode_run = decode.run
     boundary_ids = frozenset(vocab[t] for t in turn_boundary_tokens if t in vocab)
     # Markers the format reads as text may still be tokens of the vocabulary, one
     # (<think>) or several (Kimi K3's <|open|> think <|sep|>): a prompt's ids can show
@@ -136,6 +125,34 @@ def tokenizer_info(
         drop_texts.discard(decode(tid))
     return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
                          decode_run, name_to_ids, stop_ids, boundary_ids, patterns)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Decoder:
+    """A tokenizer's text of one id (cached) or of a run of ids ("" if not a string)."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.cache: dict[int, str] = {}
+
+    def __call__(self, tid: int) -> str:
+        text = self.cache.get(tid)
+        if text is None:
+            text = self.tokenizer.decode([tid])
+            if not isinstance(text, str):
+                text = ""
+            self.cache[tid] = text
+        return text
+
+    def run(self, ids: Sequence[int]) -> str:
+        """The text of ``ids`` decoded together."""
+        text = self.tokenizer.decode(list(ids))
+        return text if isinstance(text, str) else ""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Decoder:
+        # Shared by the parsers of one tokenizer, as the functions it replaces were:
+        # a function is not copied either (and compiled, a closure cannot be).
+        return self
 
 
 def special_tokens(tokenizer: Any) -> dict[int, str]:
@@ -190,6 +207,7 @@ def _encode(tokenizer: Any, text: str) -> tuple[int, ...]:
     return tuple(ids) if all(isinstance(i, int) for i in ids) else ()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TokenIdScanner:
     """Splits (delta_text, delta_token_ids) into text and markers, deferring as needed."""
 

@@ -50,20 +50,22 @@ def test_hold_point_and_scan() -> None:
     assert m.scan("x<", 0, False) == (1, -1, None)  # '<' may start either literal
 
 
-class _GlobalLexicon:
-    """A variant's lexicon whose every state looks for every literal: vLLM's global lexer."""
+class _GlobalLexicon(Lexicon):
+    """A variant's lexicon whose every state looks for every literal: vLLM's global lexer.
+
+    A subclass, not a stand-in: the compiled runtime (tools/build_compiled.py) checks types."""
 
     def __init__(self, lexicon: Lexicon) -> None:
-        self.lexicon = lexicon
-
-    def __getattr__(self, name: str):
-        return getattr(self.lexicon, name)
+        super().__init__(literals=lexicon.literals, token_terminals=lexicon.token_terminals,
+                         live=lexicon.live, preserve_tokens=tuple(lexicon.configured_texts),
+                         turn_boundary_tokens=lexicon.turn_boundary_tokens,
+                         at_start=lexicon.at_start, followed_by=lexicon.followed_by)
 
     def matchers(self, drop_texts, resolved, strict) -> tuple[Matcher, ...]:
-        literals = self.lexicon.literals
+        literals = self.literals
         out = []
         for state in range(len(STATE_NAMES)):
-            live = self.lexicon.live.get(state, frozenset())
+            live = self.live.get(state, frozenset())
             out.append(Matcher({lit: (name if name in live else None)
                                 for lit, name in literals.items()}))
         return tuple(out)

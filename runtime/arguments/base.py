@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from .values import ValueScan
 from .writer import ArgumentsWriter
 
@@ -47,6 +49,7 @@ class CallReader(ArgumentReader, Protocol):
     warnings: list[str]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ArgumentSyntax:
     """How a tool call's argument text is written: one subclass per spec syntax."""
 

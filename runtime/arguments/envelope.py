@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
 from ..schema_types import encode_string
@@ -28,6 +30,7 @@ def _canonical_parts(name_key: str, argument_keys: tuple[str, ...]) -> tuple[str
             tuple(", " + encode_string(k) + ": " for k in argument_keys))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EnvelopeArguments:
     """A call written as one JSON object: ``{"name": NAME, "arguments": {...}}``.
 
@@ -296,6 +299,7 @@ class EnvelopeArguments:
         return out + self.inner.finish()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EnvelopeSyntax(ArgumentSyntax):
     """The whole call is one JSON object naming the tool: ``{"name": NAME, "arguments": {...}}``.
 

@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from ..schema_types import to_json
 from .scanning import (NOT_SPACE, JsonScan, decode_json_string, scan_json_value,
@@ -14,6 +16,7 @@ from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonArguments:
     """A JSON object of arguments, read incrementally and re-written typed.
 
@@ -291,6 +294,7 @@ class JsonArguments:
         return out + self.writer.close()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonSyntax(ArgumentSyntax):
     """One JSON object of arguments, as OpenAI's API writes them: ``{"city": "Paris"}``.
 

@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..schema_types import coerce, schema_types, to_json
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import NOT_SPACE, partial_len
@@ -17,6 +19,7 @@ _MAX_ELEMENT_DEPTH = 128  # deeper nesting is malformed, as in vLLM
 _MIXED_TEXT = "$text"  # where text beside child elements goes
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ElementArguments:
     """Parameters as nested elements behind a marker prefix (MiniMax M3).
 
@@ -174,6 +177,7 @@ def _parse_elements(text: str, prefix: str) -> tuple[list, int, str]:
     return params, n, _UNCLOSED
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class NestedValues(ValueScan):
     """Where a call's nested elements are (the driver's view of ``_parse_elements``):
     inside an element, a marker that would end the call is ``ambiguous`` (what follows
@@ -295,6 +299,7 @@ def _element_object(elements: list, schema: Mapping[str, Any] | None,
     return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ElementsSyntax(ArgumentSyntax):
     """Arguments as nested elements behind a marker prefix ``P``: ``P<city>Paris P</city>``.
 

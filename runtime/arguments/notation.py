@@ -7,11 +7,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import JSON_STRING_STOP, NOT_SPACE, json_string_end, partial_len
 from .values import DelimitedStrings, ValueScan
 from .writer import MAX_DEPTH, ArgumentsWriter
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class NotationArguments:
     """Gemma 4's call notation: ``key:value`` pairs, strings between ``DELIM``s.
 
@@ -394,6 +397,7 @@ def _not_json(name: str) -> Any:
 _JSON_LITERAL = json.JSONDecoder(parse_constant=_not_json).decode
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class NotationSyntax(ArgumentSyntax):
     """Gemma 4's call notation: ``key:value`` pairs, strings between delimiters, nesting.
 

@@ -6,11 +6,14 @@ import keyword
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import PY_STRING_STOP, PyScan, py_escape_size, py_literal, py_unescape
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PythonArguments:
     """Python keyword arguments, ``a=1, b="x", c=[1, {'k': True}]``, as a JSON object.
 
@@ -153,6 +156,7 @@ class PythonArguments:
         return out + self.writer.close()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PythonSyntax(ArgumentSyntax):
     """Python keyword arguments, what ``name(...)`` holds: ``a=1, b="x", c=[1, {'k': True}]``.
 

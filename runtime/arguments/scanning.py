@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 # -- character references -----------------------------------------------------------
 
 _XML_REFERENCE = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
@@ -49,6 +51,7 @@ _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\
                    "r": "\r", "t": "\t"}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonScan:
     """Remembers, across deltas, whether the text is inside a string or an escape."""
 
@@ -92,6 +95,7 @@ class JsonScan:
         return -1
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonDepth:
     """JSON structure arriving in pieces: strings skipped (``JsonScan``), brackets counted."""
 
@@ -284,6 +288,7 @@ _PY_SPECIAL = re.compile(r"""[\\'"()\[\]{},]""")
 _PY_BRACKETS = re.compile(r"""[\\'"()\[\]{}]""")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PyScan:
     """Python text across deltas: inside which string, after an escape, how deep in brackets.
 

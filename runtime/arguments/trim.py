@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 TRIM_MODES = ("none", "one_newline", "strip")
 TRIM_SCHEMA: dict[str, Any] = {
     "enum": list(TRIM_MODES),
@@ -32,6 +34,7 @@ def trimmed(text: str, mode: str) -> str:
     return ValueTrim(mode)(text, True) if mode != "none" else text
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ValueTrim:
     """Trims one value at a time, fed in pieces: any split gives what the whole gives.
 

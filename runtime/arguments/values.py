@@ -26,9 +26,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .scanning import whole_json_value
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ValueScan:
     """A syntax without strings that hide markers: every marker is a marker."""
 
@@ -69,6 +72,7 @@ def _quote_searches(quotes: str) -> tuple[Callable[..., Any], dict[str, Callable
             {q: re.compile(r"[%s\\\n]" % re.escape(q)).search for q in quotes})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class QuotedStrings(ValueScan):
     """Quoted strings with backslash escapes, across deltas: JSON's ``"``, or Python's
     ``'`` and ``"`` (a string ends at the quote that opened it).
@@ -151,6 +155,7 @@ class QuotedStrings(ValueScan):
             pos = m.end()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _Finder:
     """Finds any of some literals with one regex, and a literal's start cut by the end."""
 
@@ -173,6 +178,7 @@ class _Finder:
         return m.start() if m is not None else n
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DelimitedStrings(ValueScan):
     """Strings between one delimiter that opens and closes them, without escapes
     (Gemma 4's ``<|"|>``); a delimiter cut by a delta's end is kept until it completes."""
@@ -229,6 +235,7 @@ _OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE, _CLOSING = range(5)
 _NOT_SPACE = re.compile(r"\S").search
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ElementValues(ValueScan):
     """Tagged element values, ``OPEN header NAME_END [VALUE_OPEN] value CLOSE``.
 
@@ -348,6 +355,7 @@ class ElementValues(ValueScan):
                 self._enter_value()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ValueGate:
     """The driver's side of a ``ValueScan``: the scanner while the parser is in TOOL_ARGS
     (reset as it enters), and what follows a call closer inside an ambiguous value.
@@ -383,7 +391,7 @@ class ValueGate:
         self.inside = True
         self.scan.feed(marker)
 
-    def waits(self, name: str) -> bool:
+    def waits(self, name: str | None) -> bool:
         """Whether terminal ``name`` here is a closer inside an ambiguous value."""
         return self.scan.ambiguous and name in self.closers
 

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..schema_types import STRING, coerce, coerce_value, encode_string, schema_types, to_json
 
 _NULLABLE_STRING = frozenset(("string", "null"))
@@ -53,6 +55,7 @@ def _escape(text: str) -> str:
     return encode_string(text)[1:-1]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ArgumentsWriter:
     """Streams one JSON object, typing each field by its schema."""
 

@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
 from .trim import TRIM_SCHEMA, ValueTrim, trim_mode
@@ -16,6 +18,7 @@ from .writer import ArgumentsWriter, json_type
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TaggedArguments:
     """``OPEN header NAME_END [VALUE_OPEN] value CLOSE`` fields (qwen3, GLM, MiniMax, DSML).
 
@@ -247,6 +250,7 @@ _XGRAMMAR_STYLES: tuple[tuple[Mapping[str, Any], str], ...] = (
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TaggedSyntax(ArgumentSyntax):
     """Each argument between tags, its name in the opening one: ``OPEN name NAME_END value CLOSE``.
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from ..events import EventType, SemanticEvent
 
 TOOL_CALL_START = EventType.TOOL_CALL_START
@@ -27,6 +29,7 @@ class BodyHost(Protocol):
     state_id: int
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ToolBody:
     """How TOOL_ARGS text becomes calls; subclasses are registered in ``BODIES``."""
 

@@ -10,11 +10,14 @@ and the base of the bodies whose JSON value ends a call by itself.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from ..events import SemanticEvent
 from ..arguments.scanning import JsonScan, whole_value_end
 from .base import ARG_VALUE_CHUNK, TOOL_CALL_END, BodyHost, ToolBody
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonArgs:
     """Tracks depth (and, through JsonScan, strings) of a JSON argument body."""
 
@@ -78,6 +81,7 @@ class JsonArgs:
         return emit
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonBody(ToolBody):
     """One JSON value per call between markers, its final closing bracket held back.
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from ..events import CONTENT, SemanticEvent
 from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost
 from ..arguments.scanning import JsonDepth
 from .json import JsonBody
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonArrayBody(JsonBody):
     """One JSON array of calls, ``[{...}, {...}]``: each element is a call (Granite).
 

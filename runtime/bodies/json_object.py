@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from ..events import TOOL_ARGS, TOOL_BETWEEN, SemanticEvent
 from .base import TOOL_CALL_END, BodyHost
 from ..arguments.scanning import NOT_SPACE, JsonDepth, whole_json_value
 from .json import JsonBody
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonObjectBody(JsonBody):
     """One JSON object per call: its closing brace ends the call (Llama 3's JSON calls).
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from mypy_extensions import mypyc_attr
+
 from ..arguments.scanning import PyScan
 from ..events import CONTENT, SemanticEvent
 from .base import (
@@ -22,6 +24,7 @@ _NAME_START = re.compile(r"[^\W\d]")
 _NAME = re.compile(r"[\w.]*")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PythonListBody(ToolBody):
     """A Python list of calls, ``[name(a=1, b="x"), ...]``: each call's name, then its arguments.
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from ..events import SemanticEvent
 from .base import ARG_VALUE_CHUNK, TOOL_CALL_END, ToolBody
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TextBody(ToolBody):
     """The call's raw argument text, streamed as it comes; markers start and end the call."""
 

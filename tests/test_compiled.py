@@ -1,0 +1,112 @@
+"""The optional compiled runtime (tools/build_compiled.py): marked for mypyc, current
+when present, and parsers copy the same whether compiled or not.
+
+The whole suite runs against a compiled build with
+``.venv/bin/python tools/build_compiled.py --test`` (1-2 minutes to build, then the
+suite); set ``PARSERGEN_COMPILED_BUILD=1`` to have this module build one and run the
+goldens of a few formats against it (about two minutes more than the suite's budget
+allows by default).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import parsergen
+import parsergen.runtime
+from support.compiled import COMPILED
+from support.tokenizers import FORMAT_TOKENIZERS
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOL = ROOT / "tools" / "build_compiled.py"
+_MARK = "mypyc_attr(allow_interpreted_subclasses=True)"
+# Classes mypyc leaves to Python (their instances are plain Python objects).
+_NOT_NATIVE = {"Protocol", "NamedTuple", "Enum", "TypedDict"}
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("build_compiled", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_runtime_class_is_marked_for_mypyc() -> None:
+    # Generated parsers subclass runtime classes, and a compiled object copies only
+    # when its class allows interpreted subclasses (see tools/build_compiled.py).
+    unmarked = []
+    for path in sorted((ROOT / "runtime").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = {ast.unparse(base).split("[")[0] for base in node.bases}
+            if bases & _NOT_NATIVE:
+                continue
+            if _MARK not in {ast.unparse(d) for d in node.decorator_list}:
+                unmarked.append(f"{path.relative_to(ROOT)}: {node.name}")
+    assert not unmarked, f"add @{_MARK}: {unmarked}"
+
+
+def test_left_out_modules_exist() -> None:
+    tool = _tool()
+    runtime = ROOT / "runtime"
+    assert all((runtime / name).is_file() for name in tool.LEFT_OUT)
+    assert set(tool.runtime_modules()) | set(tool.LEFT_OUT) == {
+        path.relative_to(runtime).as_posix() for path in runtime.rglob("*.py")}
+
+
+@pytest.mark.skipif(not COMPILED, reason="the runtime imported is pure Python")
+def test_the_compiled_build_is_current() -> None:
+    folder = Path(list(parsergen.runtime.__path__)[0])
+    changed = _tool().stale(folder)
+    assert changed is not None, f"compiled modules without {_tool().MANIFEST} in {folder}"
+    assert not changed, f"stale compiled runtime: {changed}; run {TOOL.name} again or --remove"
+
+
+_TEXT = {
+    "qwen3": '<think>Let me see.</think>Sure.<tool_call>\n<function=get_weather>\n'
+             '<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>',
+    "hermes": 'Sure.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}'
+              '</tool_call>',
+    "kimi_k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0'
+               '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>'
+               '<|tool_calls_section_end|>',
+    "llama4_pythonic": '[get_weather(city="Paris"), get_time(zone="CET")]',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(_TEXT))
+def test_a_parser_deep_copied_midway_continues_alike(fmt: str, get_tokenizer) -> None:
+    module = parsergen.load(fmt)
+    text = _TEXT[fmt]
+    tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])  # its info is copied too
+    for level in (module.StreamingParser, module.ChatParser):
+        for cut in (0, len(text) // 3, len(text) // 2, len(text) - 5, len(text)):
+            whole = (level(tokenizer, ids="sequential") if level is module.ChatParser
+                     else level(tokenizer))
+            whole.feed(text[:cut])
+            twin = copy.deepcopy(whole, {id(tokenizer): tokenizer})  # one tokenizer
+            rest = [whole.feed(text[cut:]), whole.finish()]
+            assert [twin.feed(text[cut:]), twin.finish()] == rest, (fmt, level.__name__, cut)
+
+
+@pytest.mark.skipif(os.environ.get("PARSERGEN_COMPILED_BUILD") != "1",
+                    reason="set PARSERGEN_COMPILED_BUILD=1 to build and test a compiled runtime")
+def test_goldens_of_a_few_formats_pass_compiled() -> None:
+    selection = " or ".join([*sorted(_TEXT), "current", "marked"])
+    done = subprocess.run(
+        [sys.executable, str(TOOL), "--test", "-x", "tests/test_goldens.py",
+         "tests/test_own_goldens.py", "tests/test_compiled.py", "-k", selection],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ,
+                                                       "PARSERGEN_COMPILED_BUILD": "0"})
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    assert " passed" in done.stdout and "compiled" in done.stdout
