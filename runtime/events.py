@@ -71,6 +71,7 @@ class RawText:
         self.marker = marker
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CallRun:
     """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
     stand-in for each call's pieces and events): per call, the content text before it,

@@ -22,6 +22,33 @@ from .writer import ArgumentsWriter, written_as_kept
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
 
 
+def read_canonical(text: str, pos: int, name_key: str,
+                   argument_keys: tuple[str, ...]) -> tuple[str, int, Any, int] | None:
+    """An envelope at ``pos`` as json.dumps writes one, up to its arguments object:
+    ``{"name": "f", "arguments": {...}`` gives (name, where the object starts, the
+    object decoded, just past it), each part decoded once, in C; None otherwise."""
+    head, leads = _canonical_parts(name_key, argument_keys)
+    if not text.startswith(head, pos):
+        return None
+    try:
+        name, pos = whole_json_string(text, pos + len(head), strict=True)
+    except ValueError:
+        return None
+    for lead in leads:
+        if text.startswith(lead, pos):
+            pos += len(lead)
+            break
+    else:
+        return None
+    if not text.startswith("{", pos):
+        return None
+    try:
+        value, end = scan_json_value(text, pos)
+    except ValueError:
+        return None
+    return name, pos, value, end
+
+
 @functools.lru_cache(maxsize=64)
 def _canonical_parts(name_key: str, argument_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """A canonical envelope's text up to its name, and each text from the name to the
@@ -42,7 +69,7 @@ class EnvelopeArguments:
 
     __slots__ = ("name_key", "argument_keys", "make_writer", "name", "inner", "writer",
                  "state", "buf", "key", "json", "held", "args_seen", "text_value",
-                 "warnings", "_head", "_argument_leads")
+                 "warnings")
 
     def __init__(self, make_writer: WriterFactory, *, name_key: str = "name",
                  argument_keys: tuple[str, ...] = ARGUMENT_KEYS) -> None:
@@ -60,7 +87,6 @@ class EnvelopeArguments:
         self.args_seen = False
         self.text_value: list[str] = []
         self.warnings: list[str] = []
-        self._head, self._argument_leads = _canonical_parts(name_key, argument_keys)
 
     def complete(self) -> bool:
         """Whether the envelope object has closed."""
@@ -218,25 +244,10 @@ class EnvelopeArguments:
         the arguments object right after it (``{"name": "f", "arguments": {...}}``), its
         closing brace or not yet: each part decoded once, in C; None, having read
         nothing, for anything else."""
-        head = self._head
-        if not buf.startswith(head, pos):
+        read = read_canonical(buf, pos, self.name_key, self.argument_keys)
+        if read is None:
             return None
-        try:
-            name, pos = whole_json_string(buf, pos + len(head), strict=True)
-        except ValueError:
-            return None
-        for lead in self._argument_leads:
-            if buf.startswith(lead, pos):
-                pos += len(lead)
-                break
-        else:
-            return None
-        if pos >= len(buf) or buf[pos] != "{":
-            return None
-        try:
-            value, end = scan_json_value(buf, pos)
-        except ValueError:
-            return None
+        name, pos, value, end = read
         m = NOT_SPACE(buf, end)
         if m is not None and buf[m.start()] != "}":
             return None
@@ -350,28 +361,11 @@ class EnvelopeSyntax(ArgumentSyntax):
         after (``{"name": "f", "arguments": {...}}``), whitespace around it, its
         arguments kept as written: each part decoded once, in C."""
         m = NOT_SPACE(text)
-        if m is None:
+        read = None if m is None else read_canonical(text, m.start(), self.name_key,
+                                                     self.argument_keys)
+        if read is None:
             return None
-        head, leads = _canonical_parts(self.name_key, self.argument_keys)
-        pos = m.start()
-        if not text.startswith(head, pos):
-            return None
-        try:
-            name, pos = whole_json_string(text, pos + len(head), strict=True)
-        except ValueError:
-            return None
-        for lead in leads:
-            if text.startswith(lead, pos):
-                pos += len(lead)
-                break
-        else:
-            return None
-        if not text.startswith("{", pos):
-            return None
-        try:
-            value, end = scan_json_value(text, pos)
-        except ValueError:
-            return None
+        name, pos, value, end = read
         if not text.startswith("}", end) or NOT_SPACE(text, end + 1) is not None:
             return None
         arguments = text[pos:end]
