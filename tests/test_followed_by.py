@@ -5,7 +5,6 @@ without token ids, in every cadence."""
 from __future__ import annotations
 
 import json
-import random
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from parsergen.runtime import accumulate
 from parsergen.runtime.sequences import FollowHold
 from parsergen.runtime.tokens import Marker
 from support.specs import build
-from support.streams import text_pieces, token_deltas, token_groups
+from support.streams import cadences
 from support.tokenizers import internlm
 
 ACTION = """
@@ -78,19 +77,9 @@ def _stream(module: Any, deltas: list[tuple[str, list[int]]], tokenizer: Any = N
 def _check(module: Any, text: str, tokenizer: Any = None) -> tuple:
     """The message ``text`` gives, the same whole and in every cadence (with the ids
     ``tokenizer`` spells it with, where given)."""
-    if tokenizer is None:
-        whole = _message(module.parse(text))
-        cadences = {"whole": [(text, [])], "chars": [(ch, []) for ch in text]}
-        for seed in range(3):
-            cadences[f"random {seed}"] = text_pieces(text, random.Random(seed), 9)
-    else:
-        ids = tokenizer.encode(text, add_special_tokens=False)
-        whole = _message(module.parse(text, tokenizer=tokenizer, token_ids=ids))
-        per_token = token_deltas(tokenizer, ids)
-        cadences = {"tokens": per_token}
-        for seed in range(3):
-            cadences[f"groups {seed}"] = token_groups(per_token, random.Random(seed))
-    for name, deltas in cadences.items():
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer is not None else None
+    whole = _message(module.parse(text, tokenizer=tokenizer, token_ids=ids))
+    for name, deltas in cadences(text, tokenizer).items():
         assert _stream(module, deltas, tokenizer) == whole, name
     return whole
 

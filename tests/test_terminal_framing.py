@@ -5,7 +5,6 @@ without token ids, in every cadence."""
 
 from __future__ import annotations
 
-import random
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from parsergen.runtime import accumulate
 from parsergen.runtime.sequences import FramingHold
 from parsergen.runtime.tokens import Marker
 from support.specs import build
-from support.streams import text_pieces, token_deltas, token_groups
+from support.streams import cadences, token_deltas
 from support.tokenizers import ernie, internlm
 
 RESPONSE = """
@@ -57,21 +56,10 @@ def _stream(module: Any, deltas: list[tuple[str, list[int]]], tokenizer: Any = N
 def _check(module: Any, text: str, tokenizer: Any = None) -> tuple:
     """The message ``text`` gives, the same whole and in every cadence (with the ids
     ``tokenizer`` spells it with, where given)."""
-    if tokenizer is None:
-        whole = _message(module.parse(text, thinking=True))
-        cadences = {"whole": [(text, [])], "chars": [(ch, []) for ch in text]}
-        for seed in range(4):
-            cadences[f"random {seed}"] = text_pieces(text, random.Random(seed), 9)
-        for cut in range(1, len(text)):
-            cadences[f"cut {cut}"] = [(text[:cut], []), (text[cut:], [])]
-    else:
-        ids = tokenizer.encode(text, add_special_tokens=False)
-        whole = _message(module.parse(text, tokenizer=tokenizer, token_ids=ids, thinking=True))
-        per_token = token_deltas(tokenizer, ids)
-        cadences = {"tokens": per_token}
-        for seed in range(6):
-            cadences[f"groups {seed}"] = token_groups(per_token, random.Random(seed))
-    for name, deltas in cadences.items():
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer is not None else None
+    whole = _message(module.parse(text, tokenizer=tokenizer, token_ids=ids, thinking=True))
+    for name, deltas in cadences(text, tokenizer, seeds=4 if tokenizer is None else 6,
+                                 cuts=True).items():
         assert _stream(module, deltas, tokenizer) == whole, name
     return whole
 

@@ -100,3 +100,22 @@ def schema_of(value: Any) -> dict[str, Any]:
             return {"type": "array", "items": schema_of({k: v for d in value for k, v in d.items()})}
         return {"type": "array", **({"items": schema_of(value[0])} if value else {})}
     return {"type": "object", "properties": {k: schema_of(v) for k, v in value.items()}}
+
+
+def cadences(text: str, tokenizer: Any = None, seeds: int = 3, cuts: bool = False) -> dict[str, Deltas]:
+    """``text`` as a stream in several cadences: without a tokenizer whole, one character
+    per delta, random pieces (``seeds`` of them) and, with ``cuts``, two deltas split at
+    every index; with one, one token per delta and random groups of tokens."""
+    if tokenizer is None:
+        out = {"whole": [(text, [])], "chars": [(ch, []) for ch in text]}
+        for seed in range(seeds):
+            out[f"random {seed}"] = text_pieces(text, random.Random(seed), 9)
+        if cuts:
+            for cut in range(1, len(text)):
+                out[f"cut {cut}"] = [(text[:cut], []), (text[cut:], [])]
+        return out
+    per_token = token_deltas(tokenizer, tokenizer.encode(text, add_special_tokens=False))
+    out = {"tokens": per_token}
+    for seed in range(seeds):
+        out[f"groups {seed}"] = token_groups(per_token, random.Random(seed))
+    return out
