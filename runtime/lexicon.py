@@ -196,6 +196,16 @@ class Lexicon:
         self.framing = dict(framing or {})
         self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its per-tokenizer cache (weak references do not pickle)."""
+        state = dict(self.__dict__)
+        state.pop("_infos", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._infos = weakref.WeakKeyDictionary()
+
     def info(self, tokenizer: Any) -> TokenizerInfo:
         """Token ids and auto-dropped tokens of ``tokenizer``, cached per tokenizer."""
         try:

@@ -110,3 +110,21 @@ def test_goldens_of_a_few_formats_pass_compiled() -> None:
                                                        "PARSERGEN_COMPILED_BUILD": "0"})
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
     assert " passed" in done.stdout and "compiled" in done.stdout
+
+
+@pytest.mark.skipif(COMPILED, reason="mypyc classes are not serializable (see build_compiled.py)")
+@pytest.mark.parametrize("fmt", sorted(_TEXT))
+def test_a_parser_pickled_midway_continues_alike(fmt: str, get_tokenizer) -> None:
+    """A parser (its tokenizer too) pickles midway; the copy goes on as the original."""
+    import pickle
+    module = parsergen.load(fmt)
+    text = _TEXT[fmt]
+    for tokenizer in (None, get_tokenizer(FORMAT_TOKENIZERS[fmt])):
+        for level in (module.StreamingParser, module.ChatParser):
+            for cut in (0, len(text) // 2, len(text) - 5):
+                whole = (level(tokenizer, ids="sequential") if level is module.ChatParser
+                         else level(tokenizer))
+                whole.feed(text[:cut])
+                twin = pickle.loads(pickle.dumps(whole))
+                rest = [whole.feed(text[cut:]), whole.finish()]
+                assert [twin.feed(text[cut:]), twin.finish()] == rest, (fmt, level.__name__, cut)
