@@ -13,7 +13,7 @@ from ..schema_types import to_json
 from .scanning import (NOT_SPACE, JsonScan, decode_json_string, scan_json_value,
                        whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
-from .writer import ArgumentsWriter
+from .writer import ArgumentsWriter, written_as_kept
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -143,19 +143,23 @@ class JsonArguments:
         closing brace back until it knows what follows, so the text often lacks only
         that; then the members must end in a string or container, which no more text
         can extend."""
-        try:
-            value, end = scan_json_value(buf, start)
-        except ValueError:
-            closed = False
+        # Only text whose last character is a brace can hold the closed object: other
+        # text skips a decode that would fail (the common case, the brace held back).
+        closed = buf.rstrip()[-1:] == "}"
+        if closed:
+            try:
+                value, end = scan_json_value(buf, start)
+            except ValueError:
+                closed = False
+            else:
+                if NOT_SPACE(buf, end) is not None:
+                    return None
+        if not closed:
             try:
                 value, end = scan_json_value(buf + "}", start)
             except ValueError:
                 return None
             if end != len(buf) + 1 or not value or type(value) is not dict:
-                return None
-        else:
-            closed = True
-            if NOT_SPACE(buf, end) is not None:
                 return None
         text = buf[start:end] if closed else buf[start:] + "}"
         taken = self.canonical(value, text)
@@ -182,7 +186,8 @@ class JsonArguments:
         the writer would write member by member is then ``text`` itself (less the
         closing brace, which ``finish`` writes).  None, having read nothing, otherwise."""
         writer = self.writer
-        if writer.started or self.state != "start" or not writer.keeps_as_written(value, text):
+        if (writer.started or self.state != "start"
+                or not written_as_kept(value, text, writer.properties)):
             return None
         self.state = "done"
         if not value:

@@ -142,11 +142,6 @@ class ArgumentsWriter:
             return to_json(coerce(raw, self.types))
         return to_json(coerce(held, self.types))
 
-    def keeps_as_written(self, value: Any, text: str) -> bool:
-        """Whether this writer, fresh, writes ``text``, the JSON of the decoded object
-        ``value``, as it is (see ``written_as_kept``)."""
-        return written_as_kept(value, text, self.properties)
-
     def field(self, key: str, value: Any) -> str:
         """A whole field at once, from a parsed value (typed by the schema)."""
         if isinstance(value, str) and too_deep(value):
