@@ -110,10 +110,12 @@ def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
 def merge_deltas(deltas: Iterable[DeltaMessage | None]) -> DeltaMessage | None:
     """Consecutive deltas as one: reasoning and content concatenated, and the pieces of
     each tool call (by index, in index order) merged in order: its first id and type,
-    its name and arguments concatenated; None if they add nothing."""
+    its name and arguments concatenated; None if they add nothing.  A call that came in
+    one piece is that piece (the same object); the deltas are never changed."""
     reasoning: list[str] = []
     content: list[str] = []
     calls: dict[int, DeltaToolCall] = {}
+    copies: set[int] = set()  # calls whose first piece was copied to add more to it
     for delta in deltas:
         if delta is None:
             continue
@@ -124,10 +126,14 @@ def merge_deltas(deltas: Iterable[DeltaMessage | None]) -> DeltaMessage | None:
         for tc in delta.tool_calls:
             call = calls.get(tc.index)
             if call is None:
-                # A copy (the pieces after it are added to it); made directly, as
-                # dataclasses.replace costs several times more per call.
-                calls[tc.index] = DeltaToolCall(tc.index, tc.id, tc.type, tc.name, tc.arguments)
+                calls[tc.index] = tc  # (most calls come whole: no copy)
                 continue
+            if tc.index not in copies:
+                # Copied before the next piece is added to it; made directly, as
+                # dataclasses.replace costs several times more per call.
+                copies.add(tc.index)
+                call = calls[tc.index] = DeltaToolCall(call.index, call.id, call.type,
+                                                       call.name, call.arguments)
             call.id = call.id if call.id is not None else tc.id
             call.type = call.type if call.type is not None else tc.type
             if tc.name is not None:

@@ -69,8 +69,10 @@ def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Pro
     return None
 
 
-# Compiled parameters by their JSON text: a server sends the same tools with request
-# after request, and compiling costs more than writing the schema out.  Bounded.
+# Compiled parameters by their repr: a server sends the same tools with request after
+# request, and compiling costs far more than writing the schema out (repr, in C, costs
+# a third of a sorted json.dumps; two spellings of one schema just take two entries).
+# Bounded.
 _COMPILED: dict[str, Compiled] = {}
 _COMPILED_LIMIT = 512
 
@@ -78,8 +80,10 @@ _COMPILED_LIMIT = 512
 def _compiled_parameters(params: Mapping[str, Any]) -> Compiled:
     """``compile_schema(params)``, shared by every request whose schema is the same."""
     try:
-        key = json.dumps(params, sort_keys=True, default=repr)
-    except (TypeError, ValueError):  # keys that cannot be sorted: not shared
+        key = repr(params)
+    except Exception:  # a value whose repr fails: not shared
+        return compile_schema(params)
+    if "{...}" in key or "[...]" in key:  # maybe a cyclic mapping: repr drops its cycle
         return compile_schema(params)
     found = _COMPILED.get(key)
     if found is None:
@@ -231,10 +235,28 @@ def coerce_value(value: Any, schema: Any) -> Any:
     return coerce(to_json(value), schema_types(schema))
 
 
-# json.dumps(value, ensure_ascii=False) builds an encoder per call; one, built once,
-# gives the same text (a string goes straight to the C string encoder).
-_ENCODE_VALUE = json.JSONEncoder(ensure_ascii=False).encode
 encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def _value_encoder() -> Callable[[Any], str]:
+    """json.dumps(value, ensure_ascii=False) without building an encoder per call.
+
+    Even a reused JSONEncoder builds its C scanner anew per ``encode``; the C one is
+    made once here.  It skips the circular-reference check: values come from decoded
+    model text, which cannot hold a cycle."""
+    make: Any = getattr(json.encoder, "c_make_encoder", None)
+    try:
+        iterencode = make(None, _not_json, encode_string, None, ": ", ", ", False, False, True)
+    except TypeError:  # no C accelerator (None), or another signature
+        return json.JSONEncoder(ensure_ascii=False).encode
+    return lambda value: "".join(iterencode(value, 0))
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_ENCODE_VALUE = _value_encoder()
 
 
 def to_json(value: Any) -> str:
@@ -264,11 +286,30 @@ class Properties(dict):  # type: ignore[type-arg]
     """An object's property schemas; ``extra`` types every other key
     (``additionalProperties``)."""
 
-    __slots__ = ("extra",)
+    __slots__ = ("extra", "_kept")
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.extra: Compiled | None = None
+        # keeps()'s table, made on first use (after compiling has filled the object in).
+        self._kept: tuple[dict[str, frozenset[type] | None], frozenset[type] | None] | None = None
+
+    def keeps(self, members: Mapping[str, Any]) -> bool:
+        """Whether a typed writer writes each of these decoded members as it came: a
+        string whose schema types it string, any other value one its schema admits
+        (``kept_types``), anything a key without schema has; one lookup per member."""
+        kept = self._kept
+        if kept is None:
+            kept = self._kept = (
+                {key: None if schema is None else kept_types(schema_types(schema))
+                 for key, schema in dict.items(self)},
+                None if self.extra is None else kept_types(schema_types(self.extra)))
+        own, extra = kept
+        for key, value in members.items():
+            ok = own.get(key, extra)
+            if ok is not None and type(value) not in ok:
+                return False
+        return True
 
     def get(self, key: Any, default: Any = None) -> Any:
         """The schema of property ``key``, else of any other key, else ``default``."""
@@ -281,6 +322,20 @@ class Properties(dict):  # type: ignore[type-arg]
 
     def __bool__(self) -> bool:
         return len(self) > 0 or self.extra is not None
+
+
+# Python types of decoded JSON values, by the JSON Schema types that admit them as they
+# are (an integer is a number too; a string only where the schema says nothing else).
+_KEPT_AS: tuple[tuple[str, type], ...] = (("null", type(None)), ("boolean", bool), ("integer", int), ("number", int),
+            ("number", float), ("array", list), ("object", dict))
+
+
+def kept_types(types: frozenset[str]) -> frozenset[type]:
+    """The Python types of decoded values a writer typed by ``types`` keeps as written."""
+    kept: set[type] = {py for json_type, py in _KEPT_AS if json_type in types}
+    if types == STRING:
+        kept.add(str)
+    return frozenset(kept)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import random
+import uuid
 from pathlib import Path
 
 import parsergen
@@ -44,6 +47,30 @@ def test_random_ids_are_openai_style_and_distinct() -> None:
     message = parsergen.load("qwen3").parse("r</think>" + QWEN_CALL + QWEN_CALL)
     ids = [c.id for c in message.tool_calls]
     assert len(set(ids)) == 2 and all(i.startswith("chatcmpl-tool-") for i in ids)
+
+
+def test_random_ids_are_uuid4_and_survive_seeding_and_fork() -> None:
+    # A program that seeds ``random`` (an RL rollout) must not repeat ids, nor may a
+    # forked worker repeat its parent's.
+    module = parsergen.load("qwen3")
+    random.seed(0)
+    first = module.parse("r</think>" + QWEN_CALL).tool_calls[0].id
+    random.seed(0)
+    second = module.parse("r</think>" + QWEN_CALL).tool_calls[0].id
+    assert first != second
+    assert uuid.UUID(first.removeprefix("chatcmpl-tool-")).version == 4
+    if not hasattr(os, "fork"):
+        return
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next id, to the parent
+        os.write(write, module.parse("r</think>" + QWEN_CALL).tool_calls[0].id.encode())
+        os._exit(0)
+    os.close(write)
+    theirs = os.read(read, 100).decode()
+    os.waitpid(pid, 0)
+    ours = module.parse("r</think>" + QWEN_CALL).tool_calls[0].id
+    assert theirs.startswith("chatcmpl-tool-") and theirs != ours
 
 
 def test_kimi_ids_come_from_the_call_header() -> None:

@@ -10,6 +10,7 @@ benchmark row is benchmarks/run.py's "feed_many x4".
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -101,14 +102,17 @@ def test_coalesce_keeps_text_and_ids_apart() -> None:
 
 
 def test_merge_deltas() -> None:
-    merged = merge_deltas([
+    deltas = [
         DeltaMessage(reasoning="r1"), None, DeltaMessage(content="c1"),
         DeltaMessage(content="c2", tool_calls=[
             DeltaToolCall(1, id="b", type="function", name="g", arguments="{")]),
         DeltaMessage(tool_calls=[DeltaToolCall(0, id="a", type="function", name="f"),
                                  DeltaToolCall(1, arguments="}")]),
         DeltaMessage(reasoning="r2", tool_calls=[DeltaToolCall(0, arguments="{}")]),
-    ])
+    ]
+    before = copy.deepcopy(deltas)
+    merged = merge_deltas(deltas)
+    assert deltas == before  # the pieces are added to copies, never to the deltas
     assert merged == DeltaMessage(reasoning="r1r2", content="c1c2", tool_calls=[
         DeltaToolCall(0, id="a", type="function", name="f", arguments="{}"),
         DeltaToolCall(1, id="b", type="function", name="g", arguments="{}")])

@@ -175,3 +175,63 @@ def test_a_schema_nested_past_the_stack_leaves_its_calls_untyped() -> None:
         schema = {"type": "object", "properties": {"a": schema}}
     typing = ToolTyping([{"function": {"name": "deep", "parameters": schema}}])
     assert typing.properties("deep") is None
+
+
+def _keeps_by_walk(properties: Any, members: dict[str, Any]) -> bool:
+    """The rule Properties.keeps answers from its table, walked member by member."""
+    from parsergen.runtime.arguments.writer import _KINDS_OK, json_type
+    for key, value in members.items():
+        schema = properties.get(key)
+        if schema is None:
+            continue
+        types = schema_types(schema)
+        if type(value) is str:
+            if types != frozenset(["string"]):
+                return False
+        elif not types & _KINDS_OK[json_type(value)]:
+            return False
+    return True
+
+
+def test_properties_keeps_answers_as_the_schema_walk() -> None:
+    import random
+    rng = random.Random(7)
+    names = ["string", "integer", "number", "boolean", "null", "array", "object"]
+    values = ["s", 1, 1.5, True, None, [1], {"a": 1}]
+    kept = rejected = 0
+    for _ in range(2000):
+        props: dict[str, Any] = {}
+        for key in "abcd":
+            pick = rng.random()
+            props[key] = (None if pick < 0.1 else {} if pick < 0.2 else True if pick < 0.3
+                          else {"anyOf": [{"type": rng.choice(names)}, {"type": rng.choice(names)}]}
+                          if pick < 0.4 else {"type": rng.sample(names, 2)} if pick < 0.55
+                          else {"type": rng.choice(names)})
+        schema: dict[str, Any] = {"type": "object", "properties": props}
+        if rng.random() < 0.3:
+            schema["additionalProperties"] = {"type": rng.choice(names)}
+        compiled = compile_schema(schema).props
+        members = {k: rng.choice(values) for k in rng.sample("abcdef", rng.randint(0, 5))}
+        want = _keeps_by_walk(compiled, members)
+        assert compiled.keeps(members) == want, (schema, members)
+        kept, rejected = kept + want, rejected + (not want)
+    assert kept > 200 and rejected > 200  # both answers were tried
+
+
+def test_equal_schemas_share_one_compiled_form_and_a_cyclic_one_is_its_own() -> None:
+    def tools(params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": {"name": "f", "parameters": params}}]
+
+    def plain() -> dict[str, Any]:
+        return {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert tool_properties(tools(plain()), "f") is tool_properties(tools(plain()), "f")
+    # Two cycles back to different nodes print alike ({...}): they must not share.
+    outer: dict[str, Any] = {"type": "object", "properties": {}}
+    outer["properties"]["x"] = {"type": "object", "properties": {"y": outer}}
+    inner: dict[str, Any] = {"type": "object", "properties": {}}
+    inner["properties"]["x"] = {"type": "object", "properties": {}}
+    inner["properties"]["x"]["properties"]["y"] = inner["properties"]["x"]
+    assert repr(outer) == repr(inner)
+    a, b = tool_properties(tools(outer), "f"), tool_properties(tools(inner), "f")
+    assert a is not b
+    assert "x" in dict(a["x"].props["y"].props) and "y" in dict(b["x"].props["y"].props)

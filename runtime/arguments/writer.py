@@ -17,7 +17,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from ..schema_types import STRING, coerce, coerce_value, encode_string, schema_types, to_json
+from ..schema_types import STRING, Properties, coerce, coerce_value, encode_string, schema_types, to_json
 
 _NULLABLE_STRING = frozenset(("string", "null"))
 
@@ -47,8 +47,10 @@ def nesting_depth(text: str, tokens: re.Pattern[str] = _JSON_NESTING) -> int:
 
 def too_deep(text: str) -> bool:
     """Whether JSON-like ``text`` nests deeper than ``MAX_DEPTH``."""
-    # Counting brackets is fast: most values have too few to need the scan.
-    return text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH
+    # Counting brackets is fast: most values have too few to need the scan (and a
+    # short text cannot have that many).
+    return (len(text) > MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH
+            and nesting_depth(text) > MAX_DEPTH)
 
 
 def _escape(text: str) -> str:
@@ -176,6 +178,8 @@ def keeps_members(properties: Mapping[str, Any] | None, members: Mapping[str, An
     schema admits): then the object's canonical JSON text is what it writes."""
     if not properties:
         return True
+    if isinstance(properties, Properties):
+        return properties.keeps(members)  # (the same answer, from a table made once)
     for key, value in members.items():
         schema = properties.get(key)
         if schema is None:
