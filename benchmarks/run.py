@@ -37,8 +37,9 @@ DRIVER = Path(__file__).resolve().parent / "vllm_driver.py"
 DEFAULT_PEER = Path("/tmp/vllm-peer")
 DEFAULT_REPS = 41
 
-# Targets of the issue (reported, never asserted).
-TARGET_EVENTS = 20.0  # x faster than vLLM's engine, per-token cadence
+# Targets of the speed issue (#14, item 2; reported, never asserted).  An earlier issue
+# asked 20x at the event level; #14 asks 5x.
+TARGET_EVENTS = 5.0  # x faster than vLLM's engine, per-token cadence
 TARGET_OPENAI = 10.0  # x faster than vLLM's assembly (parse_delta), per-token cadence
 TARGET_PARSE_MBS = 20.0  # whole-text parse()
 
@@ -321,8 +322,8 @@ def yes(ok: bool | None) -> str:
 def summary(results: dict[str, dict[str, Any]]) -> str:
     """All formats: per-token ratios at both levels, parse() MB/s, and the targets."""
     head = (f"{'format':<22}{'vLLM':>8}{'tokens':>7}"
-            f"{'ev us':>7}{'vLLM':>7}{'ratio':>7}{'>=20x':>6}"
-            f"{'oai us':>8}{'vLLM':>7}{'ratio':>7}{'>=10x':>6}"
+            f"{'ev us':>7}{'vLLM':>7}{'ratio':>7}{f'>={TARGET_EVENTS:.0f}x':>6}"
+            f"{'oai us':>8}{'vLLM':>7}{'ratio':>7}{f'>={TARGET_OPENAI:.0f}x':>6}"
             f"{'parse MB/s':>11}{'>=20':>5}{'vLLM':>6}{'ratio':>7}")  # fmt: skip
     lines = [head, "-" * len(head)]
     met = {"events": [0, 0], "openai": [0, 0], "parse": [0, 0]}
