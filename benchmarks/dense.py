@@ -45,9 +45,13 @@ LEGACY_TOOL = {"hermes": "hermes", "qwen3_json": "hermes", "llama3_json": "llama
                "deepseek_v31": "deepseek_v31", "kimi_k2": "kimi_k2", "granite": "granite",
                "mistral": "mistral", "pythonic": "pythonic",
                "llama4_pythonic": "llama4_pythonic", "qwen3": "qwen3_coder",
-               "glm47_moe": "glm47", "minimax_m2": "minimax_m2"}  # fmt: skip
+               "glm47_moe": "glm47", "minimax_m2": "minimax_m2", "ernie45": "ernie45",
+               "granite_20b_fc": "granite-20b-fc", "internlm": "internlm", "jamba": "jamba",
+               "longcat": "longcat", "phi4_mini_json": "phi4_mini_json"}  # fmt: skip
+# Every JSON-argument format with a legacy parser in vLLM (#14 item 1), then two others.
 DEFAULT_FORMATS = ("hermes", "qwen3_json", "llama3_json", "deepseek_v3", "deepseek_v31",
-                   "kimi_k2", "granite", "mistral", "pythonic", "qwen3")  # fmt: skip
+                   "kimi_k2", "granite", "mistral", "ernie45", "granite_20b_fc", "internlm",
+                   "jamba", "longcat", "phi4_mini_json", "pythonic", "qwen3")  # fmt: skip
 WORKLOADS = ("calls1k", "calls10k", "batch")
 BATCH = 1000  # short completions in the batch workload
 TARGET = 2.0  # x faster than the legacy parser, JSON-argument formats (reported only)
@@ -120,6 +124,9 @@ def bench(fmt: str, reps: int, peer: Peer | None, workdir: Path) -> dict[str, An
             if loaded["calls"][w] != work[w]["calls"]:
                 result["notes"].append(f"{w}: vLLM found {loaded['calls'][w]} of "
                                        f"{work[w]['calls']} calls")  # fmt: skip
+            if loaded["raised"][w]:
+                result["notes"].append(f"{w}: vLLM's parser raised on {loaded['raised'][w]} "
+                                       f"of {len(work[w]['texts'])} texts")  # fmt: skip
         result["vllm"] = {w: [] for w in WORKLOADS}
     for rep in range(reps):
         for w in WORKLOADS:

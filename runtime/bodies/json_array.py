@@ -6,7 +6,7 @@ from mypy_extensions import mypyc_attr
 
 from ..events import CONTENT, SemanticEvent
 from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost
-from ..arguments.scanning import JsonDepth
+from ..arguments.scanning import JsonDepth, whole_json_value
 from .json import JsonBody
 
 
@@ -46,7 +46,7 @@ class JsonArrayBody(JsonBody):
         pos, n = 0, len(text)
         while pos < n:
             if self.element:
-                end = self.end.find(text, pos)
+                end = self._element_end(text, pos)
                 self.arguments(text[pos : n if end < 0 else end], end >= 0, out)
                 if end < 0:
                     return None
@@ -73,6 +73,19 @@ class JsonArrayBody(JsonBody):
                 self.reset()
                 return pos + 1 if ch == "]" else pos
         return None
+
+    def _element_end(self, text: str, pos: int) -> int:
+        """Just past the element that goes on at ``pos``; -1 if it goes on after ``text``.
+        An element whose whole text is here, strict JSON, is found by the json module's
+        C scanner; anything else is counted bracket by bracket."""
+        end = self.end
+        if (not end.depth and not end.scan.in_string and not end.scan.escape
+                and text.startswith("{", pos)):
+            try:
+                return whole_json_value(text, pos)  # (the count stays at its reset)
+            except ValueError:
+                pass
+        return end.find(text, pos)
 
     def finish(self, out: list[SemanticEvent], state: int) -> bool | None:
         self.flush(out)
