@@ -290,7 +290,8 @@ class Lexicon:
                             if framed + follower not in live:  # (another marker's own)
                                 live[framed + follower] = name
                                 sizes.setdefault(state, {})[framed + follower] = len(framed)
-            for name in (names & self.framing.keys()) - self.followed_by.keys():
+            # (frozenset methods: ``names & keys()`` would give a set, not a frozenset.)
+            for name in names.intersection(self.framing).difference(self.followed_by):
                 # The marker with its framing: longest match takes the framing along.
                 for lit in by_name.get(name, ()):
                     for framed in self._framed(name, lit):
