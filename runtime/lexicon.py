@@ -196,14 +196,18 @@ class Lexicon:
         self.framing = dict(framing or {})
         self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
 
+    # What a copy or a pickle carries: all but the per-tokenizer cache (weak references
+    # do not pickle).  Named, not read from ``__dict__``: a compiled Lexicon has none.
+    _STATE = ("literals", "token_terminals", "live", "configured_texts",
+              "turn_boundary_tokens", "at_start", "followed_by", "framing")
+
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its per-tokenizer cache (weak references do not pickle)."""
-        state = dict(self.__dict__)
-        state.pop("_infos", None)
-        return state
+        """Pickled without its per-tokenizer cache."""
+        return {name: getattr(self, name) for name in self._STATE}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        for name, value in state.items():
+            setattr(self, name, value)
         self._infos = weakref.WeakKeyDictionary()
 
     def info(self, tokenizer: Any) -> TokenizerInfo:
