@@ -327,6 +327,8 @@ class ChatParser:
             if not self._reasoning_over and kind in _ENDS_REASONING:
                 self._over(kind, raw)
             if kind is _TEXT:
+                if no_tools and raw is not None and raw.state in TOOL_STATES:
+                    continue  # its piece is content already (ToolCalls.settle)
                 if calls.open is None:
                     calls.not_markup()
                     self._content(item.value, content)
