@@ -45,7 +45,8 @@ LEGACY_TOOL = {"hermes": "hermes", "qwen3_json": "hermes", "llama3_json": "llama
                "deepseek_v31": "deepseek_v31", "kimi_k2": "kimi_k2", "granite": "granite",
                "mistral": "mistral", "pythonic": "pythonic",
                "llama4_pythonic": "llama4_pythonic", "qwen3": "qwen3_coder",
-               "glm47_moe": "glm47", "minimax_m2": "minimax_m2"}  # fmt: skip
+               "glm47_moe": "glm47", "minimax_m2": "minimax_m2",
+               "granite_20b_fc": "granite-20b-fc", "phi4_mini_json": "phi4_mini_json"}  # fmt: skip
 DEFAULT_FORMATS = ("hermes", "qwen3_json", "llama3_json", "deepseek_v3", "deepseek_v31",
                    "kimi_k2", "granite", "mistral", "pythonic", "qwen3")  # fmt: skip
 WORKLOADS = ("calls1k", "calls10k", "batch")
