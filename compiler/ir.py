@@ -163,6 +163,22 @@ class CallRunIR:
 
 
 @dataclass(frozen=True)
+class ObjectRunIR:
+    """Calls that are one JSON object each and may be read whole, one after another:
+    from ``state``, each of ``starts`` (terminal, its text opens the object, its line)
+    enters TOOL_ARGS with a TOOL_CALL_START, the object's closing brace ends the call
+    (the body's ``exits_to``: ``after``, a framing state, line ``after_line``) and the
+    next call starts from there."""
+
+    state: str
+    state_id: int
+    starts: tuple[tuple[str, bool, int], ...]
+    after: str
+    after_id: int
+    after_line: int | None
+
+
+@dataclass(frozen=True)
 class StateIR:
     """One state: its plain-text event and its transitions, sorted by terminal."""
 
@@ -233,6 +249,9 @@ class FormatIR:
     # Where a parse may read a run of whole calls at once (runtime: the driver's
     # CALL_RUNS): (state, start terminal, end terminal, start line, end line).
     call_runs: tuple[CallRunIR, ...]
+    # Where a parse may read a run of calls that are one JSON object each (runtime: the
+    # driver's OBJECT_RUNS).
+    object_runs: tuple[ObjectRunIR, ...]
     preserve_tokens: tuple[str, ...]
     reachable: tuple[str, ...]  # states some variant can be in, in state order
     arguments: dict[str, Any]
@@ -363,6 +382,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
         call_closers=_call_closers(states),
         call_runs=_call_runs(states, body),
+        object_runs=_object_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]].names_call,
+                                 line("tool_body")),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
         reachable=reachable,
         arguments=dict(spec["arguments"]),
@@ -449,6 +470,40 @@ def _call_runs(states: list[StateIR], body: type[ToolBody]) -> tuple[CallRunIR, 
                 out.append(CallRunIR(state.name, state.id, start.terminal, ends[0].terminal,
                                      start.line, ends[0].line))
     return tuple(out)
+
+
+# What a transition that starts a call whose object ends it may emit: the call's start,
+# and the marker's text as the object's first argument text (Llama's ``{"name"``).
+_OBJECT_STARTS = (("TOOL_CALL_START",), ("TOOL_CALL_START", "ARG_VALUE_CHUNK"))
+
+
+def _object_runs(states: list[StateIR], body: type[ToolBody], names_call: bool,
+                 body_line: int | None) -> tuple[ObjectRunIR, ...]:
+    """States a call whose JSON object ends it (``ToolBody.whole_objects``) starts from:
+    content states and the framing state the body exits to, each start terminal going to
+    TOOL_ARGS with only TOOL_CALL_START (and the marker's text as argument text), TOOL_ARGS
+    with no terminal of its own (only the object's close ends the call) and the syntax
+    naming the call: the driver may read a run of such calls at once, the framing
+    between them dropped, when the syntax can take a whole call."""
+    if not body.whole_objects or len(body.exits_to) != 1 or not names_call:
+        return ()
+    by_name = {s.name: s for s in states}
+    args, after = by_name.get("TOOL_ARGS"), by_name.get(body.exits_to[0])
+    if args is None or args.transitions or after is None:
+        return ()
+    if not isinstance(after.text_action, FramingText):
+        return ()
+
+    def starts(state: StateIR) -> tuple[tuple[str, bool, int], ...]:
+        return tuple((t.terminal, "ARG_VALUE_CHUNK" in t.emit, t.line)
+                     for t in state.transitions
+                     if not t.rules and t.target == "TOOL_ARGS" and t.emit in _OBJECT_STARTS)
+
+    if not starts(after):
+        return ()  # no call follows another: no run
+    return tuple(ObjectRunIR(s.name, s.id, starts(s), after.name, after.id, body_line)
+                 for s in states
+                 if (s is after or s.text_action == EmitText("TEXT_CHUNK")) and starts(s))
 
 
 def _call_closers(states: list[StateIR]) -> tuple[str, ...]:

@@ -87,6 +87,14 @@ class StreamingParser(StreamingParserBase):
     SYNTAX = EnvelopeSyntax(
         {"syntax": "json_envelope", "name_key": "name", "argument_keys": ["arguments"]}
     )
+    # Runs of calls that are one JSON object each, which a parse may read at once:
+    # state -> (the state after each call, {start terminal: its text opens the object}).
+    OBJECT_RUNS = {
+        # CONTENT (line 15), then TOOL_BETWEEN (tool_body, line 19)
+        0: (6, {"FUNCTION_CALL": False}),
+        # TOOL_BETWEEN (line 17), then TOOL_BETWEEN (tool_body, line 19)
+        6: (6, {"FUNCTION_CALL": False}),
+    }
 
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.

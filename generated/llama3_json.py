@@ -125,6 +125,14 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["parameters", "arguments"],
         }
     )
+    # Runs of calls that are one JSON object each, which a parse may read at once:
+    # state -> (the state after each call, {start terminal: its text opens the object}).
+    OBJECT_RUNS = {
+        # CONTENT (lines 15, 16), then TOOL_BETWEEN (tool_body, line 23)
+        0: (6, {"PYTHON_TAG": False, "JSON_CALL": True}),
+        # TOOL_BETWEEN (lines 19, 20), then TOOL_BETWEEN (tool_body, line 23)
+        6: (6, {"PYTHON_TAG": False, "JSON_CALL": True}),
+    }
 
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.

@@ -112,6 +112,12 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["arguments", "parameters"],
         }
     )
+    # Runs of calls that are one JSON object each, which a parse may read at once:
+    # state -> (the state after each call, {start terminal: its text opens the object}).
+    OBJECT_RUNS = {
+        # TOOL_BETWEEN (line 23), then TOOL_BETWEEN (tool_body, line 26)
+        6: (6, {"CALL_OPEN": True}),
+    }
 
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.

@@ -202,6 +202,7 @@ class ChatParser:
         # A run of calls the arguments syntax can read whole is read so, not piece by
         # piece (the same message: tests/test_canonical.py).
         self.events.whole_call = self._calls.whole_call if self._calls.reads_whole else None
+        self.events.whole_object = self._calls.whole_object if self._calls.reads_whole else None
         return without_cut_calls(accumulate([self.feed(text, token_ids), self.finish()]),
                                  self.cut_calls)
 
@@ -327,6 +328,8 @@ class ChatParser:
             if not self._reasoning_over and kind in _ENDS_REASONING:
                 self._over(kind, raw)
             if kind is _TEXT:
+                if no_tools and raw is not None and raw.state in TOOL_STATES:
+                    continue  # its piece is content already (ToolCalls.settle)
                 if calls.open is None:
                     calls.not_markup()
                     self._content(item.value, content)
@@ -362,13 +365,15 @@ class ChatParser:
 
     def _whole_calls(self, run: CallRun, content: list[str],
                      deltas: dict[int, DeltaToolCall]) -> None:
-        """Calls the driver read whole (``StreamingParserBase._run``): what their pieces
-        and events do, call by call (the text before one is content)."""
+        """Calls the driver read whole (``StreamingParserBase._run``, ``_objects``): what
+        their pieces and events do, call by call (the text before one is content, or
+        framing that is dropped)."""
         calls = self._calls
         calls.settle(run.state, content)  # the piece before the first call's marker
         index = run.first
+        framing = run.framing
         for between, start, body, end, (name, arguments) in run.calls:
-            if between:
+            if between and not framing:
                 calls.not_markup()
                 self._content(between, content)
             if not self._reasoning_over:
@@ -377,8 +382,11 @@ class ChatParser:
             calls.whole(index, name, arguments, deltas)
             self._consumed += len(between) + len(start) + len(body) + len(end)
             index += 1
-        # The last end marker may start the next call too (as ToolCalls.end leaves it).
-        calls.closing = RawText(run.calls[-1][3], TOOL_ARGS, run.end)
+        # The last end marker may start the next call too (as ToolCalls.end leaves it);
+        # without one, the piece that closed the last object.
+        last = run.calls[-1]
+        calls.closing = (RawText(last[2], TOOL_ARGS) if framing
+                         else RawText(last[3], TOOL_ARGS, run.end))
 
     def _over(self, kind: EventType, raw: RawText | None) -> None:
         """Reasoning is over: note where the content begins in the model's text.

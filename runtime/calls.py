@@ -163,6 +163,12 @@ class ToolCalls:
             return None
         return taken if self.is_call_name(taken[0]) else None
 
+    def whole_object(self, text: str, pos: int) -> tuple[str, str, int] | None:
+        """``whole_call`` of a call that is one JSON object at ``pos`` of ``text``:
+        (name, arguments, just past the object), or None."""
+        taken = self.syntax.whole_object(text, pos, self.typing.properties)
+        return taken if taken is not None and self.is_call_name(taken[0]) else None
+
     def is_call_name(self, name: str) -> bool:
         """Whether a call named ``name`` stands (not empty; a requested tool, where the
         format validates names)."""

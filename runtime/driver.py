@@ -53,6 +53,7 @@ from typing import Any, ClassVar
 from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax
+from .arguments.scanning import NOT_SPACE as _NOT_SPACE
 from .arguments.values import ValueGate, ValueScan
 from .bodies import TextBody, ToolBody
 from .events import (
@@ -99,6 +100,9 @@ class StreamingParserBase:
     CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
     # state -> (start, end) terminals of calls a parse may read whole (see _run).
     CALL_RUNS: ClassVar[Mapping[int, tuple[str, str]]] = {}
+    # state -> (the state after each call, {start terminal: its text opens the object})
+    # of calls that are one JSON object each, which a parse may read whole (_objects).
+    OBJECT_RUNS: ClassVar[Mapping[int, tuple[int, Mapping[str, bool]]]] = {}
     PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
     FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
@@ -184,6 +188,9 @@ class StreamingParserBase:
         # (name, arguments) or None; with the raw tap, runs of such calls become one
         # CallRun (see _run).
         self.whole_call: Callable[[str], tuple[str, str] | None] | None = None
+        # ... and a call that is one JSON object at a position of a text, (name,
+        # arguments, just past it) or None (see _objects).
+        self.whole_object: Callable[[str, int], tuple[str, str, int] | None] | None = None
 
     # -- prompts and structured output ---------------------------------------
 
@@ -666,6 +673,12 @@ class StreamingParserBase:
                 if moved > start:
                     pos = moved
                     continue
+            if (tap and self.whole_object is not None and name is not None
+                    and self.state_id in self.OBJECT_RUNS):
+                moved = self._objects(buf, start, end, name, out)
+                if moved > start:
+                    pos = moved
+                    continue
             if values is not None:
                 if values.quoted:
                     self._as_text(buf[start:end], values, out)
@@ -728,6 +741,58 @@ class StreamingParserBase:
         self.tool_index += len(calls)
         if self._gate is not None:
             self._gate.inside = False  # as after a call's end marker
+        return at
+
+    def _objects(self, buf: str, pos: int, end: int, name: str,
+                 out: list[SemanticEvent]) -> int:
+        """Read the calls that are one JSON object each (OBJECT_RUNS) and follow one
+        another from ``pos``, a start marker ending at ``end``, whole: each its marker,
+        the object (from the marker's text, when that opens it, or after whitespace),
+        complete and read by ``whole_object`` with no TOOL_ARGS terminal inside it, and
+        between two calls only what the state after a call drops as framing.  They go
+        out as one CallRun, the state as after the last; returns where it ends (``pos``:
+        none).  Anything else ends the run: the lexer goes on as usual from there."""
+        runs = self.OBJECT_RUNS
+        state = first = self.state_id
+        inside = self._matchers[TOOL_ARGS]
+        framing = self._framing_run.match
+        accept = self.whole_object
+        assert accept is not None  # (only called when set)
+        calls: list[tuple[str, str, str, str, tuple[str, str]]] = []
+        at = start = pos
+        while True:
+            after, starts = runs[state]
+            opens = starts.get(name)
+            if opens is None:
+                break
+            if opens:
+                obj = start  # the marker's text is the object's opening
+            else:
+                m = _NOT_SPACE(buf, end)
+                obj = m.start() if m is not None else len(buf)
+            if not buf.startswith("{", obj):
+                break
+            # (Not complete, or not as the syntax takes it whole: read piece by piece.)
+            taken = accept(buf, obj)
+            if taken is None:
+                break
+            close = taken[2]
+            if inside.search is not None and not inside.clear(buf, end, close):
+                break  # a terminal inside the object (a special token the tokenizer drops)
+            calls.append((buf[at:start], buf[start:end], buf[end:close], "", taken[:2]))
+            at, state = close, after
+            if state not in runs:
+                break
+            start, end, next_name = self._matchers[state].scan(buf, at, False)
+            if next_name is None or end < 0 or framing(buf, at, start).end() != start:  # type: ignore[union-attr]
+                break
+            name = next_name
+        if not calls:
+            return pos
+        out.append(CallRun(calls, first, self.tool_index + 1, "", True))  # type: ignore[arg-type]  # (the raw tap)
+        self.tool_index += len(calls)
+        self.state_id = state
+        self._framing = []  # as the way into the last call left it
         return at
 
     def framing_text(self, text: str, out: list[SemanticEvent]) -> None:

@@ -76,16 +76,19 @@ class CallRun:
     """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
     stand-in for each call's pieces and events): per call, the content text before it,
     its start marker's text, its TOOL_ARGS text, its end marker's text and what the
-    arguments syntax read there (name, arguments); ``first`` is the first's index."""
+    arguments syntax read there (name, arguments); ``first`` is the first's index.
+    ``framing``: the text before each call but the first is a framing state's dropped
+    framing, not content (calls whose object ends them: no end marker, end text "")."""
 
-    __slots__ = ("calls", "state", "first", "end")
+    __slots__ = ("calls", "state", "first", "end", "framing")
 
     def __init__(self, calls: list[tuple[str, str, str, str, tuple[str, str]]], state: int,
-                 first: int, end: str) -> None:
+                 first: int, end: str, framing: bool = False) -> None:
         self.calls = calls
         self.state = state
         self.first = first
         self.end = end  # the end terminal's name
+        self.framing = framing
 
 
 def merge_chunks(events: list[SemanticEvent]) -> list[SemanticEvent]:

@@ -73,9 +73,10 @@ def test_whole_equals_streamed(fmt: str, case: str) -> None:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_canonical_arguments_are_decoded_once(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A canonical object is taken whole: nothing that reads its members one by one
-    runs; where calls run whole (CALL_RUNS), nothing reads an envelope piece by piece."""
+    runs; where calls run whole (CALL_RUNS, OBJECT_RUNS), nothing reads an envelope piece
+    by piece."""
     module = parsergen.load(fmt)
-    runs = bool(module.StreamingParser.CALL_RUNS)
+    runs = bool(module.StreamingParser.CALL_RUNS or module.StreamingParser.OBJECT_RUNS)
     for reader in (json_arguments, envelope) if runs else (json_arguments,):
         for name in ("whole_member_key", "decode_json_string", "json_string_end"):
             if hasattr(reader, name):
@@ -103,6 +104,8 @@ def test_formats_with_whole_objects() -> None:
     assert {"hermes", "qwen3_json", "llama3_json", "mistral", "granite"} <= set(FORMATS)
     runs = {f for f in FORMATS if parsergen.load(f).StreamingParser.CALL_RUNS}
     assert {"hermes", "qwen3_json"} <= runs
+    objects = {f for f in FORMATS if parsergen.load(f).StreamingParser.OBJECT_RUNS}
+    assert {"llama3_json"} <= objects  # (more in tests/test_object_runs.py)
 
 
 # -- runs of whole calls (the driver's CALL_RUNS) ----------------------------------------

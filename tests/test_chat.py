@@ -8,6 +8,8 @@ import random
 import uuid
 from pathlib import Path
 
+import pytest
+
 import parsergen
 from parsergen.runtime import DeltaMessage, DeltaToolCall, accumulate
 from support.specs import build
@@ -90,6 +92,18 @@ def test_tool_choice_none_keeps_tool_markup_as_content() -> None:
         message = accumulate(deltas)
         assert message.tool_calls == ()
         assert message.content == "Checking.\n" + QWEN_CALL + "\nDone."
+
+
+@pytest.mark.parametrize("fmt", ["llama3_json", "granite_20b_fc", "phi4_mini_json"])
+def test_tool_choice_none_keeps_text_after_calls_once(fmt: str) -> None:
+    """Text in a framing state (after a call's object) is content once, not also as the
+    piece read in a tool state."""
+    module = parsergen.load(fmt)
+    call = {"name": "get_weather", "arguments": {"city": "Oslo"}}
+    text = module.render({"content": None, "tool_calls": [call, call]}) + " Done; ok."
+    for step in (1, 4, len(text)):
+        deltas, _ = stream(module, text, step, tool_choice="none")
+        assert accumulate(deltas).content == text
 
 
 def test_unknown_tool_becomes_content_with_nothing_lost(tmp_path: Path) -> None:

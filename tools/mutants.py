@@ -63,7 +63,7 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
         "tests/test_framing.py", "tests/test_terminal_framing.py",
-        "tests/test_trim.py", "tests/test_canonical.py"]
+        "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -184,6 +184,10 @@ MUTANTS: list[Mutant] = [
       "        space = len(buf) - len(buf.lstrip()) if self._after_close else 0",
       "        space = 0",
       "whitespace before a repeated end marker ends the window"),
+    M("object-run-any-text-between", "runtime/driver.py",
+      "            if next_name is None or end < 0 or framing(buf, at, start).end() != start:",
+      "            if next_name is None or end < 0:",
+      "a run of whole JSON-object calls reads on over text between calls that is content"),
     M("content-ids-off-by-one", "runtime/prompt.py",
       "            if _ends_at(ids, i, end_seqs):\n                return ids[i + 1 :]",
       "            if _ends_at(ids, i, end_seqs):\n                return ids[i:]",

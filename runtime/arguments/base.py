@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol
 
 from mypy_extensions import mypyc_attr
 
+from .scanning import scan_json_value
 from .values import ValueScan
 from .writer import ArgumentsWriter
 
@@ -90,6 +91,19 @@ class ArgumentSyntax:
         schema properties by name, for typing); None where it might not (the default:
         the text is read piece by piece)."""
         return None
+
+    def whole_object(self, text: str, pos: int,
+                     properties: Callable[[str], Mapping[str, Any] | None]
+                     ) -> tuple[str, str, int] | None:
+        """``whole_call`` of a call that is one JSON object starting at ``pos`` in
+        ``text`` (which may go on after it): (name, arguments, just past the object), or
+        None.  By default the object's end is found by decoding it in C."""
+        try:
+            end = scan_json_value(text, pos)[1]
+        except ValueError:
+            return None
+        taken = self.whole_call(text[pos:end], properties)
+        return None if taken is None else (taken[0], taken[1], end)
 
     def values(self) -> ValueScan:
         """A scanner of where this syntax's strings and values hide markers (one per

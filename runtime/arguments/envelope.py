@@ -361,14 +361,23 @@ class EnvelopeSyntax(ArgumentSyntax):
         after (``{"name": "f", "arguments": {...}}``), whitespace around it, its
         arguments kept as written: each part decoded once, in C."""
         m = NOT_SPACE(text)
-        read = None if m is None else read_canonical(text, m.start(), self.name_key,
-                                                     self.argument_keys)
+        taken = None if m is None else self.whole_object(text, m.start(), properties)
+        if taken is None or NOT_SPACE(text, taken[2]) is not None:
+            return None
+        return taken[0], taken[1]
+
+    def whole_object(self, text: str, pos: int,
+                     properties: Callable[[str], Mapping[str, Any] | None]
+                     ) -> tuple[str, str, int] | None:
+        """``whole_call`` of the envelope at ``pos``: its end is where the closing brace
+        follows the arguments (nothing decoded twice)."""
+        read = read_canonical(text, pos, self.name_key, self.argument_keys)
         if read is None:
             return None
-        name, pos, value, end = read
-        if not text.startswith("}", end) or NOT_SPACE(text, end + 1) is not None:
+        name, start, value, end = read
+        if not text.startswith("}", end):
             return None
-        arguments = text[pos:end]
+        arguments = text[start:end]
         if name != name.strip() or not written_as_kept(value, arguments, properties(name)):
             return None
-        return name, arguments
+        return name, arguments, end + 1

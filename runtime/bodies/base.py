@@ -47,6 +47,11 @@ class ToolBody:
     # arguments syntax (``ArgumentSyntax.whole_call``) instead of fed: nothing the
     # body would do with it is lost (see the driver's CALL_RUNS).
     whole_calls: ClassVar[bool] = False
+    # Each call is one JSON object whose closing brace ends it (``exits_to``): a call's
+    # text from the object's start to its close, once complete, may be read at once by
+    # the arguments syntax (``ArgumentSyntax.whole_call``) instead of fed (see the
+    # driver's OBJECT_RUNS).
+    whole_objects: ClassVar[bool] = False
 
     __slots__ = ("parser",)
 

@@ -22,6 +22,7 @@ class JsonObjectBody(JsonBody):
     name = "json_object"
     exits_to = ("TOOL_BETWEEN",)  # the object's closing brace ends the call
     whole_calls = False  # its own text ends calls
+    whole_objects = True  # ... at its object's closing brace
 
     __slots__ = ("end", "opening")
 
