@@ -363,22 +363,20 @@ class ChatParser:
     def _whole_calls(self, run: CallRun, content: list[str],
                      deltas: dict[int, DeltaToolCall]) -> None:
         """Calls the driver read whole (``StreamingParserBase._run``): what their pieces
-        and events do, call by call (the text before one is content)."""
+        and events do, call by call (the text before one is content, unless framing)."""
         calls = self._calls
         calls.settle(run.state, content)  # the piece before the first call's marker
         index = run.first
-        for between, start, body, end, (name, arguments) in run.calls:
-            if between:
+        for between, is_content, length, (name, arguments) in run.calls:
+            if is_content and between:
                 calls.not_markup()
                 self._content(between, content)
             if not self._reasoning_over:
                 self._over(_CALL_START, None)
             self._text.before_call()  # (the whitespace it drops is content only for no call)
             calls.whole(index, name, arguments, deltas)
-            self._consumed += len(between) + len(start) + len(body) + len(end)
+            self._consumed += len(between) + length
             index += 1
-        # The last end marker may start the next call too (as ToolCalls.end leaves it).
-        calls.closing = RawText(run.calls[-1][3], TOOL_ARGS, run.end)
 
     def _over(self, kind: EventType, raw: RawText | None) -> None:
         """Reasoning is over: note where the content begins in the model's text.

@@ -143,13 +143,19 @@ class ToolCalls:
         return (not self.no_tools and self.name_pattern is None and self.name_entities is None
                 and self.glued_prefix is None)
 
-    def whole_call(self, text: str) -> tuple[str, str] | None:
-        """A call's TOOL_ARGS text read at once by the syntax: (name, arguments) when
-        that is what reading it piece by piece gives, a call with no warning; else None."""
-        taken = self.syntax.whole_call(text, self.typing.properties)
-        if taken is None:
+    def whole_call(self, name: str | None, text: str) -> tuple[str, str] | None:
+        """A call read at once from its name's text (None: the syntax reads the name in
+        the arguments) and its TOOL_ARGS text: (name, arguments) when that is what
+        reading it piece by piece gives, a call with no warning; else None."""
+        if name is None:
+            taken = self.syntax.whole_call(text, self.typing.properties)
+            return taken if taken is not None and self.is_call_name(taken[0]) else None
+        name = name.strip()  # as _judge strips the name's pieces
+        # (A name no requested tool has may hold the first key: _judge reads it then.)
+        if not self.is_call_name(name) or self.requested and name not in self.requested:
             return None
-        return taken if self.is_call_name(taken[0]) else None
+        arguments = self.syntax.whole_arguments(text, self.typing.properties(name))
+        return None if arguments is None else (name, arguments)
 
     def is_call_name(self, name: str) -> bool:
         """Whether a call named ``name`` stands (not empty; a requested tool, where the
@@ -161,6 +167,7 @@ class ToolCalls:
         """Call ``index``, read whole (``whole_call``), from its start to its end."""
         self.between = []  # what start() takes as the call's text
         self.pending = None
+        self.open = None  # (a call left open before it is orphaned, as start() leaves it)
         deltas[index] = DeltaToolCall(index, id=self.ids.next(), type="function", name=name,
                                       arguments=arguments)
 

@@ -70,6 +70,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
+from .runs import CallPath
 from .sequences import Chained, PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
@@ -97,8 +98,9 @@ class StreamingParserBase:
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call (see arguments/values.py).
     CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
-    # state -> (start, end) terminals of calls a parse may read whole (see _run).
-    CALL_RUNS: ClassVar[Mapping[int, tuple[str, str]]] = {}
+    # state -> the steps of a call a parse may read whole (see _run): per step, the state,
+    # what its text is ("between" calls, "name", "arguments", "": none) and the terminal.
+    CALL_RUNS: ClassVar[Mapping[int, tuple[tuple[int, str, str], ...]]] = {}
     PLAIN_TEXT: ClassVar[Mapping[int, EventType]] = {}  # state -> its plain-text event
     FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
@@ -180,10 +182,12 @@ class StreamingParserBase:
         self._used = -1  # _text's answer: how much text the state used before it changed
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
-        # Set by ChatParser for a whole text: reads a call's TOOL_ARGS text at once,
-        # (name, arguments) or None; with the raw tap, runs of such calls become one
-        # CallRun (see _run).
-        self.whole_call: Callable[[str], tuple[str, str] | None] | None = None
+        # Set by ChatParser for a whole text: reads a call at once from its name text
+        # (None where the arguments name the call) and its TOOL_ARGS text, (name,
+        # arguments) or None; with the raw tap, runs of such calls become one CallRun
+        # (see _run).
+        self.whole_call: Callable[[str | None, str], tuple[str, str] | None] | None = None
+        self._paths: dict[int, CallPath] = {}  # per run state, its CALL_RUNS followed (_run)
 
     # -- prompts and structured output ---------------------------------------
 
@@ -661,7 +665,7 @@ class StreamingParserBase:
             if end < 0:
                 return buf[start:]
             run = self.CALL_RUNS.get(self.state_id) if self.whole_call is not None else None
-            if run is not None and name == run[0] and tap:
+            if run is not None and name == run[0][2] and tap:
                 moved = self._run(buf, start, run, out)
                 if moved > start:
                     pos = moved
@@ -694,40 +698,31 @@ class StreamingParserBase:
                     return buf[~pos:]
         return ""
 
-    def _run(self, buf: str, pos: int, run: tuple[str, str], out: list[SemanticEvent]) -> int:
-        """Read the calls that follow one another from ``pos`` (a start marker) whole:
-        each its start marker, TOOL_ARGS text up to the first end marker that
-        ``whole_call`` reads, and its end marker; the text between them has no marker
-        and is this state's content.  They go out as one CallRun, the state as after
-        the last; returns where it ends (``pos``: none).  Anything else (another marker
-        first, arguments read otherwise, a call the text cuts) ends the run: the lexer
-        goes on as usual from there."""
-        start_name, end_name = run
+    def _run(self, buf: str, pos: int, run: tuple[tuple[int, str, str], ...],
+             out: list[SemanticEvent]) -> int:
+        """Read the calls that follow one another from ``pos`` (a start marker) whole
+        (``CallPath.read``: ``run``'s markers, found as this parser's matchers find them,
+        the name and arguments read by ``whole_call``; the text between calls content,
+        or framing where it is all framing).  They go out as one CallRun, the state as
+        after the last; returns where they end (``pos``: none).  Anything else ends the
+        run: the lexer goes on as usual from there."""
         state = self.state_id
-        outside, inside = self._matchers[state], self._matchers[TOOL_ARGS]
-        accept = self.whole_call
-        assert accept is not None  # (only called when set)
-        calls: list[tuple[str, str, str, str, tuple[str, str]]] = []
-        at = pos
-        while True:
-            start, end, name = outside.scan(buf, at, False)
-            if name != start_name or end < 0:
-                break
-            close, after, closer = inside.scan(buf, end, False)
-            if closer != end_name or after < 0:
-                break
-            body = buf[end:close]
-            taken = accept(body)
-            if taken is None:
-                break
-            calls.append((buf[at:start], buf[start:end], body, buf[close:after], taken))
-            at = after
+        matchers = self._matchers
+        path = self._paths.get(state)
+        if path is None or path.matchers is not matchers:
+            path = self._paths[state] = CallPath(run, matchers)
+        if path.steps is None or self.whole_call is None:
+            return pos
+        framing = self._framing_run.match if state in self.FRAMING_STATES else None
+        calls, at = path.read(buf, pos, self.whole_call, framing)
         if not calls:
             return pos
-        out.append(CallRun(calls, state, self.tool_index + 1, end_name))  # type: ignore[arg-type]  # (the raw tap)
+        out.append(CallRun(calls, state, self.tool_index + 1))  # type: ignore[arg-type]  # (the raw tap)
         self.tool_index += len(calls)
         if self._gate is not None:
             self._gate.inside = False  # as after a call's end marker
+        if framing is not None:
+            self._framing = []  # as the calls' markers left it
         return at
 
     def framing_text(self, text: str, out: list[SemanticEvent]) -> None:

@@ -74,18 +74,18 @@ class RawText:
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CallRun:
     """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
-    stand-in for each call's pieces and events): per call, the content text before it,
-    its start marker's text, its TOOL_ARGS text, its end marker's text and what the
-    arguments syntax read there (name, arguments); ``first`` is the first's index."""
+    stand-in for each call's pieces and events): per call, the text before it, whether
+    that text is content (not framing), the length of the call's text (its markers,
+    name and arguments) and what was read there (name, arguments); ``first`` is the
+    first's index."""
 
-    __slots__ = ("calls", "state", "first", "end")
+    __slots__ = ("calls", "state", "first")
 
-    def __init__(self, calls: list[tuple[str, str, str, str, tuple[str, str]]], state: int,
-                 first: int, end: str) -> None:
+    def __init__(self, calls: list[tuple[str, bool, int, tuple[str, str]]], state: int,
+                 first: int) -> None:
         self.calls = calls
         self.state = state
         self.first = first
-        self.end = end  # the end terminal's name
 
 
 def merge_chunks(events: list[SemanticEvent]) -> list[SemanticEvent]:
