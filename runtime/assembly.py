@@ -367,14 +367,14 @@ class ChatParser:
         calls = self._calls
         calls.settle(run.state, content)  # the piece before the first call's marker
         index = run.first
-        for between, is_content, length, (name, arguments) in run.calls:
+        for between, is_content, length, (name, arguments, call_id) in run.calls:
             if is_content and between:
                 calls.not_markup()
                 self._content(between, content)
             if not self._reasoning_over:
                 self._over(_CALL_START, None)
             self._text.before_call()  # (the whitespace it drops is content only for no call)
-            calls.whole(index, name, arguments, deltas)
+            calls.whole(index, name, arguments, call_id, deltas)
             self._consumed += len(between) + length
             index += 1
 

@@ -184,9 +184,9 @@ class StreamingParserBase:
         self.cut_off: bool | None = False
         # Set by ChatParser for a whole text: reads a call at once from its name text
         # (None where the arguments name the call) and its TOOL_ARGS text, (name,
-        # arguments) or None; with the raw tap, runs of such calls become one CallRun
-        # (see _run).
-        self.whole_call: Callable[[str | None, str], tuple[str, str] | None] | None = None
+        # arguments, call id) or None; with the raw tap, runs of such calls become one
+        # CallRun (see _run).
+        self.whole_call: Callable[[str | None, str], tuple[str, str, str] | None] | None = None
         self._paths: dict[int, CallPath] = {}  # per run state, its CALL_RUNS followed (_run)
 
     # -- prompts and structured output ---------------------------------------

@@ -76,12 +76,12 @@ class CallRun:
     """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
     stand-in for each call's pieces and events): per call, the text before it, whether
     that text is content (not framing), the length of the call's text (its markers,
-    name and arguments) and what was read there (name, arguments); ``first`` is the
-    first's index."""
+    name and arguments) and what was read there (name, arguments, call id or ""); ``first``
+    is the first's index."""
 
     __slots__ = ("calls", "state", "first")
 
-    def __init__(self, calls: list[tuple[str, bool, int, tuple[str, str]]], state: int,
+    def __init__(self, calls: list[tuple[str, bool, int, tuple[str, str, str]]], state: int,
                  first: int) -> None:
         self.calls = calls
         self.state = state

@@ -18,9 +18,9 @@ from mypy_extensions import mypyc_attr
 
 from .lexicon import Matcher
 
-# (text before the call, whether it is content, the call's length, (name, arguments))
-RunCall = tuple[str, bool, int, tuple[str, str]]
-Accept = Callable[[str | None, str], tuple[str, str] | None]
+# (text before the call, whether it is content, the call's length, (name, arguments, id))
+RunCall = tuple[str, bool, int, tuple[str, str, str]]
+Accept = Callable[[str | None, str], tuple[str, str, str] | None]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
