@@ -363,20 +363,24 @@ class ChatParser:
     def _whole_calls(self, run: CallRun, content: list[str],
                      deltas: dict[int, DeltaToolCall]) -> None:
         """Calls the driver read whole (``StreamingParserBase._run``): what their pieces
-        and events do, call by call (the text before one is content, unless framing)."""
+        and events do, call by call (the text before one is content, or framing that is
+        dropped)."""
         calls = self._calls
         calls.settle(run.state, content)  # the piece before the first call's marker
         index = run.first
-        for between, is_content, length, (name, arguments, call_id) in run.calls:
-            if is_content and between:
+        framing = run.framing
+        for between, start, body, end, (name, arguments, call_id) in run.calls:
+            if between and not framing:
                 calls.not_markup()
                 self._content(between, content)
             if not self._reasoning_over:
                 self._over(_CALL_START, None)
             self._text.before_call()  # (the whitespace it drops is content only for no call)
             calls.whole(index, name, arguments, call_id, deltas)
-            self._consumed += len(between) + length
+            self._consumed += len(between) + len(start) + len(body) + len(end)
             index += 1
+        # The last end marker may start the next call too (as ToolCalls.end leaves it).
+        calls.closing = RawText(run.calls[-1][3], TOOL_ARGS, run.end)
 
     def _over(self, kind: EventType, raw: RawText | None) -> None:
         """Reasoning is over: note where the content begins in the model's text.

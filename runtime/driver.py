@@ -70,7 +70,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
-from .runs import CallPath
+from .runs import call_path
 from .sequences import Chained, PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
@@ -187,7 +187,6 @@ class StreamingParserBase:
         # arguments, call id) or None; with the raw tap, runs of such calls become one
         # CallRun (see _run).
         self.whole_call: Callable[[str | None, str], tuple[str, str, str] | None] | None = None
-        self._paths: dict[int, CallPath] = {}  # per run state, its CALL_RUNS followed (_run)
 
     # -- prompts and structured output ---------------------------------------
 
@@ -703,21 +702,19 @@ class StreamingParserBase:
         """Read the calls that follow one another from ``pos`` (a start marker) whole
         (``CallPath.read``: ``run``'s markers, found as this parser's matchers find them,
         the name and arguments read by ``whole_call``; the text between calls content,
-        or framing where it is all framing).  They go out as one CallRun, the state as
-        after the last; returns where they end (``pos``: none).  Anything else ends the
-        run: the lexer goes on as usual from there."""
+        or framing where the state is a framing state).  They go out as one CallRun, the
+        state as after the last; returns where they end (``pos``: none).  Anything else
+        ends the run: the lexer goes on as usual from there."""
         state = self.state_id
-        matchers = self._matchers
-        path = self._paths.get(state)
-        if path is None or path.matchers is not matchers:
-            path = self._paths[state] = CallPath(run, matchers)
+        path = call_path(run, self._matchers)
         if path.steps is None or self.whole_call is None:
             return pos
         framing = self._framing_run.match if state in self.FRAMING_STATES else None
         calls, at = path.read(buf, pos, self.whole_call, framing)
         if not calls:
             return pos
-        out.append(CallRun(calls, state, self.tool_index + 1))  # type: ignore[arg-type]  # (the raw tap)
+        found = CallRun(calls, state, self.tool_index + 1, run[-1][2], framing is not None)
+        out.append(found)  # type: ignore[arg-type]  # (the raw tap)
         self.tool_index += len(calls)
         if self._gate is not None:
             self._gate.inside = False  # as after a call's end marker

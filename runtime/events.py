@@ -74,18 +74,21 @@ class RawText:
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CallRun:
     """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
-    stand-in for each call's pieces and events): per call, the text before it, whether
-    that text is content (not framing), the length of the call's text (its markers,
-    name and arguments) and what was read there (name, arguments, call id or ""); ``first``
-    is the first's index."""
+    stand-in for each call's pieces and events): per call, the text before it, its text
+    up to its arguments (markers and name), its TOOL_ARGS text, its text after them
+    (markers) and what was read there (name, arguments, call id or ""); ``first`` is
+    the first's index, ``end`` the terminal that ends each.  ``framing``: the text
+    before each call is a framing state's, dropped, not content."""
 
-    __slots__ = ("calls", "state", "first")
+    __slots__ = ("calls", "state", "first", "end", "framing")
 
-    def __init__(self, calls: list[tuple[str, bool, int, tuple[str, str, str]]], state: int,
-                 first: int) -> None:
+    def __init__(self, calls: list[tuple[str, str, str, str, tuple[str, str, str]]],
+                 state: int, first: int, end: str, framing: bool = False) -> None:
         self.calls = calls
         self.state = state
         self.first = first
+        self.end = end  # the end terminal's name
+        self.framing = framing
 
 
 def merge_chunks(events: list[SemanticEvent]) -> list[SemanticEvent]:

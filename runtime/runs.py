@@ -18,9 +18,12 @@ from mypy_extensions import mypyc_attr
 
 from .lexicon import Matcher
 
-# (text before the call, whether it is content, the call's length, (name, arguments, id))
-RunCall = tuple[str, bool, int, tuple[str, str, str]]
+# Per call: the text before it, its text up to the arguments (markers and name), the
+# arguments' text, its text after them (markers) and what was read (name, arguments,
+# call id or "").
+RunCall = tuple[str, str, str, str, tuple[str, str, str]]
 Accept = Callable[[str | None, str], tuple[str, str, str] | None]
+Steps = Sequence[tuple[int, str, str]]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -28,10 +31,11 @@ class CallPath:
     """One call's steps over one set of per-state matchers (``steps`` None: they cannot
     be followed without the lexer, so no run is read)."""
 
-    __slots__ = ("matchers", "search", "names", "start_name", "steps", "reach", "last")
+    __slots__ = ("run", "matchers", "search", "names", "start_name", "steps", "last",
+                 "reach", "bounds")
 
-    def __init__(self, run: Sequence[tuple[int, str, str]], matchers: Sequence[Matcher]) -> None:
-        self.matchers = matchers
+    def __init__(self, run: Steps, matchers: Sequence[Matcher]) -> None:
+        self.run, self.matchers = run, matchers
         home = matchers[run[0][0]]
         self.search, self.names, self.start_name = home.search, home.names, run[0][2]
         # Per step (literal, search, names, terminal, role): a literal for markers that
@@ -56,27 +60,28 @@ class CallPath:
             steps.append((literal, None, None, terminal, role))
         self.steps = steps if usable else None
         self.last = last
-        # The lexer waits for more text when a marker starts within its state's matcher's
-        # reach of the buffer's end; every marker but the last ends before the last one
-        # starts, so the last one's start tells for all (see read).
+        # The lexer waits for more text when a marker starts at or past its state's
+        # matcher's hold point (never before its reach of the buffer's end).  Every marker
+        # but the last ends before the last one starts: the last one's start tells for
+        # all, with each state's slack, its marker's shortest spelling (see read).
         *others, (final, _, _) = run
-        self.reach = max([matchers[final].reach] + [
-            matchers[s].reach - min((len(lit) for lit, n in matchers[s].names.items() if n == t),
-                                    default=0) for s, _, t in others])
+        self.bounds = [(matchers[final], 0)] + [
+            (matchers[s], min((len(lit) for lit, n in matchers[s].names.items() if n == t),
+                              default=0)) for s, _, t in others]
+        self.reach = max(matcher.reach - slack for matcher, slack in self.bounds)
 
     def read(self, buf: str, pos: int, accept: Accept,
-             framing: Callable[[str], Any] | None) -> tuple[list[RunCall], int]:
+             framing: Callable[[str, int, int], Any] | None) -> tuple[list[RunCall], int]:
         """The calls that follow one another from ``pos`` (a start marker), each taken
         by ``accept`` (its name's text or None, its arguments' text), and where they
         end; ``framing`` matches the framing run of the text between calls (None: that
-        text is content).  A call whose last marker starts near the end of ``buf``
-        (where the lexer might wait for more text) ends the run."""
+        text is content; else a text between calls that is not all framing ends the
+        run).  A call whose last marker the lexer might wait on, cut by the buffer's
+        end, ends the run too."""
         steps = self.steps
         assert steps is not None  # (the driver reads no run without them)
         search, names, start_name, last = self.search, self.names, self.start_name, self.last
-        # A call whose last marker starts from here on may have a marker the lexer would
-        # wait on (a longer one, cut by the buffer's end).
-        limit = len(buf) - self.reach
+        limit = len(buf) - self.reach  # a call whose last marker starts before it is sure
         calls: list[RunCall] = []
         at = pos
         while True:
@@ -84,8 +89,10 @@ class CallPath:
             if m is None or names[m.group()] != start_name:
                 break
             begin, end = m.span()
+            if framing is not None and begin > at and framing(buf, at, begin).end() < begin:
+                break  # words between calls: the lexer gives them out as content
             name: str | None = None
-            body = ""
+            opens = closes = end
             for literal, find, found, terminal, role in steps:
                 if literal:
                     if not buf.startswith(literal, end):
@@ -98,21 +105,44 @@ class CallPath:
                 if role == "name":
                     name = buf[end : m.start()]
                 else:
-                    body = buf[end : m.start()]
+                    opens, closes = end, m.start()
                 end = m.end()
             else:
                 # (The last marker starts after every other one.)
                 marker = end - last if last else m.start()
-                taken = accept(name, body) if marker < limit else None
+                if marker >= limit and not self.sure(buf, marker):
+                    break
+                taken = accept(name, buf[opens:closes])
                 if taken is not None:
-                    between = buf[at:begin]
-                    content = bool(between) and (framing is None
-                                                 or framing(between).end() < len(between))
-                    calls.append((between, content, end - begin, taken))
+                    calls.append((buf[at:begin], buf[begin:opens], buf[opens:closes],
+                                  buf[closes:end], taken))
                     at = end
                     continue
             break
         return calls, at
+
+    def sure(self, buf: str, marker: int) -> bool:
+        """Whether the lexer takes every marker of a call near the end of ``buf``, whose
+        last marker starts at ``marker``, without waiting for more text."""
+        n = len(buf)
+        return all(marker < n - matcher.reach + slack
+                   or marker < matcher.hold_point(buf, 0) + slack
+                   for matcher, slack in self.bounds)
+
+
+_PATHS: dict[tuple[int, int], CallPath] = {}
+
+
+def call_path(run: Steps, matchers: Sequence[Matcher]) -> CallPath:
+    """The CallPath of ``run`` over ``matchers``, made once (matchers are shared by the
+    parsers of one lexicon and tokenizer)."""
+    key = (id(run), id(matchers))
+    path = _PATHS.get(key)
+    if path is None or path.run is not run or path.matchers is not matchers:
+        if len(_PATHS) >= 256:
+            _PATHS.clear()  # (what the cache holds alive stays bounded)
+        path = _PATHS[key] = CallPath(run, matchers)
+    return path
 
 
 def _only_literal(matcher: Matcher, terminal: str) -> str | None:
@@ -128,4 +158,4 @@ def _only_literal(matcher: Matcher, terminal: str) -> str | None:
     return literal
 
 
-__all__ = ["CallPath", "RunCall"]
+__all__ = ["CallPath", "RunCall", "call_path"]

@@ -202,7 +202,10 @@ def test_runs_with_token_ids_equal_streamed(fmt: str) -> None:
                                          streamed.warnings), name
 
 
-@pytest.mark.parametrize("fmt", [f for f in RUNS if parsergen.load(f).StreamingParser.REASONING_RULES])
+REASONING = [f for f in RUNS if parsergen.load(f).StreamingParser.REASONING_RULES]
+
+
+@pytest.mark.parametrize("fmt", REASONING)
 @pytest.mark.parametrize("thinking", [True, False])
 def test_runs_after_reasoning_equal_streamed(fmt: str, thinking: bool) -> None:
     module = parsergen.load(fmt)
@@ -241,10 +244,11 @@ def test_runs_read_calls_whole(fmt: str, monkeypatch: pytest.MonkeyPatch) -> Non
             assert text.startswith(item.text, at)
             at += len(item.text)
         elif type(item) is CallRun:
-            for between, _, length, _ in item.calls:
-                assert text.startswith(between, at)
-                at += len(between) + length
-                assert text[at - length:at].startswith(_literal(module, _steps(module)[0][2]))
+            for between, start, body, end, _ in item.calls:
+                assert text.startswith(between + start + body + end, at)
+                assert start.startswith(_literal(module, _steps(module)[0][2]))
+                assert end.endswith(_literal(module, _steps(module)[-1][2]))
+                at += len(between + start + body + end)
     assert at == len(text)
 
 
