@@ -150,16 +150,28 @@ class TransitionIR:
 
 
 @dataclass(frozen=True)
+class CallStepIR:
+    """One step of a call read whole: in state ``source``, text of ``role`` ("between":
+    the run state's own text before a call; "name": the call's name; "arguments": its
+    TOOL_ARGS text; "": none at all), then terminal ``terminal`` (its transition's line)."""
+
+    source: str
+    source_id: int
+    role: str
+    terminal: str
+    line: int
+
+
+@dataclass(frozen=True)
 class CallRunIR:
-    """Calls that may be read whole, one after another: ``start`` leaves ``state`` for
-    TOOL_ARGS with a TOOL_CALL_START and ``end``, TOOL_ARGS' only terminal, comes back."""
+    """Calls that may be read whole, one after another, in ``state``: the render's call
+    markers walked through the machine, the first starting a call (TOOL_CALL_START, and
+    nothing else), the last ending it (TOOL_CALL_END) back in ``state``, those between
+    only moving on; the text between markers is the name, the arguments, or none."""
 
     state: str
     state_id: int
-    start: str
-    end: str
-    start_line: int
-    end_line: int
+    steps: tuple[CallStepIR, ...]
 
 
 @dataclass(frozen=True)
@@ -247,7 +259,7 @@ class FormatIR:
     # an ambiguous argument value, what follows one decides (runtime/arguments/values.py).
     call_closers: tuple[str, ...]
     # Where a parse may read a run of whole calls at once (runtime: the driver's
-    # CALL_RUNS): (state, start terminal, end terminal, start line, end line).
+    # CALL_RUNS): per state, the steps of one call.
     call_runs: tuple[CallRunIR, ...]
     # Where a parse may read a run of calls that are one JSON object each (runtime: the
     # driver's OBJECT_RUNS).
@@ -381,7 +393,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
         call_closers=_call_closers(states),
-        call_runs=_call_runs(states, body),
+        call_runs=_call_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]].names_call,
+                             render, terminals),
         object_runs=_object_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]].names_call,
                                  line("tool_body")),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
@@ -447,28 +460,38 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
     return tuple(out)
 
 
-def _call_runs(states: list[StateIR], body: type[ToolBody]) -> tuple[CallRunIR, ...]:
-    """States whose text is content and which a call's start marker leaves for TOOL_ARGS,
-    whose end marker comes back to them, nothing else happening on the way: the
-    driver may read a run of such calls at once when its body can take a whole call."""
-    if not body.whole_calls:
+def _call_runs(states: list[StateIR], body: type[ToolBody], names_call: bool,
+               render: RenderIR, terminals: tuple[TerminalIR, ...]) -> tuple[CallRunIR, ...]:
+    """Where the driver may read a run of calls at once (its body taking whole calls):
+    from a state whose text is content or framing, the markers of the render's call
+    template, in order, lead through tool states back to it, with no effect on the way
+    but the call's start and end; the name (unless the arguments name the call) and the
+    arguments are the text of one state each, every other state's text is empty."""
+    if not body.whole_calls or render.call is None:
         return ()
+    by_spelling: dict[str, list[TerminalIR]] = {}
+    for term in terminals:
+        for spelling in term.spellings[:1]:
+            by_spelling.setdefault(spelling, []).append(term)
+    markers = []
+    for kind, text in render.call:
+        if kind != "marker":
+            continue
+        named = by_spelling.get(text, [])
+        # (A marker matched in several ways or only in some places is left to the lexer.)
+        if len(named) != 1 or named[0].at_start or named[0].follower_names \
+                or named[0].follower_texts or named[0].framing != ("", ""):
+            return ()
+        markers.append(named[0].name)
     by_name = {s.name: s for s in states}
-    args = by_name.get("TOOL_ARGS")
-    if args is None:
-        return ()
     out = []
     for state in states:
-        if state.text_action != EmitText("TEXT_CHUNK"):
+        if not (state.text_action == EmitText("TEXT_CHUNK")
+                or isinstance(state.text_action, FramingText)):
             continue
-        for start in state.transitions:
-            if start.rules or start.target != "TOOL_ARGS" or start.emit != ("TOOL_CALL_START",):
-                continue
-            ends = [t for t in args.transitions if not t.rules and t.target == state.name
-                    and t.emit == ("TOOL_CALL_END",)]
-            if len(ends) == 1 and len(args.transitions) == 1:
-                out.append(CallRunIR(state.name, state.id, start.terminal, ends[0].terminal,
-                                     start.line, ends[0].line))
+        steps = _call_path(state, markers, by_name, names_call)
+        if steps is not None:
+            out.append(CallRunIR(state.name, state.id, steps))
     return tuple(out)
 
 
@@ -504,6 +527,39 @@ def _object_runs(states: list[StateIR], body: type[ToolBody], names_call: bool,
     return tuple(ObjectRunIR(s.name, s.id, starts(s), after.name, after.id, body_line)
                  for s in states
                  if (s is after or s.text_action == EmitText("TEXT_CHUNK")) and starts(s))
+
+
+def _call_path(home: StateIR, markers: list[str], by_name: dict[str, StateIR],
+               names_call: bool) -> tuple[CallStepIR, ...] | None:
+    """The steps of one call from ``home`` along ``markers`` back to it, or None."""
+    steps: list[CallStepIR] = []
+    state = home
+    for i, terminal in enumerate(markers):
+        found = [t for t in state.transitions if t.terminal == terminal]
+        if len(found) != 1 or found[0].rules:
+            return None
+        tr = found[0]
+        last = i == len(markers) - 1
+        emit = ("TOOL_CALL_START",) if i == 0 else ("TOOL_CALL_END",) if last else ()
+        if tr.emit != emit or (last and tr.target != home.name):
+            return None
+        if i == 0:
+            role = "between"
+        elif state.name == "TOOL_ARGS":
+            role = "arguments"
+        elif state.text_action == EmitText("TOOL_NAME"):
+            role = "name"
+        elif state.name in TOOL_STATE_NAMES:
+            role = ""
+        else:
+            return None
+        steps.append(CallStepIR(state.name, state.id, role, terminal, tr.line))
+        if not last:
+            state = by_name[tr.target]
+    roles = [step.role for step in steps]
+    if roles.count("arguments") != 1 or roles.count("name") != (0 if names_call else 1):
+        return None
+    return tuple(steps)
 
 
 def _call_closers(states: list[StateIR]) -> tuple[str, ...]:

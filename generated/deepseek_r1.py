@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(10)
+require_runtime(11)
 
 FORMAT = "deepseek_r1"
 
@@ -162,6 +162,19 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 33): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
+    # Runs of whole calls a parse may read at once (the render's call, line 36):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal).
+    CALL_RUNS = {
+        3: (  # TOOL_PREAMBLE
+            (3, "between", "CALL_BEGIN"),  # TOOL_PREAMBLE (line 20)
+            (3, "", "CALL_TYPE"),  # TOOL_PREAMBLE (line 21)
+            (3, "", "SEP"),  # TOOL_PREAMBLE (line 22)
+            (4, "name", "FENCE_OPEN"),  # TOOL_NAME (line 25)
+            (5, "arguments", "FENCE_CLOSE"),  # TOOL_ARGS (line 28)
+            (6, "", "CALL_END"),  # TOOL_BETWEEN (line 31)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("CALL_END",))

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(10)
+require_runtime(11)
 
 FORMAT = "deepseek_v31"
 
@@ -148,6 +148,16 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 37): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
+    # Runs of whole calls a parse may read at once (the render's call, line 42):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal).
+    CALL_RUNS = {
+        3: (  # TOOL_PREAMBLE
+            (3, "between", "CALL_BEGIN"),  # TOOL_PREAMBLE (line 29)
+            (4, "name", "SEP"),  # TOOL_NAME (line 32)
+            (5, "arguments", "CALL_END"),  # TOOL_ARGS (line 35)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("CALL_END",))

@@ -22,7 +22,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(10)
+require_runtime(11)
 
 FORMAT = "kimi_k2"
 
@@ -205,6 +205,16 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 59): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
+    # Runs of whole calls a parse may read at once (the render's call, line 71):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal).
+    CALL_RUNS = {
+        6: (  # TOOL_BETWEEN
+            (6, "between", "TOOL_START"),  # TOOL_BETWEEN (line 51)
+            (4, "name", "ARG_START"),  # TOOL_NAME (line 46)
+            (5, "arguments", "TOOL_END"),  # TOOL_ARGS (line 48)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("TOOL_END", "TOOL_SECTION_END"))

@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(10)
+require_runtime(11)
 
 FORMAT = "llama4_pythonic"
 

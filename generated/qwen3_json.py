@@ -21,7 +21,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(10)
+require_runtime(11)
 
 FORMAT = "qwen3_json"
 
@@ -138,9 +138,14 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["arguments", "parameters", "args"],
         }
     )
-    # Runs of whole calls a parse may read at once: state -> (start, end) terminals.
+    # Runs of whole calls a parse may read at once (the render's call, line 25):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal).
     CALL_RUNS = {
-        0: ("TOOL_START", "TOOL_END"),  # CONTENT (lines 18, 20)
+        0: (  # CONTENT
+            (0, "between", "TOOL_START"),  # CONTENT (line 18)
+            (5, "arguments", "TOOL_END"),  # TOOL_ARGS (line 20)
+        ),
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.

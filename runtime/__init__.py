@@ -65,7 +65,8 @@ from .structural import structural_tag as build_structural_tag
 # 8: modules give StreamingParser.SYNTAX and CALL_CLOSERS (markers inside argument values).
 # 9: Reasoning takes calls_are_text; ChatParser.TOOL_NAME_GLUED_PREFIX (tool_name.glued_prefix).
 # 10: Lexicon takes followed_by and framing (a terminal's framing newlines).
-RUNTIME_VERSION = 10
+# 11: CALL_RUNS holds each call's steps (state, what its text is, terminal), not (start, end).
+RUNTIME_VERSION = 11
 
 
 def require_runtime(version: int) -> None:

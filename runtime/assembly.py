@@ -372,21 +372,21 @@ class ChatParser:
         calls.settle(run.state, content)  # the piece before the first call's marker
         index = run.first
         framing = run.framing
-        for between, start, body, end, (name, arguments) in run.calls:
+        for between, start, body, end, (name, arguments, call_id) in run.calls:
             if between and not framing:
                 calls.not_markup()
                 self._content(between, content)
             if not self._reasoning_over:
                 self._over(_CALL_START, None)
             self._text.before_call()  # (the whitespace it drops is content only for no call)
-            calls.whole(index, name, arguments, deltas)
+            calls.whole(index, name, arguments, call_id, deltas)
             self._consumed += len(between) + len(start) + len(body) + len(end)
             index += 1
         # The last end marker may start the next call too (as ToolCalls.end leaves it);
         # without one, the piece that closed the last object.
         last = run.calls[-1]
-        calls.closing = (RawText(last[2], TOOL_ARGS) if framing
-                         else RawText(last[3], TOOL_ARGS, run.end))
+        calls.closing = (RawText(last[3], TOOL_ARGS, run.end) if run.end
+                         else RawText(last[2], TOOL_ARGS))
 
     def _over(self, kind: EventType, raw: RawText | None) -> None:
         """Reasoning is over: note where the content begins in the model's text.

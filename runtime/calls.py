@@ -150,36 +150,66 @@ class ToolCalls:
 
     @property
     def reads_whole(self) -> bool:
-        """Whether a call's text may be read whole (``whole_call``): its name needs no
-        pattern, decoding or repair, and calls are calls (not tool_choice "none")."""
-        return (not self.no_tools and self.name_pattern is None and self.name_entities is None
-                and self.glued_prefix is None)
+        """Whether a call's text may be read whole (``whole_call``): calls are calls (not
+        tool_choice "none")."""
+        return not self.no_tools
 
-    def whole_call(self, text: str) -> tuple[str, str] | None:
-        """A call's TOOL_ARGS text read at once by the syntax: (name, arguments) when
-        that is what reading it piece by piece gives, a call with no warning; else None."""
-        taken = self.syntax.whole_call(text, self.typing.properties)
+    def whole_call(self, name: str | None, text: str) -> tuple[str, str, str] | None:
+        """A call read at once from its name's text (None: the syntax reads the name in
+        the arguments) and its TOOL_ARGS text: (name, arguments, call id or "") when that
+        is what reading it piece by piece gives, a call with no warning; else None."""
+        if name is None:
+            taken = self.syntax.whole_call(text, self.typing.properties)
+            if taken is None:
+                return None
+            name, call_id = self._called(taken[0])
+            return (name, taken[1], call_id) if self.is_call_name(name) else None
+        name, call_id = self._called(name)
+        # (A name no requested tool has may hold the first key: _judge reads it then.)
+        if not self.is_call_name(name) or self.requested and name not in self.requested:
+            return None
+        arguments = self.syntax.whole_arguments(text, self.typing.properties(name))
+        return None if arguments is None else (name, arguments, call_id)
+
+    def _called(self, header: str) -> tuple[str, str]:
+        """(tool name, call id or "") of a call's name text: stripped, read by the
+        tool_name pattern (its name and id groups) or unglued, references decoded."""
+        name, call_id = header.strip(), ""
+        pattern = self.name_pattern
+        if pattern is not None:
+            m = pattern.match(name)
+            if m is not None:
+                groups = m.groupdict()
+                name = groups.get("name") or name
+                call_id = groups.get("id") or ""
+            elif self.glued_prefix is not None:
+                name = self.glued_name(name)
+        if self.name_entities is not None:
+            name = self.name_entities(name)
+        return name, call_id
+
+    def whole_object(self, text: str, pos: int) -> tuple[str, str, str, int] | None:
+        """``whole_call`` of a call that is one JSON object at ``pos`` of ``text``:
+        (name, arguments, call id or "", just past the object), or None."""
+        taken = self.syntax.whole_object(text, pos, self.typing.properties)
         if taken is None:
             return None
-        return taken if self.is_call_name(taken[0]) else None
-
-    def whole_object(self, text: str, pos: int) -> tuple[str, str, int] | None:
-        """``whole_call`` of a call that is one JSON object at ``pos`` of ``text``:
-        (name, arguments, just past the object), or None."""
-        taken = self.syntax.whole_object(text, pos, self.typing.properties)
-        return taken if taken is not None and self.is_call_name(taken[0]) else None
+        name, call_id = self._called(taken[0])
+        return (name, taken[1], call_id, taken[2]) if self.is_call_name(name) else None
 
     def is_call_name(self, name: str) -> bool:
         """Whether a call named ``name`` stands (not empty; a requested tool, where the
         format validates names)."""
         return bool(name) and (self.valid_names is None or name in self.valid_names)
 
-    def whole(self, index: int, name: str, arguments: str,
+    def whole(self, index: int, name: str, arguments: str, call_id: str,
               deltas: dict[int, DeltaToolCall]) -> None:
         """Call ``index``, read whole (``whole_call``), from its start to its end."""
         self.between = []  # what start() takes as the call's text
         self.pending = None
-        deltas[index] = DeltaToolCall(index, self.ids.next(), "function", name, arguments)
+        self.open = None  # (a call left open before it is orphaned, as start() leaves it)
+        deltas[index] = DeltaToolCall(index, call_id or self.ids.next(), "function", name,
+                                      arguments)
 
     def settle(self, next_state: int, content: list[str]) -> None:
         """Place the last consumed piece, now that the state after it is known.
@@ -298,19 +328,7 @@ class ToolCalls:
         """The name is complete: send it, or turn the call into content.  ``args`` is the
         arguments' first text, when it is what completed the name; returns arguments
         JSON text the name's first key gave."""
-        header = "".join(call.name_parts)
-        name, call_id = header.strip(), ""
-        pattern = self.name_pattern
-        if pattern is not None:
-            m = pattern.match(name)
-            if m is not None:
-                groups = m.groupdict()
-                name = groups.get("name") or name
-                call_id = groups.get("id") or ""
-            elif self.glued_prefix is not None:
-                name = self.glued_name(name)
-        if self.name_entities is not None:
-            name = self.name_entities(name)
+        name, call_id = self._called("".join(call.name_parts))
         split = self._key_in_name(name, args)
         key_lead = ""
         if split is not None:

@@ -71,6 +71,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
+from .runs import call_path
 from .sequences import Chained, PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
@@ -98,8 +99,9 @@ class StreamingParserBase:
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call (see arguments/values.py).
     CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
-    # state -> (start, end) terminals of calls a parse may read whole (see _run).
-    CALL_RUNS: ClassVar[Mapping[int, tuple[str, str]]] = {}
+    # state -> the steps of a call a parse may read whole (see _run): per step, the state,
+    # what its text is ("between" calls, "name", "arguments", "": none) and the terminal.
+    CALL_RUNS: ClassVar[Mapping[int, tuple[tuple[int, str, str], ...]]] = {}
     # state -> (the state after each call, {start terminal: its text opens the object})
     # of calls that are one JSON object each, which a parse may read whole (_objects).
     OBJECT_RUNS: ClassVar[Mapping[int, tuple[int, Mapping[str, bool]]]] = {}
@@ -184,13 +186,14 @@ class StreamingParserBase:
         self._used = -1  # _text's answer: how much text the state used before it changed
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
-        # Set by ChatParser for a whole text: reads a call's TOOL_ARGS text at once,
-        # (name, arguments) or None; with the raw tap, runs of such calls become one
+        # Set by ChatParser for a whole text: reads a call at once from its name text
+        # (None where the arguments name the call) and its TOOL_ARGS text, (name,
+        # arguments, call id) or None; with the raw tap, runs of such calls become one
         # CallRun (see _run).
-        self.whole_call: Callable[[str], tuple[str, str] | None] | None = None
+        self.whole_call: Callable[[str | None, str], tuple[str, str, str] | None] | None = None
         # ... and a call that is one JSON object at a position of a text, (name,
-        # arguments, just past it) or None (see _objects).
-        self.whole_object: Callable[[str, int], tuple[str, str, int] | None] | None = None
+        # arguments, call id, just past it) or None (see _objects).
+        self.whole_object: Callable[[str, int], tuple[str, str, str, int] | None] | None = None
 
     # -- prompts and structured output ---------------------------------------
 
@@ -668,7 +671,7 @@ class StreamingParserBase:
             if end < 0:
                 return buf[start:]
             run = self.CALL_RUNS.get(self.state_id) if self.whole_call is not None else None
-            if run is not None and name == run[0] and tap:
+            if run is not None and name == run[0][2] and tap:
                 moved = self._run(buf, start, run, out)
                 if moved > start:
                     pos = moved
@@ -707,40 +710,29 @@ class StreamingParserBase:
                     return buf[~pos:]
         return ""
 
-    def _run(self, buf: str, pos: int, run: tuple[str, str], out: list[SemanticEvent]) -> int:
-        """Read the calls that follow one another from ``pos`` (a start marker) whole:
-        each its start marker, TOOL_ARGS text up to the first end marker that
-        ``whole_call`` reads, and its end marker; the text between them has no marker
-        and is this state's content.  They go out as one CallRun, the state as after
-        the last; returns where it ends (``pos``: none).  Anything else (another marker
-        first, arguments read otherwise, a call the text cuts) ends the run: the lexer
-        goes on as usual from there."""
-        start_name, end_name = run
+    def _run(self, buf: str, pos: int, run: tuple[tuple[int, str, str], ...],
+             out: list[SemanticEvent]) -> int:
+        """Read the calls that follow one another from ``pos`` (a start marker) whole
+        (``CallPath.read``: ``run``'s markers, found as this parser's matchers find them,
+        the name and arguments read by ``whole_call``; the text between calls content,
+        or framing where the state is a framing state).  They go out as one CallRun, the
+        state as after the last; returns where they end (``pos``: none).  Anything else
+        ends the run: the lexer goes on as usual from there."""
         state = self.state_id
-        outside, inside = self._matchers[state], self._matchers[TOOL_ARGS]
-        accept = self.whole_call
-        assert accept is not None  # (only called when set)
-        calls: list[tuple[str, str, str, str, tuple[str, str]]] = []
-        at = pos
-        while True:
-            start, end, name = outside.scan(buf, at, False)
-            if name != start_name or end < 0:
-                break
-            close, after, closer = inside.scan(buf, end, False)
-            if closer != end_name or after < 0:
-                break
-            body = buf[end:close]
-            taken = accept(body)
-            if taken is None:
-                break
-            calls.append((buf[at:start], buf[start:end], body, buf[close:after], taken))
-            at = after
+        path = call_path(run, self._matchers)
+        if path.steps is None or self.whole_call is None:
+            return pos
+        framing = self._framing_run.match if state in self.FRAMING_STATES else None
+        calls, at = path.read(buf, pos, self.whole_call, framing)
         if not calls:
             return pos
-        out.append(CallRun(calls, state, self.tool_index + 1, end_name))  # type: ignore[arg-type]  # (the raw tap)
+        found = CallRun(calls, state, self.tool_index + 1, run[-1][2], framing is not None)
+        out.append(found)  # type: ignore[arg-type]  # (the raw tap)
         self.tool_index += len(calls)
         if self._gate is not None:
             self._gate.inside = False  # as after a call's end marker
+        if framing is not None:
+            self._framing = []  # as the calls' markers left it
         return at
 
     def _objects(self, buf: str, pos: int, end: int, name: str,
@@ -758,7 +750,7 @@ class StreamingParserBase:
         framing = self._framing_run.match
         accept = self.whole_object
         assert accept is not None  # (only called when set)
-        calls: list[tuple[str, str, str, str, tuple[str, str]]] = []
+        calls: list[tuple[str, str, str, str, tuple[str, str, str]]] = []
         at = start = pos
         while True:
             after, starts = runs[state]
@@ -776,10 +768,10 @@ class StreamingParserBase:
             taken = accept(buf, obj)
             if taken is None:
                 break
-            close = taken[2]
+            close = taken[3]
             if inside.search is not None and not inside.clear(buf, end, close):
                 break  # a terminal inside the object (a special token the tokenizer drops)
-            calls.append((buf[at:start], buf[start:end], buf[end:close], "", taken[:2]))
+            calls.append((buf[at:start], buf[start:end], buf[end:close], "", taken[:3]))
             at, state = close, after
             if state not in runs:
                 break

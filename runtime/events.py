@@ -74,16 +74,17 @@ class RawText:
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CallRun:
     """Whole calls a parse read at once, one after another, in ``state`` (the raw tap's
-    stand-in for each call's pieces and events): per call, the content text before it,
-    its start marker's text, its TOOL_ARGS text, its end marker's text and what the
-    arguments syntax read there (name, arguments); ``first`` is the first's index.
-    ``framing``: the text before each call but the first is a framing state's dropped
-    framing, not content (calls whose object ends them: no end marker, end text "")."""
+    stand-in for each call's pieces and events): per call, the text before it, its text
+    up to its arguments (markers and name), its TOOL_ARGS text, its text after them
+    (markers; "" for a call whose object ends it) and what was read there (name,
+    arguments, call id or ""); ``first`` is the first's index, ``end`` the terminal that
+    ends each ("": the object's close).  ``framing``: the text before each call is a
+    framing state's, dropped, not content."""
 
     __slots__ = ("calls", "state", "first", "end", "framing")
 
-    def __init__(self, calls: list[tuple[str, str, str, str, tuple[str, str]]], state: int,
-                 first: int, end: str, framing: bool = False) -> None:
+    def __init__(self, calls: list[tuple[str, str, str, str, tuple[str, str, str]]],
+                 state: int, first: int, end: str, framing: bool = False) -> None:
         self.calls = calls
         self.state = state
         self.first = first

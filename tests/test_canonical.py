@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import parsergen
-from parsergen.runtime import accumulate, without_cut_calls
+from parsergen.runtime import accumulate
 from parsergen.runtime.arguments import envelope
 from parsergen.runtime.arguments import json as json_arguments
 
@@ -103,91 +103,6 @@ def test_not_canonical_is_read_member_by_member(fmt: str, arguments: str) -> Non
 def test_formats_with_whole_objects() -> None:
     assert {"hermes", "qwen3_json", "llama3_json", "mistral", "granite"} <= set(FORMATS)
     runs = {f for f in FORMATS if parsergen.load(f).StreamingParser.CALL_RUNS}
-    assert {"hermes", "qwen3_json"} <= runs
+    assert {"hermes", "qwen3_json", "deepseek_v3", "deepseek_v31"} <= runs  # test_call_runs.py
     objects = {f for f in FORMATS if parsergen.load(f).StreamingParser.OBJECT_RUNS}
     assert {"llama3_json"} <= objects  # (more in tests/test_object_runs.py)
-
-
-# -- runs of whole calls (the driver's CALL_RUNS) ----------------------------------------
-
-RUNS = sorted(f for f in FORMATS if parsergen.load(f).StreamingParser.CALL_RUNS)
-
-
-def _literal(module: Any, terminal: str) -> str:
-    lexicon = module.StreamingParser.LEXICONS[THINKING]
-    return next(lit for lit, name in lexicon.literals.items() if name == terminal)
-
-
-def _run_texts(module: Any) -> dict[str, str]:
-    """Completions around runs of calls: what may join a run and what must end it."""
-    start_name, end_name = next(iter(module.StreamingParser.CALL_RUNS.values()))
-    start, end = _literal(module, start_name), _literal(module, end_name)
-    call = _render(module, '{"n": 1, "s": "x"}')
-    lead = call[: call.index(start)]  # what the renderer writes before the calls
-    one = call[len(lead) : call.index(end) + len(end)]  # the first of the two calls
-    quoted = _render(module, json.dumps({"s": f"a {end} b"}, ensure_ascii=False))[len(lead):]
-    texts = {
-        "content, runs, text": "Sure." + one + "\n" + one + "\n\n" + one + " done.",
-        "spaces between": one + " \t\n " + one,
-        "adjacent": one + one + one,
-        "text between": one + "then" + one,
-        "end marker quoted in a value": quoted + one,
-        "cut after a run": one + one + one[: len(one) // 2],
-        "name with spaces": one.replace('"f"', '" f "') + one,
-        "empty name": one.replace('"f"', '""') + one,
-        "unknown tool": one.replace('"f"', '"g"') + one,
-        "extra member": one.replace('"arguments"', '"id": 1, "arguments"') + one,
-        "arguments first": one + one.replace(start, start + " "),
-        "two start markers": one + start + one,
-    }
-    return {name: lead + text for name, text in texts.items()}
-
-
-@pytest.mark.parametrize("fmt", RUNS)
-@pytest.mark.parametrize("tool_choice", [None, "none"])
-def test_runs_equal_streamed(fmt: str, tool_choice: str | None) -> None:
-    module = parsergen.load(fmt)
-    for name, text in _run_texts(module).items():
-        whole = module.ChatParser(tools=TOOLS, thinking=THINKING, ids="sequential",
-                                  tool_choice=tool_choice)
-        got = whole.complete(text)
-        streamed = module.ChatParser(tools=TOOLS, thinking=THINKING, ids="sequential",
-                                     tool_choice=tool_choice)
-        want = without_cut_calls(accumulate([streamed.feed(ch) for ch in text]
-                                            + [streamed.finish()]), streamed.cut_calls)
-        assert (got, whole.warnings, whole.content_offset) == (
-            want, streamed.warnings, streamed.content_offset), name
-
-
-@pytest.mark.parametrize("fmt", RUNS)
-def test_runs_read_calls_whole(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Three calls in a row go out as one CallRun, not as pieces and events."""
-    from parsergen.runtime.events import CallRun, RawText
-    module = parsergen.load(fmt)
-    text = _run_texts(module)["adjacent"]
-    parser = module.ChatParser(tools=TOOLS, thinking=THINKING)
-    seen: list[Any] = []
-    push = parser._push
-    monkeypatch.setattr(parser, "_push", lambda items, finished: (seen.extend(items),
-                                                                   push(items, finished))[1])
-    message = parser.complete(text)
-    runs = [item for item in seen if type(item) is CallRun]
-    assert [len(run.calls) for run in runs] == [3]
-    assert len(message.tool_calls) == 3
-    raw = "".join(item.text for item in seen if type(item) is RawText)
-    assert raw + "".join(b + s + t + e for b, s, t, e, _ in runs[0].calls) == text
-
-
-@pytest.mark.parametrize("fmt", [f for f in RUNS if parsergen.load(f).StreamingParser.REASONING_RULES])
-def test_runs_after_reasoning_equal_streamed(fmt: str) -> None:
-    module = parsergen.load(fmt)
-    call = {"name": "f", "arguments": {"n": 1, "s": "x"}}
-    text = "".join(t for t, _ in module.RENDERER.pieces(
-        {"reasoning": "Two calls.", "content": None, "tool_calls": [call] * 3}, thinking=True))
-    whole = module.ChatParser(tools=TOOLS, thinking=True, ids="sequential")
-    got = whole.complete(text)
-    streamed = module.ChatParser(tools=TOOLS, thinking=True, ids="sequential")
-    want = accumulate([streamed.feed(ch) for ch in text] + [streamed.finish()])
-    assert (got, whole.warnings, whole.content_offset) == (
-        want, streamed.warnings, streamed.content_offset)
-    assert got.reasoning == "Two calls." and len(got.tool_calls) == 3

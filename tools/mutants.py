@@ -63,7 +63,8 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_compiler.py", "tests/test_accounting.py", "tests/test_malformed.py",
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
         "tests/test_framing.py", "tests/test_terminal_framing.py",
-        "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py"]
+        "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py",
+        "tests/test_call_runs.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -108,6 +109,10 @@ MUTANTS: list[Mutant] = [
     M("accounting-words-in-framing-ok", "runtime/accounting.py",
       'if category.startswith("framing ") and _WORD.search(consumed, i, j):', "if False:",
       "the accounting takes words left in framing for framing"),
+    M("runs-text-between-markers", "runtime/runs.py",
+      "                    if not buf.startswith(literal, end):\n                        break  # text where the call has none, or another marker\n                    end += len(literal)",
+      "                    if buf.find(literal, end) < 0:\n                        break  # text where the call has none, or another marker\n                    end = buf.find(literal, end) + len(literal)",
+      "a call read whole (CALL_RUNS) though text stands between two of its markers"),
     M("driver-final-pending-dropped", "runtime/driver.py",
       "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
       "            self._end(pending, out)\n        state = self.state_id",

@@ -105,6 +105,13 @@ class ArgumentSyntax:
         taken = self.whole_call(text[pos:end], properties)
         return None if taken is None else (taken[0], taken[1], end)
 
+    def whole_arguments(self, text: str, properties: Mapping[str, Any] | None) -> str | None:
+        """A whole call's TOOL_ARGS text read at once, its name known (``properties``: the
+        tool's schema properties, for typing): the arguments JSON text when reading it
+        piece by piece would give just that, with no warning; None where it might not
+        (the default: the text is read piece by piece)."""
+        return None
+
     def values(self) -> ValueScan:
         """A scanner of where this syntax's strings and values hide markers (one per
         parser; see values.py); the default hides none."""

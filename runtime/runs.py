@@ -1,0 +1,161 @@
+"""Runs of whole calls: a parse reads consecutive calls at once (the driver's CALL_RUNS).
+
+The compiler writes, per state a run may start in, one call's steps: (state, what its
+text before the terminal is, terminal), the text being "between" (the run state's own,
+before the call's start marker), "name", "arguments" or "" (none at all).  ``CallPath``
+follows them with the parser's own per-state matchers, so a run finds exactly the
+markers the lexer would: a marker with no text before it is the one literal its state's
+matcher takes right there (consecutive ones checked at once), the name and the
+arguments are the text up to the first literal their state's matcher finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mypy_extensions import mypyc_attr
+
+from .lexicon import Matcher
+
+# Per call: the text before it, its text up to the arguments (markers and name), the
+# arguments' text, its text after them (markers) and what was read (name, arguments,
+# call id or "").
+RunCall = tuple[str, str, str, str, tuple[str, str, str]]
+Accept = Callable[[str | None, str], tuple[str, str, str] | None]
+Steps = Sequence[tuple[int, str, str]]
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class CallPath:
+    """One call's steps over one set of per-state matchers (``steps`` None: they cannot
+    be followed without the lexer, so no run is read)."""
+
+    __slots__ = ("run", "matchers", "search", "names", "start_name", "steps", "last",
+                 "reach", "bounds")
+
+    def __init__(self, run: Steps, matchers: Sequence[Matcher]) -> None:
+        self.run, self.matchers = run, matchers
+        home = matchers[run[0][0]]
+        self.search, self.names, self.start_name = home.search, home.names, run[0][2]
+        # Per step (literal, search, names, terminal, role): a literal for markers that
+        # follow right there, else the search that finds the marker after the text.
+        steps: list[tuple[str, Any, Any, str, str]] = []
+        usable = all(matchers[s].search is not None and not matchers[s].sizes
+                     for s, _, _ in run)  # (markers with lookahead are the lexer's)
+        last = 0  # the length of the last marker, if a literal
+        for source, role, terminal in run[1:]:
+            matcher = matchers[source]
+            if role:
+                steps.append(("", matcher.search, matcher.names, terminal, role))
+                last = 0
+                continue
+            literal = _only_literal(matcher, terminal)
+            if literal is None:
+                usable = False
+                break
+            last = len(literal)
+            if steps and steps[-1][0]:
+                literal = steps.pop()[0] + literal
+            steps.append((literal, None, None, terminal, role))
+        self.steps = steps if usable else None
+        self.last = last
+        # The lexer waits for more text when a marker starts at or past its state's
+        # matcher's hold point (never before its reach of the buffer's end).  Every marker
+        # but the last ends before the last one starts: the last one's start tells for
+        # all, with each state's slack, its marker's shortest spelling (see read).
+        *others, (final, _, _) = run
+        self.bounds = [(matchers[final], 0)] + [
+            (matchers[s], min((len(lit) for lit, n in matchers[s].names.items() if n == t),
+                              default=0)) for s, _, t in others]
+        self.reach = max(matcher.reach - slack for matcher, slack in self.bounds)
+
+    def read(self, buf: str, pos: int, accept: Accept,
+             framing: Callable[[str, int, int], Any] | None) -> tuple[list[RunCall], int]:
+        """The calls that follow one another from ``pos`` (a start marker), each taken
+        by ``accept`` (its name's text or None, its arguments' text), and where they
+        end; ``framing`` matches the framing run of the text between calls (None: that
+        text is content; else a text between calls that is not all framing ends the
+        run).  A call whose last marker the lexer might wait on, cut by the buffer's
+        end, ends the run too."""
+        steps = self.steps
+        assert steps is not None  # (the driver reads no run without them)
+        search, names, start_name, last = self.search, self.names, self.start_name, self.last
+        limit = len(buf) - self.reach  # a call whose last marker starts before it is sure
+        calls: list[RunCall] = []
+        at = pos
+        while True:
+            m = search(buf, at)
+            if m is None or names[m.group()] != start_name:
+                break
+            begin, end = m.span()
+            if framing is not None and begin > at and framing(buf, at, begin).end() < begin:
+                break  # words between calls: the lexer gives them out as content
+            name: str | None = None
+            opens = closes = end
+            for literal, find, found, terminal, role in steps:
+                if literal:
+                    if not buf.startswith(literal, end):
+                        break  # text where the call has none, or another marker
+                    end += len(literal)
+                    continue
+                m = find(buf, end)
+                if m is None or found[m.group()] != terminal:
+                    break
+                if role == "name":
+                    name = buf[end : m.start()]
+                else:
+                    opens, closes = end, m.start()
+                end = m.end()
+            else:
+                # (The last marker starts after every other one.)
+                marker = end - last if last else m.start()
+                if marker >= limit and not self.sure(buf, marker):
+                    break
+                taken = accept(name, buf[opens:closes])
+                if taken is not None:
+                    calls.append((buf[at:begin], buf[begin:opens], buf[opens:closes],
+                                  buf[closes:end], taken))
+                    at = end
+                    continue
+            break
+        return calls, at
+
+    def sure(self, buf: str, marker: int) -> bool:
+        """Whether the lexer takes every marker of a call near the end of ``buf``, whose
+        last marker starts at ``marker``, without waiting for more text."""
+        n = len(buf)
+        return all(marker < n - matcher.reach + slack
+                   or marker < matcher.hold_point(buf, 0) + slack
+                   for matcher, slack in self.bounds)
+
+
+_PATHS: dict[tuple[int, int], CallPath] = {}
+
+
+def call_path(run: Steps, matchers: Sequence[Matcher]) -> CallPath:
+    """The CallPath of ``run`` over ``matchers``, made once (matchers are shared by the
+    parsers of one lexicon and tokenizer)."""
+    key = (id(run), id(matchers))
+    path = _PATHS.get(key)
+    if path is None or path.run is not run or path.matchers is not matchers:
+        if len(_PATHS) >= 256:
+            _PATHS.clear()  # (what the cache holds alive stays bounded)
+        path = _PATHS[key] = CallPath(run, matchers)
+    return path
+
+
+def _only_literal(matcher: Matcher, terminal: str) -> str | None:
+    """The literal ``matcher`` takes for ``terminal`` wherever the text starts with it:
+    the terminal's one spelling there, which no longer literal of the state begins
+    with; None when there is no such literal."""
+    spelled = [lit for lit, name in matcher.names.items() if name == terminal]
+    if len(spelled) != 1:
+        return None
+    literal = spelled[0]
+    if any(lit != literal and lit.startswith(literal) for lit in matcher.names):
+        return None
+    return literal
+
+
+__all__ = ["CallPath", "RunCall", "call_path"]

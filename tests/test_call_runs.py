@@ -1,0 +1,250 @@
+"""Runs of whole calls (the driver's CALL_RUNS): where the render's call markers lead from
+a state through the machine back to it, ``parse()``/``complete()`` read consecutive calls
+at once (``StreamingParserBase._run``), each call's name and arguments taken whole
+(``ToolCalls.whole_call``) only when reading them piece by piece gives the same.  Every
+text here is compared with the same text streamed one character per delta: message,
+warnings, cut calls and content offset."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate, without_cut_calls
+from parsergen.runtime.events import CallRun, RawText
+from support.streams import token_deltas
+from support.tokenizers import deepseek, kimi_k2
+
+PROPERTIES = {"n": {"type": "integer"}, "x": {"type": "number"}, "s": {"type": "string"},
+              "o": {"type": "object"}, "l": {"type": "array"}, "b": {"type": "boolean"}}
+TOOLS = [{"type": "function", "function": {"name": name, "parameters": {
+    "type": "object", "properties": PROPERTIES}}} for name in ("f", "get")]
+THINKING = False
+NAME, ARGS = "\u2063NAME\u2063", "\u2063ARGS\u2063"
+
+RUNS = sorted(f for f in parsergen.formats() if parsergen.load(f).StreamingParser.CALL_RUNS)
+# Formats with a tokenizer the tests can build (support/tokenizers.py).
+TOKENIZERS = {"deepseek_r1": deepseek, "deepseek_v3": deepseek, "deepseek_v31": deepseek,
+              "kimi_k2": kimi_k2}
+
+
+def _literal(module: Any, terminal: str) -> str:
+    lexicon = module.StreamingParser.LEXICONS[THINKING]
+    return next(lit for lit, name in lexicon.literals.items() if name == terminal)
+
+
+def _steps(module: Any) -> tuple[tuple[int, str, str], ...]:
+    return next(iter(module.StreamingParser.CALL_RUNS.values()))
+
+
+class Calls:
+    """One format's calls as its renderer writes them, with the name's and the
+    arguments' text replaceable."""
+
+    def __init__(self, module: Any, thinking: bool = THINKING) -> None:
+        self.module = module
+        named = any(role == "name" for _, role, _ in _steps(module))
+        call = {"name": NAME if named else "f", "arguments": {"MARK": 0}}
+        text = "".join(t for t, _ in module.RENDERER.pieces(
+            {"content": None, "tool_calls": [call, call]}, thinking=thinking))
+        text = text.replace('{"MARK": 0}', ARGS)
+        start = _literal(module, _steps(module)[0][2])
+        end = _literal(module, _steps(module)[-1][2])
+        first = text.index(start)
+        self.lead, self.call = text[:first], text[first:text.index(end, first) + len(end)]
+        self.tail = text[text.rindex(end) + len(end):]
+        self.named = named
+
+    def one(self, arguments: str = '{"n": 1, "s": "x"}', name: str = "f") -> str:
+        """One call to ``name`` (its text as written) with this arguments text."""
+        text = self.call.replace(ARGS, arguments)
+        return text.replace(NAME, name) if self.named else text.replace('"f"', f'"{name}"')
+
+    def markers(self) -> list[tuple[int, int]]:
+        """Where each of the call's markers ends in ``one()`` (in order)."""
+        text, at, out = self.one(), 0, []
+        for _, _, terminal in _steps(self.module):
+            start = text.index(_literal(self.module, terminal), at)
+            at = start + len(_literal(self.module, terminal))
+            out.append((start, at))
+        return out
+
+
+def _texts(module: Any) -> dict[str, str]:
+    """Completions around runs of calls: what may join a run and what must end it."""
+    c = Calls(module)
+    one, end = c.one(), _literal(module, _steps(module)[-1][2])
+    texts = {
+        "content, runs, text": "Sure." + c.lead + one + "\n" + one + "\n\n" + one + c.tail
+                               + " done.",
+        "spaces between": c.lead + one + " \t\n " + one + c.tail,
+        "adjacent": c.lead + one + one + one + c.tail,
+        "no tail": c.lead + one + one,
+        "text between": c.lead + one + "then" + one + c.tail,
+        "text after": c.lead + one + one + c.tail + "\nAnd more.\n" + one,
+        "markers quoted in a value": c.lead + c.one(json.dumps(
+            {"s": " ".join(_literal(module, t) for _, _, t in _steps(module))},
+            ensure_ascii=False)) + one + c.tail,
+        "end marker in a value": c.lead + c.one('{"s": "a ' + end + ' b"}') + one + c.tail,
+        "two start markers": c.lead + one + _literal(module, _steps(module)[0][2]) + one,
+    }
+    arguments = {
+        "typed": '{"n": 3, "s": "S\\u00e3o \\"q\\"", "o": {"k": [1, 2.5, null]}, "b": true}',
+        "non-ascii": '{"s": "São"}',
+        "untyped member": '{"zz": [1, {"a": "b"}]}',
+        "retyped": '{"n": "5"}',
+        "string as number": '{"s": 5}',
+        "compact": '{"n":3}',
+        "spaced": '{ "n": 3 }',
+        "whitespace around": ' \n {"n": 3} \n',
+        "empty": "{}",
+        "duplicate key": '{"n": 1, "n": 2}',
+        "not JSON": '{"x": NaN}',
+        "raw newline": '{"s": "a\nb"}',
+        "a JSON string": '"{\\"n\\": 1}"',
+        "an array": "[1, 2]",
+        "text after": '{"n": 1} and',
+        "unclosed": '{"n": 1',
+        "nothing": "",
+    }
+    for name, args in arguments.items():
+        texts[f"arguments {name}"] = c.lead + one + c.one(args) + one + c.tail
+    names = {"spaces": " f ", "newlines": "\nf\n", "empty": "", "blank": "  ",
+             "unknown": "g", "other tool": "get", "inner space": "f g", "tab": "\tget"}
+    for name, text in names.items():
+        texts[f"name {name}"] = c.lead + one + c.one(name=text) + one + c.tail
+    for i, (start, end) in enumerate(c.markers()):
+        for extra in (" ", "x", "\n"):
+            texts[f"{extra!r} after marker {i}"] = (c.lead + one + one[:end] + extra
+                                                    + one[end:] + one + c.tail)
+        texts[f"marker {i} left out"] = c.lead + one + one[:start] + one[end:] + one + c.tail
+    return texts
+
+
+def _complete(module: Any, text: str, **kwargs: Any) -> Any:
+    parser = module.ChatParser(ids="sequential", **kwargs)
+    got = parser.complete(text)
+    return got, parser.warnings, parser.cut_calls, parser.content_offset
+
+
+def _streamed(module: Any, text: str, **kwargs: Any) -> Any:
+    parser = module.ChatParser(ids="sequential", **kwargs)
+    got = accumulate([parser.feed(ch) for ch in text] + [parser.finish()])
+    return (without_cut_calls(got, parser.cut_calls), parser.warnings, parser.cut_calls,
+            parser.content_offset)
+
+
+@pytest.mark.parametrize("tool_choice", [None, "none"])
+@pytest.mark.parametrize("fmt", RUNS)
+def test_runs_equal_streamed(fmt: str, tool_choice: str | None) -> None:
+    module = parsergen.load(fmt)
+    for name, text in _texts(module).items():
+        kwargs = {"tools": TOOLS, "thinking": THINKING, "tool_choice": tool_choice}
+        assert _complete(module, text, **kwargs) == _streamed(module, text, **kwargs), name
+
+
+@pytest.mark.parametrize("fmt", RUNS)
+def test_cut_anywhere_equals_streamed(fmt: str) -> None:
+    """A completion cut at every point of its last call (max_tokens)."""
+    module = parsergen.load(fmt)
+    c = Calls(module)
+    one = c.one()
+    for cut in range(len(one) + 1):
+        text = c.lead + one + one + one[:cut]
+        kwargs = {"tools": TOOLS, "thinking": THINKING}
+        assert _complete(module, text, **kwargs) == _streamed(module, text, **kwargs), cut
+
+
+@pytest.mark.parametrize("fmt", sorted(TOKENIZERS))
+def test_runs_with_a_tokenizer_equal_streamed(fmt: str) -> None:
+    """With the tokenizer (text only, as a benchmark's parse), the same."""
+    module = parsergen.load(fmt)
+    tokenizer = TOKENIZERS[fmt]()
+    for name, text in _texts(module).items():
+        kwargs = {"tools": TOOLS, "thinking": THINKING}
+        want = _streamed(module, text, **kwargs)
+        parser = module.ChatParser(tokenizer, ids="sequential", **kwargs)
+        got = parser.complete(text)
+        assert (got, parser.warnings, parser.cut_calls, parser.content_offset) == want, name
+
+
+@pytest.mark.parametrize("fmt", sorted(TOKENIZERS))
+def test_runs_with_token_ids_equal_streamed(fmt: str) -> None:
+    """With token ids (markers are tokens, not text), the same as token by token."""
+    module = parsergen.load(fmt)
+    tokenizer = TOKENIZERS[fmt]()
+    for name in ("content, runs, text", "adjacent", "name spaces", "arguments retyped",
+                 "end marker in a value", "'x' after marker 1"):
+        text = _texts(module)[name]
+        deltas = token_deltas(tokenizer, tokenizer.encode(text, add_special_tokens=False))
+        kwargs = {"tools": TOOLS, "thinking": THINKING, "ids": "sequential"}
+        whole = module.ChatParser(tokenizer, **kwargs)
+        got = whole.complete("".join(t for t, _ in deltas), [i for _, ids in deltas for i in ids])
+        streamed = module.ChatParser(tokenizer, **kwargs)
+        want = accumulate([streamed.feed(t, ids) for t, ids in deltas] + [streamed.finish()])
+        assert (got, whole.warnings) == (without_cut_calls(want, streamed.cut_calls),
+                                         streamed.warnings), name
+
+
+REASONING = [f for f in RUNS if parsergen.load(f).StreamingParser.REASONING_RULES]
+
+
+@pytest.mark.parametrize("fmt", REASONING)
+@pytest.mark.parametrize("thinking", [True, False])
+def test_runs_after_reasoning_equal_streamed(fmt: str, thinking: bool) -> None:
+    module = parsergen.load(fmt)
+    if not module.RENDERER.can_render_reasoning(thinking):
+        pytest.skip("no reasoning written with thinking so")
+    call = {"name": "f", "arguments": {"n": 1, "s": "x"}}
+    for content in (None, "Here."):
+        text = "".join(t for t, _ in module.RENDERER.pieces(
+            {"reasoning": "Three calls.", "content": content, "tool_calls": [call] * 3},
+            thinking=thinking))
+        kwargs = {"tools": TOOLS, "thinking": thinking}
+        got = _complete(module, text, **kwargs)
+        assert got == _streamed(module, text, **kwargs)
+        assert got[0].reasoning == "Three calls." and len(got[0].tool_calls) == 3
+
+
+@pytest.mark.parametrize("fmt", RUNS)
+def test_runs_read_calls_whole(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three calls in a row go out as one CallRun, not as pieces and events; what the
+    raw tap and the run hold is the text, in order."""
+    module = parsergen.load(fmt)
+    text = _texts(module)["adjacent"]
+    parser = module.ChatParser(tools=TOOLS, thinking=THINKING)
+    seen: list[Any] = []
+    push = parser._push
+    monkeypatch.setattr(parser, "_push", lambda items, finished: (seen.extend(items),
+                                                                   push(items, finished))[1])
+    message = parser.complete(text)
+    runs = [item for item in seen if type(item) is CallRun]
+    # (A run starts where calls come back to: kimi_k2's first call is read by the lexer.)
+    assert len(runs) == 1 and len(runs[0].calls) >= 2
+    assert [c.name for c in message.tool_calls] == ["f"] * 3
+    at = 0
+    for item in seen:  # the raw tap's pieces and the runs' calls are the text, in order
+        if type(item) is RawText:
+            assert text.startswith(item.text, at)
+            at += len(item.text)
+        elif type(item) is CallRun:
+            for between, start, body, end, _ in item.calls:
+                assert text.startswith(between + start + body + end, at)
+                assert start.startswith(_literal(module, _steps(module)[0][2]))
+                assert end.endswith(_literal(module, _steps(module)[-1][2]))
+                at += len(between + start + body + end)
+    assert at == len(text)
+
+
+def test_formats_with_runs() -> None:
+    """The call shapes the compiler finds: markers only, a name, then the arguments."""
+    assert {"hermes", "qwen3_json", "deepseek_v3", "deepseek_r1", "deepseek_v31",
+            "kimi_k2"} <= set(RUNS)
+    steps = parsergen.load("deepseek_v3").StreamingParser.CALL_RUNS
+    assert list(steps) == [3] and [role for _, role, _ in steps[3]] == [
+        "between", "", "", "name", "arguments", ""]
+    assert [role for _, role, _ in parsergen.load("hermes").StreamingParser.CALL_RUNS[0]] == [
+        "between", "arguments"]
