@@ -19,6 +19,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="rewrite parsergen's own goldens (formats vLLM parses by hand)")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the compiled runtime's build early, if its test is to run: it takes a
+    minute or more on the otherwise idle second core (tests/test_compiled.py)."""
+    for item in session.items:
+        if item.name == "test_goldens_of_a_few_formats_pass_compiled":
+            item.module.start_compiled_build()  # type: ignore[attr-defined]
+            return
+
+
 @pytest.fixture(scope="session")
 def get_tokenizer():
     """Build (once) and return a test tokenizer by name."""
