@@ -15,7 +15,7 @@ import pytest
 
 import parsergen
 from parsergen.runtime import accumulate
-from parsergen.runtime.arguments.writer import ArgumentsWriter
+from parsergen.runtime.arguments.writer import ArgumentsWriter, keeps_members
 from parsergen.runtime.schema_types import (Compiled, ToolTyping, coerce_value, compile_schema,
                                             schema_types, tool_properties)
 from support.compiled import COMPILED
@@ -177,20 +177,19 @@ def test_a_schema_nested_past_the_stack_leaves_its_calls_untyped() -> None:
     assert typing.properties("deep") is None
 
 
-def _keeps_by_walk(properties: Any, members: dict[str, Any]) -> bool:
-    """The rule Properties.keeps answers from its table, walked member by member."""
-    from parsergen.runtime.arguments.writer import _KINDS_OK, json_type
-    for key, value in members.items():
-        schema = properties.get(key)
-        if schema is None:
-            continue
-        types = schema_types(schema)
-        if type(value) is str:
-            if types != frozenset(["string"]):
-                return False
-        elif not types & _KINDS_OK[json_type(value)]:
-            return False
-    return True
+class _Walked(dict):  # type: ignore[type-arg]
+    """A compiled tool's properties as a plain mapping (same ``get``): keeps_members then
+    walks the schema member by member instead of asking Properties.keeps."""
+
+    def __init__(self, properties: Any) -> None:
+        super().__init__(dict(properties))
+        self.properties = properties
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self.properties.get(key, default)
+
+    def __bool__(self) -> bool:
+        return bool(self.properties)
 
 
 def test_properties_keeps_answers_as_the_schema_walk() -> None:
@@ -212,7 +211,7 @@ def test_properties_keeps_answers_as_the_schema_walk() -> None:
             schema["additionalProperties"] = {"type": rng.choice(names)}
         compiled = compile_schema(schema).props
         members = {k: rng.choice(values) for k in rng.sample("abcdef", rng.randint(0, 5))}
-        want = _keeps_by_walk(compiled, members)
+        want = keeps_members(_Walked(compiled), members)
         assert compiled.keeps(members) == want, (schema, members)
         kept, rejected = kept + want, rejected + (not want)
     assert kept > 200 and rejected > 200  # both answers were tried
