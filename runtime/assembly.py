@@ -32,7 +32,7 @@ from .messages import (
     merge_deltas,
     without_cut_calls,
 )
-from .schema_types import read_tools, tool_names
+from .schema_types import ToolTyping, read_tools
 from .driver import StreamingParserBase
 from .prompt import ReasoningEndAt
 from .tokens import coalesce
@@ -161,10 +161,11 @@ class ChatParser:
         self._reasoning_ws = ""  # trailing reasoning whitespace, held
         self._text = ContentText(flags)
         self._content = self._text.add  # bound once: feed() calls it per delta
-        names = tool_names(self.tools)
+        typing = ToolTyping(self.tools)
+        names = typing.names
         valid = names if flags["validate_tool_names"] and names else None
         self._calls = ToolCalls(
-            self.events, self._text, syntax=self.SYNTAX, tools=self.tools, valid_names=valid,
+            self.events, self._text, syntax=self.SYNTAX, typing=typing, valid_names=valid,
             name_pattern=self.TOOL_NAME_PATTERN,
             name_entities=ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""),
             glued_prefix=self.TOOL_NAME_GLUED_PREFIX,

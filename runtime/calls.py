@@ -24,7 +24,7 @@ from mypy_extensions import mypyc_attr
 from .arguments import ArgumentSyntax, ArgumentsWriter
 from .events import MESSAGE_HEADER, TOOL_ARGS, TOOL_STATES, RawText
 from .messages import CutCall, DeltaToolCall
-from .schema_types import ToolTyping, tool_names
+from .schema_types import ToolTyping
 from .driver import StreamingParserBase
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ class ToolCalls:
     """The calls of one completion: names judged, arguments read, ends and cuts."""
 
     def __init__(self, events: StreamingParserBase, content: ContentText, *,
-                 syntax: ArgumentSyntax, tools: Any, valid_names: Collection[str] | None,
+                 syntax: ArgumentSyntax, typing: ToolTyping, valid_names: Collection[str] | None,
                  name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
                  no_tools: bool, warnings: list[str], whole_calls: bool = False,
@@ -117,11 +117,9 @@ class ToolCalls:
         self.events = events
         self.content = content
         self.syntax = syntax
-        self.tools = tools
         # Compiled once per tool name for this parser's request, not once per call.
-        self.typing = ToolTyping(tools)
-        self.requested = (requested if requested is not None
-                          else tool_names(tools) if tools else frozenset())
+        self.typing = typing
+        self.requested = requested if requested is not None else typing.names
         self.valid_names = valid_names
         self.name_pattern = name_pattern
         self.name_entities = name_entities  # decodes character references in a name

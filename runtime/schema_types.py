@@ -55,18 +55,33 @@ def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, A
     return out
 
 
-def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Properties | None:
-    """The compiled ``properties`` of tool ``name``'s parameters (``$ref`` followed,
-    ``allOf`` merged, a top-level ``anyOf``/``oneOf`` of objects joined); None without
-    tools or schema."""
+def tool_functions(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]]:
+    """The request's function definitions by name (the first of a name wins, as a scan
+    in order finds it): one walk of the tools per request, one lookup per call."""
+    functions: dict[str, Mapping[str, Any]] = {}
     for tool in tools or ():
         fn = tool.get("function", tool) if is_mapping(tool) else None
-        if is_mapping(fn) and fn.get("name") == name:
-            params = fn.get("parameters")
-            if not is_mapping(params):
-                return None
-            return _compiled_parameters(params).props
-    return None
+        if is_mapping(fn):
+            name = fn.get("name")
+            if isinstance(name, str) and name not in functions:
+                functions[name] = fn
+    return functions
+
+
+def function_properties(fn: Mapping[str, Any] | None) -> Properties | None:
+    """The compiled ``properties`` of a function definition's parameters (``$ref``
+    followed, ``allOf`` merged, a top-level ``anyOf``/``oneOf`` of objects joined); None
+    without one or without a schema."""
+    params = fn.get("parameters") if fn is not None else None
+    if not is_mapping(params):
+        return None
+    return _compiled_parameters(params).props
+
+
+def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Properties | None:
+    """The compiled ``properties`` of tool ``name``'s parameters (``function_properties``);
+    None without tools or schema."""
+    return function_properties(tool_functions(tools).get(name))
 
 
 # Compiled parameters by their repr: a server sends the same tools with request after
@@ -97,20 +112,21 @@ def _compiled_parameters(params: Mapping[str, Any]) -> Compiled:
 class ToolTyping:
     """The request's tools' argument typing, compiled once per tool name and kept."""
 
-    __slots__ = ("tools", "compiled")
+    __slots__ = ("functions", "names", "compiled")
 
     def __init__(self, tools: Sequence[Mapping[str, Any]] | None) -> None:
-        self.tools = tools
+        self.functions = tool_functions(tools)
+        self.names = frozenset(self.functions)  # the request's function tools
         self.compiled: dict[str, Properties | None] = {}
 
     def properties(self, name: str) -> Properties | None:
-        """Tool ``name``'s compiled properties (see ``tool_properties``)."""
+        """Tool ``name``'s compiled properties (see ``function_properties``)."""
         try:
             return self.compiled[name]
         except KeyError:
             pass
         try:
-            props = tool_properties(self.tools, name)
+            props = function_properties(self.functions.get(name))
         except RecursionError:  # a schema nested past Python's stack: its calls go untyped
             props = None
         self.compiled[name] = props
@@ -119,12 +135,7 @@ class ToolTyping:
 
 def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> frozenset[str]:
     """Names of the request's function tools."""
-    names = set()
-    for tool in tools or ():
-        fn = tool.get("function", tool) if is_mapping(tool) else None
-        if is_mapping(fn) and isinstance(fn.get("name"), str):
-            names.add(fn["name"])
-    return frozenset(names)
+    return frozenset(tool_functions(tools))
 
 
 def schema_types(schema: Any) -> frozenset[str]:

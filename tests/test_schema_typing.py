@@ -155,13 +155,13 @@ def test_a_chat_parser_compiles_each_tool_once_for_many_calls(monkeypatch) -> No
     from parsergen.runtime import schema_types as st
 
     seen: list[str] = []
-    real = st.tool_properties
+    real = st.function_properties
 
-    def counting(tools: Any, name: str) -> Any:
-        seen.append(name)
-        return real(tools, name)
+    def counting(fn: Any) -> Any:
+        seen.append(fn["name"])
+        return real(fn)
 
-    monkeypatch.setattr(st, "tool_properties", counting)
+    monkeypatch.setattr(st, "function_properties", counting)
     case = DATA["cases"][1]
     call = case["calls"][0]
     text = _qwen3(case["tool"]["name"], call["args"], call["expected"]) * 50
