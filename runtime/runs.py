@@ -112,10 +112,10 @@ class CallPath:
                 marker = end - last if last else m.start()
                 if marker >= limit and not self.sure(buf, marker):
                     break
-                taken = accept(name, buf[opens:closes])
+                body = buf[opens:closes]
+                taken = accept(name, body)
                 if taken is not None:
-                    calls.append((buf[at:begin], buf[begin:opens], buf[opens:closes],
-                                  buf[closes:end], taken))
+                    calls.append((buf[at:begin], buf[begin:opens], body, buf[closes:end], taken))
                     at = end
                     continue
             break
