@@ -1,6 +1,7 @@
 """Call-dense text: parsergen's ``parse()`` against vLLM's legacy tool parser, per call.
 
     .venv/bin/python benchmarks/run.py --dense [--formats a,b] [--reps N] [--peer DIR]
+                                           [--workloads calls1k,batch]
 
 Three workloads per format, written by the format's own renderer (no tokenizer pass:
 the text is all that either side reads):
@@ -96,17 +97,19 @@ def time_ours(module: Any, tokenizer: Any, thinking: bool, tools: list[dict[str,
     return time.process_time() - start
 
 
-def bench(fmt: str, reps: int, peer: Peer | None, workdir: Path) -> dict[str, Any]:
+def bench(fmt: str, reps: int, peer: Peer | None, workdir: Path,
+          chosen: tuple[str, ...] = WORKLOADS) -> dict[str, Any]:
     """One format: check both sides find every call, then time them interleaved."""
     module = parsergen.load(fmt)
     tokenizer = C.get_tokenizer(fmt)
     thinking, tools, work = workloads(fmt)
+    work = {w: work[w] for w in chosen}
     result: dict[str, Any] = {"legacy": LEGACY_TOOL.get(fmt), "notes": [],
-                              "calls": {w: work[w]["calls"] for w in WORKLOADS},
+                              "calls": {w: work[w]["calls"] for w in chosen},
                               "bytes": {w: sum(len(t.encode()) for t in work[w]["texts"])
-                                        for w in WORKLOADS},
-                              "ours": {w: [] for w in WORKLOADS}}  # fmt: skip
-    for w in WORKLOADS:  # warm-up, and the calls found
+                                        for w in chosen},
+                              "ours": {w: [] for w in chosen}}  # fmt: skip
+    for w in chosen:  # warm-up, and the calls found
         found = sum(len(module.parse(t, tools=tools, tokenizer=tokenizer,
                                      thinking=thinking).tool_calls) for t in work[w]["texts"])  # fmt: skip
         if found != work[w]["calls"]:
@@ -117,10 +120,10 @@ def bench(fmt: str, reps: int, peer: Peer | None, workdir: Path) -> dict[str, An
         path = workdir / f"dense-{fmt}.json"
         path.write_text(json.dumps({"tool_parser": result["legacy"], "tools": tools,
                                     "tokenizer": C.tokenizer_table()[fmt],
-                                    "workloads": {w: work[w]["texts"] for w in WORKLOADS}},
+                                    "workloads": {w: work[w]["texts"] for w in chosen}},
                                    ensure_ascii=False), encoding="utf-8")  # fmt: skip
         loaded = peer.ask({"cmd": "load", "file": str(path)})
-        for w in WORKLOADS:
+        for w in chosen:
             result.setdefault("vllm_found", {})[w] = loaded["calls"][w]
             if loaded["calls"][w] != work[w]["calls"]:
                 result["notes"].append(f"{w}: vLLM found {loaded['calls'][w]} of "
@@ -128,9 +131,9 @@ def bench(fmt: str, reps: int, peer: Peer | None, workdir: Path) -> dict[str, An
             if loaded["raised"][w]:
                 result["notes"].append(f"{w}: vLLM's parser raised on {loaded['raised'][w]} "
                                        f"of {len(work[w]['texts'])} texts")  # fmt: skip
-        result["vllm"] = {w: [] for w in WORKLOADS}
+        result["vllm"] = {w: [] for w in chosen}
     for rep in range(reps):
-        for w in WORKLOADS:
+        for w in chosen:
             if timed and rep % 2:
                 assert peer is not None
                 result["vllm"][w].append(peer.ask({"cmd": "run", "variant": w})["parse_cpu"])
@@ -153,6 +156,9 @@ def row(fmt: str, r: dict[str, Any]) -> str:
     """One format's line: us per call per side and the ratio, per workload."""
     cells = [f"{fmt:<16}{r['legacy'] or '-':<16}"]
     for w in WORKLOADS:
+        if w not in r["ours"]:
+            cells.append(f"{'-':>10}{'-':>8}{'-':>8}")
+            continue
         ours = statistics.median(r["ours"][w]) / r["calls"][w] * 1e6
         if "vllm" in r:
             theirs = statistics.median(r["vllm"][w]) / r["calls"][w] * 1e6
@@ -165,8 +171,9 @@ def row(fmt: str, r: dict[str, Any]) -> str:
 
 
 def main(names: list[str] | None, reps: int | None, peer_dir: Path | None,
-         json_path: Path | None) -> int:  # fmt: skip
-    """Run every format, print a table of us per call and the ratios."""
+         json_path: Path | None, chosen: tuple[str, ...] = WORKLOADS) -> int:  # fmt: skip
+    """Run every format (the ``chosen`` workloads), print a table of us per call and the
+    ratios."""
     names = names or list(DEFAULT_FORMATS)
     reps = reps or 5
     peer = Peer([str(peer_dir / "bin" / "python"), str(DRIVER)]) if peer_dir else None
@@ -180,7 +187,7 @@ def main(names: list[str] | None, reps: int | None, peer_dir: Path | None,
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for fmt in names:
-                results[fmt] = bench(fmt, reps, peer, Path(tmp))
+                results[fmt] = bench(fmt, reps, peer, Path(tmp), chosen)
                 print(row(fmt, results[fmt]), flush=True)
                 for note in results[fmt]["notes"]:
                     print(f"  note: {note}", flush=True)

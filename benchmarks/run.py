@@ -419,6 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--tokens", type=int, default=4000, help="tokens per completion (default 4000)")
     ap.add_argument("--json", type=Path, help="also write the raw numbers to this file")
+    ap.add_argument("--workloads", help="--dense only: these of calls1k,calls10k,batch "
+                    "(default all)")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument(
         "--linearity",
@@ -476,7 +478,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.dense:
         import dense
 
-        return dense.main(names, args.reps, peer_dir_of(args, ap), args.json)
+        chosen = tuple(args.workloads.split(",")) if args.workloads else dense.WORKLOADS
+        if not set(chosen) <= set(dense.WORKLOADS):
+            ap.error(f"--workloads: some of {', '.join(dense.WORKLOADS)}")
+        return dense.main(names, args.reps, peer_dir_of(args, ap), args.json, chosen)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled
