@@ -4,7 +4,7 @@ when present, and parsers copy the same whether compiled or not.
 The whole suite runs against a compiled build with
 ``.venv/bin/python tools/build_compiled.py --test`` (1-2 minutes to build, then the
 suite).  By default this module builds one too, unoptimised (``--opt-level 0``, about a
-minute, started at collection in a process of its own beside the suite), and runs the
+minute, started at collection beside the suite: tests/support/background.py), and runs the
 goldens of a few formats against it: mypyc checks types at run
 time that mypy only infers (a ``frozenset & dict_keys`` that is a set once broke every
 compiled parser).  ``PARSERGEN_COMPILED_BUILD=0`` skips that, as does a machine without
@@ -18,17 +18,15 @@ import copy
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
 import sysconfig
-import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import parsergen
 import parsergen.runtime
+from support.background import Job, submit
 from support.compiled import COMPILED
 from support.tokenizers import FORMAT_TOKENIZERS
 
@@ -113,33 +111,24 @@ def _c_compiler() -> bool:
 
 
 _BUILDS = os.environ.get("PARSERGEN_COMPILED_BUILD") != "0" and not COMPILED and _c_compiler()
-_BUILD: dict[str, Any] = {}  # the build's process and output file, once started
-
-
-def start_compiled_build() -> None:
-    """Start building the compiled runtime and running a few formats' goldens against
-    it, in a process of its own (conftest.py calls this once the test below is
-    collected: the build runs on the second core while the suite runs on the first)."""
-    if not _BUILDS or _BUILD:
-        return
+def _build_job() -> Job:
+    """Build the compiled runtime and run a few formats' goldens against it."""
     selection = " or ".join([*sorted(_TEXT), "current", "marked"])
-    out = tempfile.TemporaryFile(mode="w+")  # (a file, not a pipe: it never fills up)
-    _BUILD["out"] = out
-    _BUILD["process"] = subprocess.Popen(
-        [sys.executable, str(TOOL), "--opt-level", "0", "--test", "-x", "tests/test_goldens.py",
-         "tests/test_own_goldens.py", "tests/test_compiled.py", "-k", selection],
-        cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PARSERGEN_COMPILED_BUILD": "0"})
+    return Job("compiled build",
+               [sys.executable, str(TOOL), "--opt-level", "0", "--test", "-x",
+                "tests/test_goldens.py", "tests/test_own_goldens.py", "tests/test_compiled.py",
+                "-k", selection], ROOT, env={"PARSERGEN_COMPILED_BUILD": "0"})
+
+
+def background_jobs() -> dict[str, list[Job]]:
+    """The build, started at collection beside the suite (tests/support/background.py)."""
+    return {"test_goldens_of_a_few_formats_pass_compiled": [_build_job()] if _BUILDS else []}
 
 
 @pytest.mark.skipif(not _BUILDS, reason="PARSERGEN_COMPILED_BUILD=0, the runtime is compiled "
                     "already, or no C compiler to build it")
 def test_goldens_of_a_few_formats_pass_compiled() -> None:
-    start_compiled_build()  # (started already, unless this test runs without conftest.py)
-    code = _BUILD["process"].wait(timeout=900)
-    out = _BUILD["out"]
-    out.seek(0)
-    text = out.read()
+    code, text = submit(_build_job()).result(timeout=900)
     assert code == 0, text[-10000:]
     assert " passed" in text and "compiled" in text
 

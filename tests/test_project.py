@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import parsergen
+from support.background import Job, submit
 from parsergen.compiler.build import plan, project_root, repo_specs, stale
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,20 +50,32 @@ def test_formats_and_load() -> None:
     assert module.__name__ == "parsergen.generated.qwen3"
 
 
-def test_generation_is_byte_identical_across_hash_seeds(tmp_path: Path) -> None:
-    script = (
-        "import sys; from pathlib import Path\n"
-        "from parsergen.compiler.build import plan, project_root, repo_specs\n"
-        "root = project_root()\n"
-        "for o in plan(repo_specs(root), Path('out'), index=True):\n"
-        "    sys.stdout.write(o.path.name + '\\n' + o.text)\n"
-    )
+_SEEDS = ("0", "1", "12345")
+_PLAN = ("import sys; from pathlib import Path\n"
+         "from parsergen.compiler.build import plan, project_root, repo_specs\n"
+         "root = project_root()\n"
+         "for o in plan(repo_specs(root), Path('out'), index=True):\n"
+         "    sys.stdout.write(o.path.name + '\\n' + o.text)\n")
+
+
+def _seed_jobs() -> list[Job]:
+    """Every format generated under each hash seed (it writes nothing)."""
+    return [Job(f"generation, hash seed {seed}", [sys.executable, "-c", _PLAN], ROOT,
+                env={"PYTHONHASHSEED": seed}) for seed in _SEEDS]
+
+
+def background_jobs() -> dict[str, list[Job]]:
+    """The seeded generations, started at collection beside the suite
+    (tests/support/background.py)."""
+    return {"test_generation_is_byte_identical_across_hash_seeds": _seed_jobs()}
+
+
+def test_generation_is_byte_identical_across_hash_seeds() -> None:
     outs = set()
-    for seed in ("0", "1", "12345"):
-        env = dict(os.environ, PYTHONHASHSEED=seed)
-        res = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path,
-                             capture_output=True, text=True, check=True)
-        outs.add(res.stdout)
+    for job in _seed_jobs():
+        code, output = submit(job).result()
+        assert code == 0, output[-5000:]
+        outs.add(output)
     assert len(outs) == 1
 
 
