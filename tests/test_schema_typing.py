@@ -234,3 +234,16 @@ def test_equal_schemas_share_one_compiled_form_and_a_cyclic_one_is_its_own() -> 
     a, b = tool_properties(tools(outer), "f"), tool_properties(tools(inner), "f")
     assert a is not b
     assert "x" in dict(a["x"].props["y"].props) and "y" in dict(b["x"].props["y"].props)
+
+
+def test_the_first_definition_of_a_tool_name_types_its_calls() -> None:
+    first = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    tools = [{"function": {"name": "f", "parameters": first}},
+             {"function": {"name": "f", "parameters": {"type": "object", "properties": {
+                 "n": {"type": "string"}}}}},
+             {"function": {"name": 7}}, "not a tool"]
+    typing = ToolTyping(tools)
+    assert typing.names == {"f"}
+    assert dict(typing.properties("f")) == dict(tool_properties(tools, "f"))
+    assert schema_types(typing.properties("f")["n"]) == {"integer"}
+    assert typing.properties("g") is None
