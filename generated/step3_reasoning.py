@@ -130,7 +130,8 @@ class ChatParser(ChatParserBase):
 
     StreamingParser = StreamingParser
     ARGUMENTS = {"syntax": "json"}  # arguments (default)
-    SYNTAX = JsonSyntax(ARGUMENTS)  # reads and writes the arguments
+    # (ARGUMENTS written again: a compiled class body cannot read its own names.)
+    SYNTAX = JsonSyntax({"syntax": "json"})  # reads and writes the arguments
     ASSEMBLY = {
         "strip_trailing_reasoning_whitespace": False,  # line 19
         "drop_whitespace_only_content_before_tools": True,  # default

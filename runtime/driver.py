@@ -81,6 +81,17 @@ _WINDOW = 4096
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 
 
+_FRAMING_RUNS: dict[str, re.Pattern[str]] = {}
+
+
+def framing_run(punctuation: str) -> re.Pattern[str]:
+    """The pattern of a leading run of whitespace and ``punctuation``, made once."""
+    found = _FRAMING_RUNS.get(punctuation)
+    if found is None:
+        found = _FRAMING_RUNS[punctuation] = re.compile(r"[\s%s]*" % re.escape(punctuation))
+    return found
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class StreamingParserBase:
     """Feeds deltas through the token-id scanner and the per-state matchers."""
@@ -109,16 +120,13 @@ class StreamingParserBase:
     FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
     SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
-    # The leading run of framing characters of a text (compiled per class).
-    _framing_run: ClassVar[re.Pattern[str]] = re.compile(r"\s*")
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._framing_run = re.compile(r"[\s%s]*" % re.escape(cls.FRAMING_PUNCTUATION))
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
                  raw: bool = False) -> None:
         self.thinking = self.THINKING_DEFAULT if thinking is None else bool(thinking)
+        # The leading run of framing characters of a text (made once per punctuation;
+        # not at class creation: a compiled subclass never runs __init_subclass__).
+        self._framing_run = framing_run(self.FRAMING_PUNCTUATION)
         # The raw tap: every consumed piece of text also goes to the output as RawText,
         # just before the events it causes (ChatParser needs a call's exact text, the
         # accounting every byte).  Public: set it before the first feed.
