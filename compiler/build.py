@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,11 +159,25 @@ def write(outputs: list[Output], out_dir: Path, *, remove_orphans: bool) -> list
     by_path = {o.path: o for o in outputs}
     for path in differing:
         path.write_text(by_path[path].text, encoding="utf-8")
+        _drop_compiled(path)
     if remove_orphans:
         for path in orphans:
             path.unlink()
+            _drop_compiled(path)
         return differing + orphans
     return differing
+
+
+def _drop_compiled(path: Path) -> None:
+    """Delete a compiled build of the module at ``path`` (tools/build_compiled.py): an
+    extension module next to a ``.py`` is imported in its place, and would still be
+    the module as it was."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        compiled = path.with_name(path.stem + suffix)
+        if compiled.is_file():
+            compiled.unlink()
+            print(f"removed {compiled.name}: compiled from the module as it was; "
+                  "run tools/build_compiled.py again", file=sys.stderr)
 
 
 def write_changed(outputs: list[Output]) -> list[Path]:

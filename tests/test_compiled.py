@@ -63,18 +63,21 @@ def test_every_runtime_class_is_marked_for_mypyc() -> None:
 
 def test_left_out_modules_exist() -> None:
     tool = _tool()
-    runtime = ROOT / "runtime"
-    assert all((runtime / name).is_file() for name in tool.LEFT_OUT)
-    assert set(tool.runtime_modules()) | set(tool.LEFT_OUT) == {
-        path.relative_to(runtime).as_posix() for path in runtime.rglob("*.py")}
+    assert all((ROOT / name).is_file() for name in tool.LEFT_OUT)
+    assert set(tool.modules()) | set(tool.LEFT_OUT) == {
+        f"{folder}/{path.relative_to(ROOT / folder).as_posix()}"
+        for folder in ("runtime", "generated") for path in (ROOT / folder).rglob("*.py")}
 
 
 @pytest.mark.skipif(not COMPILED, reason="the runtime imported is pure Python")
 def test_the_compiled_build_is_current() -> None:
-    folder = Path(list(parsergen.runtime.__path__)[0])
-    changed = _tool().stale(folder)
-    assert changed is not None, f"compiled modules without {_tool().MANIFEST} in {folder}"
-    assert not changed, f"stale compiled runtime: {changed}; run {TOOL.name} again or --remove"
+    import parsergen.generated
+    folders = {"runtime": Path(list(parsergen.runtime.__path__)[0]),
+               "generated": Path(list(parsergen.generated.__path__)[0])}
+    changed = _tool().stale(folders)
+    assert changed is not None, f"compiled modules without {_tool().MANIFEST} in {folders}"
+    assert not changed, f"stale compiled build: {changed}; run {TOOL.name} again or --remove"
+    assert not parsergen.load("hermes").__file__.endswith(".py")  # the formats compiled too
 
 
 _TEXT = {
@@ -115,7 +118,8 @@ def _build_job() -> Job:
     """Build the compiled runtime and run a few formats' goldens against it."""
     selection = " or ".join([*sorted(_TEXT), "current", "marked"])
     return Job("compiled build",
-               [sys.executable, str(TOOL), "--opt-level", "0", "--test", "-x",
+               [sys.executable, str(TOOL), "--opt-level", "0", "--formats", ",".join(sorted(_TEXT)),
+                "--test", "-x",
                 "tests/test_goldens.py", "tests/test_own_goldens.py", "tests/test_compiled.py",
                 "-k", selection], ROOT, env={"PARSERGEN_COMPILED_BUILD": "0"})
 
@@ -156,3 +160,20 @@ def test_a_lexicon_copies_every_attribute_but_its_cache() -> None:
     from parsergen.runtime.lexicon import Lexicon
     lexicon = parsergen.load("hermes").StreamingParser.LEXICONS[False]
     assert set(vars(lexicon)) == {*Lexicon._STATE, "_infos"}
+
+
+def test_building_a_module_anew_deletes_its_compiled_build(tmp_path: Path) -> None:
+    # An extension module next to its .py is imported in its place: once the .py is
+    # rewritten, the compiled one is the module as it was.
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from parsergen.compiler.build import Output, write
+    suffix = EXTENSION_SUFFIXES[0]
+    (tmp_path / "fmt.py").write_text("# old\n", encoding="utf-8")
+    (tmp_path / f"fmt{suffix}").write_bytes(b"compiled")
+    (tmp_path / "same.py").write_text("# same\n", encoding="utf-8")
+    (tmp_path / f"same{suffix}").write_bytes(b"compiled")
+    write([Output(tmp_path / "fmt.py", "# new\n"), Output(tmp_path / "same.py", "# same\n")],
+          tmp_path, remove_orphans=False)
+    assert not (tmp_path / f"fmt{suffix}").exists()
+    assert (tmp_path / f"same{suffix}").exists()  # its source is as it was built

@@ -1,4 +1,5 @@
-"""Builds the runtime with mypyc: installed next to its sources, or tested apart.
+"""Builds the runtime and the generated modules with mypyc: installed next to their
+sources, or tested apart.
 
     .venv/bin/python tools/build_compiled.py            # build and install (1-2 minutes)
     .venv/bin/python tools/build_compiled.py --status   # what is installed, and is it current
@@ -7,15 +8,21 @@
 
 mypyc names a module by its file's path, and the package maps its top-level folders
 into ``parsergen.*`` (pyproject.toml's ``package-dir``), so the build lays the package
-out as ``parsergen/...`` in a staging folder (a copy of runtime/; symbolic links for the
-rest, as tests/test_types.py does) and compiles the runtime there into one shared
-library (``parsergen.runtime.compiled__mypyc``) and a small extension module per runtime
-module. Installing copies them into the folder ``parsergen.runtime`` is imported from
-(runtime/ of an editable install): an extension module next to its ``.py`` is imported
-in its place, and ``--remove`` deletes them. ``--test`` installs nothing: it runs pytest
-(default: the whole suite) with the staging folder first on ``PYTHONPATH``. Each build
-records its sources' hashes in ``mypyc_build.json``; tests/test_compiled.py fails on a
-stale build (an edited runtime/ file whose compiled module would still be imported).
+out as ``parsergen/...`` in a staging folder (copies of runtime/ and generated/;
+symbolic links for the rest, as tests/test_types.py does) and compiles them there into
+one shared library (``parsergen.runtime.compiled__mypyc``) and a small extension module
+per module. The generated parsers are compiled too: their classes are then native
+subclasses of the runtime's, whose methods compiled code calls directly (an interpreted
+subclass is called through Python: compiling the runtime alone gave half the gain).
+Installing copies them into the folders ``parsergen.runtime`` and ``parsergen.generated``
+are imported from (runtime/ and generated/ of an editable install): an extension module
+next to its ``.py`` is imported in its place, and ``--remove`` deletes them. ``--test``
+installs nothing: it runs pytest (default: the whole suite) with the staging folder
+first on ``PYTHONPATH``. Each build records its sources' hashes in ``mypyc_build.json``
+(in runtime/); tests/test_compiled.py fails on a stale build (an edited runtime/ file,
+or a generated module rebuilt, whose compiled module would still be imported), and
+``parsergen build`` deletes the compiled module of a generated module it rewrites.
+Specs loaded by path stay Python: their classes subclass the compiled runtime's.
 
 Every runtime class carries ``@mypyc_attr(allow_interpreted_subclasses=True)``: the
 generated parsers subclass the runtime's, and it is also what lets a compiled object be
@@ -37,41 +44,64 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNTIME = ROOT / "runtime"
-# The package's other folders, linked into the staging namespace for their types.
-LINKED = {"compiler": "compiler", "generated": "generated", "grammars": "grammars"}
+# The package's folders compiled (parsergen.<name>), and the others, linked into the
+# staging namespace for their types.
+COMPILED = ("runtime", "generated")
+LINKED = {"compiler": "compiler", "grammars": "grammars"}
 # The shared library every compiled module's shim loads: parsergen.runtime.<GROUP>__mypyc.
 GROUP = "parsergen.runtime.compiled"
 MANIFEST = "mypyc_build.json"
 
-# Runtime modules left interpreted, each with the reason.
+# Modules left interpreted (paths under the package), each with the reason.
 LEFT_OUT: dict[str, str] = {
     # Compiled, the package's __init__ would load the shared library, which lives in the
     # package and so imports it first: the import recurses. (Re-exports only: no cost.)
-    "__init__.py": "the package that holds the shared library",
+    "runtime/__init__.py": "the package that holds the shared library",
+    "generated/__init__.py": "the formats' index: data read once",
 }
 
 
-def runtime_modules() -> list[str]:
-    """Every runtime module as a path relative to runtime/, except LEFT_OUT."""
-    found = sorted(path.relative_to(RUNTIME).as_posix() for path in RUNTIME.rglob("*.py"))
-    return [name for name in found if name not in LEFT_OUT]
+def modules(formats: Collection[str] | None = None) -> list[str]:
+    """Every module compiled, as a path under the package (``runtime/driver.py``); of
+    the generated ones, only those of ``formats`` if given."""
+    found = sorted(f"{folder}/{path.relative_to(ROOT / folder).as_posix()}"
+                   for folder in COMPILED for path in (ROOT / folder).rglob("*.py"))
+    return [name for name in found if name not in LEFT_OUT and (
+        formats is None or not name.startswith("generated/")
+        or Path(name).stem in formats)]
 
 
-def source_hashes(root: Path, modules: list[str]) -> dict[str, str]:
-    """sha256 of each module's source, keyed by its path relative to runtime/."""
-    return {name: hashlib.sha256((root / name).read_bytes()).hexdigest() for name in modules}
+def source_hashes(folders: dict[str, Path], names: list[str]) -> dict[str, str]:
+    """sha256 of each module's source, keyed by its path under the package."""
+    return {name: hashlib.sha256(_path(folders, name).read_bytes()).hexdigest()
+            for name in names}
 
 
-def installed_runtime() -> Path:
-    """The folder ``parsergen.runtime`` is imported from by this interpreter."""
-    spec = importlib.util.find_spec("parsergen.runtime")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("parsergen is not installed in this interpreter")
-    return Path(list(spec.submodule_search_locations)[0])
+def _path(folders: dict[str, Path], name: str) -> Path:
+    """Where module ``name`` (``runtime/driver.py``) is, in these package folders."""
+    folder, _, rest = name.partition("/")
+    return folders[folder] / rest
+
+
+def installed_folders() -> dict[str, Path]:
+    """The folders ``parsergen.runtime`` and ``parsergen.generated`` are imported from
+    by this interpreter."""
+    out = {}
+    for folder in COMPILED:
+        spec = importlib.util.find_spec(f"parsergen.{folder}")
+        if spec is None or not spec.submodule_search_locations:
+            raise SystemExit("parsergen is not installed in this interpreter")
+        out[folder] = Path(list(spec.submodule_search_locations)[0])
+    return out
+
+
+def source_folders() -> dict[str, Path]:
+    """The project's own folders of the compiled packages."""
+    return {folder: ROOT / folder for folder in COMPILED}
 
 
 def extensions(folder: Path) -> list[Path]:
@@ -80,8 +110,9 @@ def extensions(folder: Path) -> list[Path]:
     return sorted(path for path in folder.rglob("*") if path.name.endswith(suffixes))
 
 
-def stage(staging: Path) -> Path:
-    """Lays the package out as ``parsergen/...`` under staging; returns parsergen/runtime."""
+def stage(staging: Path) -> dict[str, Path]:
+    """Lays the package out as ``parsergen/...`` under staging; returns its compiled
+    folders (``parsergen/runtime``, ``parsergen/generated``)."""
     package = staging / "parsergen"
     package.mkdir()
     for item in (ROOT / "parsergen").iterdir():
@@ -89,19 +120,21 @@ def stage(staging: Path) -> Path:
             (package / item.name).symlink_to(item)
     for name, folder in LINKED.items():
         (package / name).symlink_to(ROOT / folder)
-    runtime = package / "runtime"
-    for path in RUNTIME.rglob("*.py"):
-        target = runtime / path.relative_to(RUNTIME)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-    return runtime
+    for folder in COMPILED:
+        for path in (ROOT / folder).rglob("*.py"):
+            target = package / folder / path.relative_to(ROOT / folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    return {folder: package / folder for folder in COMPILED}
 
 
-def compile_in(staging: Path, jobs: int, opt_level: str) -> Path:
-    """Compiles the runtime in staging, in place; returns its parsergen/runtime folder."""
-    runtime = stage(staging)
-    modules = runtime_modules()
-    paths = [f"parsergen/runtime/{name}" for name in modules]
+def compile_in(staging: Path, jobs: int, opt_level: str,
+               formats: Collection[str] | None = None) -> dict[str, Path]:
+    """Compiles the runtime and the generated modules (of ``formats``, if given) in
+    staging, in place; returns the staged folders (see ``stage``)."""
+    folders = stage(staging)
+    names = modules(formats)
+    paths = [f"parsergen/{name}" for name in names]
     # A child process: setup() works in its current folder and exits on errors.
     script = (
         "import sys\n"
@@ -117,56 +150,63 @@ def compile_in(staging: Path, jobs: int, opt_level: str) -> Path:
     if done.returncode:
         sys.stderr.write(done.stdout[-20000:] + done.stderr[-20000:])
         raise SystemExit("the mypyc build failed")
-    built = extensions(runtime)
+    built = [f"{folder}/{path.relative_to(where).as_posix()}"
+             for folder, where in folders.items() for path in extensions(where)]
     if not built:
         raise SystemExit("mypyc built no extension modules")
     manifest = {
         "python": sys.version,
-        "modules": source_hashes(RUNTIME, modules),
+        "modules": source_hashes(source_folders(), names),
         "left_out": LEFT_OUT,
-        "extensions": [path.relative_to(runtime).as_posix() for path in built],
+        "extensions": built,
     }
-    (runtime / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-    return runtime
+    (folders["runtime"] / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    return folders
 
 
-def install(runtime: Path, target: Path) -> None:
-    """Copies a build's extension modules and manifest from runtime into target."""
-    remove(target)
-    for path in [*extensions(runtime), runtime / MANIFEST]:
-        destination = target / path.relative_to(runtime)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, destination)
+def install(built: dict[str, Path], targets: dict[str, Path]) -> None:
+    """Copies a build's extension modules and manifest into the target folders."""
+    remove(targets)
+    for folder, where in built.items():
+        for path in [*extensions(where), where / MANIFEST]:
+            if path.exists():
+                destination = targets[folder] / path.relative_to(where)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, destination)
 
 
-def remove(target: Path) -> int:
-    """Deletes the compiled modules and the manifest from target; returns how many."""
+def remove(targets: dict[str, Path]) -> int:
+    """Deletes the compiled modules and the manifest from the folders; returns how many."""
     gone = 0
-    for path in [*extensions(target), target / MANIFEST]:
-        if path.exists():
-            path.unlink()
-            gone += 1
+    for where in targets.values():
+        for path in [*extensions(where), where / MANIFEST]:
+            if path.exists():
+                path.unlink()
+                gone += 1
     return gone
 
 
-def stale(target: Path) -> list[str] | None:
-    """Modules whose source changed since target's build; None without a build."""
-    manifest_path = target / MANIFEST
+def stale(targets: dict[str, Path]) -> list[str] | None:
+    """Modules whose source changed since the build in these folders (a compiled module
+    with no source counts); None without a build."""
+    manifest_path = targets["runtime"] / MANIFEST
     if not manifest_path.exists():
         return None
     recorded: dict[str, str] = json.loads(manifest_path.read_text())["modules"]
     current = {name: hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
-               for name in recorded for path in [target / name]}
+               for name in recorded for path in [_path(targets, name)]}
     return [name for name, digest in recorded.items() if current[name] != digest]
 
 
-def status(target: Path) -> int:
+def status(targets: dict[str, Path]) -> int:
     """Prints whether a compiled build is installed and current; 0 when current or absent."""
-    changed = stale(target)
+    changed = stale(targets)
+    where = ", ".join(map(str, targets.values()))
     if changed is None:
-        print(f"pure Python: no compiled build in {target}")
+        print(f"pure Python: no compiled build in {where}")
         return 0
-    print(f"compiled build in {target}: {len(extensions(target))} extension modules")
+    count = sum(len(extensions(folder)) for folder in targets.values())
+    print(f"compiled build in {where}: {count} extension modules")
     if changed:
         print("stale (build again or --remove): " + ", ".join(changed))
         return 1
@@ -181,34 +221,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", nargs=argparse.REMAINDER, metavar="PYTEST_ARGS",
                         help="build apart and run pytest against it (the rest of the line)")
     parser.add_argument("--target", type=Path,
-                        help="install here instead of parsergen.runtime's folder")
+                        help="install into this folder's runtime/ and generated/ instead "
+                        "of the folders parsergen.runtime and parsergen.generated are "
+                        "imported from")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--opt-level", default="3", help="the C compiler's -O (0 builds faster)")
+    parser.add_argument("--formats", help="compile only these formats' generated modules "
+                        "(comma-separated; the others stay Python)")
     args = parser.parse_args(argv)
+    formats = args.formats.split(",") if args.formats else None
     if args.test is None:
-        target = args.target or installed_runtime()
+        targets = ({folder: args.target / folder for folder in COMPILED} if args.target
+                   else installed_folders())
         if args.remove:
-            print(f"removed {remove(target)} files from {target}")
+            print(f"removed {remove(targets)} files from "
+                  f"{', '.join(map(str, targets.values()))}")
             return 0
         if args.status:
-            return status(target)
+            return status(targets)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="parsergen-mypyc-") as tmp:
-        runtime = compile_in(Path(tmp), args.jobs, args.opt_level)
-        print(f"compiled {len(runtime_modules())} runtime modules in "
+        built = compile_in(Path(tmp), args.jobs, args.opt_level, formats)
+        print(f"compiled {len(modules(formats))} modules (runtime and generated) in "
               f"{time.monotonic() - started:.0f} s", flush=True)
         if args.test is None:
-            install(runtime, target)
-            print(f"installed into {target}")
+            install(built, targets)
+            print(f"installed into {', '.join(map(str, targets.values()))}")
             return 0
         # The staging folder first on the path; and not the current folder (the project
         # root, whose parsergen/ would come first and map the pure runtime).
         env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(
             [tmp, *filter(None, [os.environ.get("PYTHONPATH")])])}
-        probe = [sys.executable, "-c", "import parsergen.runtime.driver as d; print(d.__file__)"]
+        # One compiled module of each folder must be the one imported.
+        probes = {folder: next(n for n in modules(formats) if n.startswith(folder + "/"))
+                  for folder in COMPILED if any(n.startswith(folder + "/")
+                                                for n in modules(formats))}
+        names = [f"parsergen.{n[:-3].replace('/', '.')}" for n in probes.values()]
+        probe = [sys.executable, "-c", "import importlib\n"
+                 f"for n in {names!r}: print(importlib.import_module(n).__file__)"]
         where = subprocess.run(probe, cwd=ROOT, env=env, capture_output=True, text=True)
-        if not where.stdout.strip().startswith(str(runtime)) or where.returncode:
-            raise SystemExit(f"the compiled runtime is not the one imported: {where}")
+        files = where.stdout.split()
+        if (where.returncode or len(files) != len(probes) or not all(
+                f.startswith(str(built[folder])) and not f.endswith(".py")
+                for f, folder in zip(files, probes))):
+            raise SystemExit(f"the compiled build is not the one imported: {where}")
         pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args.test]
         return subprocess.run(pytest, cwd=ROOT, env=env).returncode
 
