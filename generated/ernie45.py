@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
@@ -127,6 +129,8 @@ _LEXICON_THINKING = Lexicon(
 )
 
 
+# (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class StreamingParser(StreamingParserBase):
     """Turns streamed deltas of ernie45 output into semantic events."""
 
@@ -247,6 +251,7 @@ class StreamingParser(StreamingParserBase):
             self.on_text(value, out)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ChatParser(ChatParserBase):
     """OpenAI-style deltas (reasoning, content, tool calls) from ernie45 output."""
 
