@@ -12,7 +12,6 @@ itself, and its whitespace rules, stay with the assembly (``ContentText``).
 from __future__ import annotations
 
 import re
-import secrets
 import string
 import os
 from random import Random
@@ -96,7 +95,7 @@ class CallIds:
         if self.sequential:
             out = f"call{self.count:05d}" if self.short else f"chatcmpl-tool-{self.count}"
         elif self.short:
-            out = "".join(secrets.choice(_ALNUM) for _ in range(9))
+            out = "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret: as uuid4_hex)
         else:
             out = f"chatcmpl-tool-{uuid4_hex()}"
         self.count += 1

@@ -184,6 +184,7 @@ class StreamingParserBase:
         self._framing: list[str] | None = []  # (a list: a long run stays linear)
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
         self._exits = bool(self.BODY.exits_to)  # its text can end its call (see _windowed)
+        self._body_runs = self.BODY.whole_runs  # its text's calls may be read whole (_body_run)
         # Every piece of TOOL_ARGS text goes to the syntax's value scanner too; markers
         # are only taken where it says a value can end (None: its values hide none).
         scan = self.SYNTAX.values() if self.SYNTAX is not None else None
@@ -200,7 +201,7 @@ class StreamingParserBase:
         # CallRun (see _run).
         self.whole_call: Callable[[str | None, str], tuple[str, str, str] | None] | None = None
         # ... and a call that is one JSON object at a position of a text, (name,
-        # arguments, call id, just past it) or None (see _objects).
+        # arguments, call id, just past it) or None (see _objects and _body_run).
         self.whole_object: Callable[[str, int], tuple[str, str, str, int] | None] | None = None
 
     # -- prompts and structured output ---------------------------------------
@@ -609,7 +610,18 @@ class StreamingParserBase:
         tap = self.raw
         gate = self._gate
         values: ValueScan | None = None
+        # Runs of calls the body reads whole (_body_run): only in a parse, with calls
+        # (whole_object), where no value scanner has to follow TOOL_ARGS text.
+        runs = self.whole_object is not None and self._body_runs and tap and gate is None
+        tried = clear = -1  # where a run last stopped; TOOL_ARGS text up to clear has no terminal
         while pos < n:
+            if runs and pos > tried and self.state_id == TOOL_ARGS:
+                if clear < pos:
+                    clear = self._clear_to(buf, pos, final)
+                moved, tried = self._body_run(buf, pos, clear, out)
+                if moved > pos:
+                    pos = moved
+                    continue
             if gate is not None:
                 if self.state_id != TOOL_ARGS:
                     values = gate.at(False) if gate.inside else None
@@ -794,6 +806,31 @@ class StreamingParserBase:
         self.state_id = state
         self._framing = []  # as the way into the last call left it
         return at
+
+    def _clear_to(self, buf: str, pos: int, final: bool) -> int:
+        """Where the first TOOL_ARGS terminal (or, ``final`` aside, a possible start of
+        one at the end) from ``pos`` on starts in ``buf``: text before it has none."""
+        inside = self._matchers[TOOL_ARGS]
+        m = inside.search(buf, pos) if inside.search is not None else None
+        at = m.start() if m is not None else len(buf)
+        return at if final else min(at, inside.hold_point(buf, pos))
+
+    def _body_run(self, buf: str, pos: int, clear: int,
+                  out: list[SemanticEvent]) -> tuple[int, int]:
+        """Read the calls of TOOL_ARGS text from ``pos`` whole, as the body would read
+        them fed (``ToolBody.whole_run``: each taken by ``whole_object``, ending by
+        ``clear``, so no terminal is inside).  They go out as one CallRun, the state
+        TOOL_ARGS still, the body as after the last; returns (where they end, ``pos``
+        if none; where reading stopped).  The rest is read piece by piece as usual."""
+        accept = self.whole_object
+        assert accept is not None  # (only called when set)
+        calls, end, stopped = self.body.whole_run(buf, pos, clear, accept)
+        if calls:
+            # The text before each call is the body's own (the array's "[", commas):
+            # markup, as fed, not content.
+            out.append(CallRun(calls, TOOL_ARGS, self.tool_index + 1, "", True))  # type: ignore[arg-type]  # (the raw tap)
+            self.tool_index += len(calls)
+        return end, stopped
 
     def framing_text(self, text: str, out: list[SemanticEvent]) -> None:
         """Plain text of a framing state: whitespace and ``FRAMING_PUNCTUATION`` are

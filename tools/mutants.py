@@ -28,7 +28,7 @@ render-string-attr, compiler-no-plain-fast-path (speed only) and compiler-skip-i
 (dead code, since deleted with the mutant: 61 now); assembly-ids-alnum and
 render-string-attr have been caught since (tests/test_promises.py).  The corpus compares
 final (merged) events and messages, not when each delta's events came out: hold-back
-mutants show up in the tests only.  94 are listed now: the 32 added since have not
+mutants show up in the tests only.  97 are listed now: the 35 added since have not
 been through a full run.
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
@@ -64,7 +64,7 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
         "tests/test_framing.py", "tests/test_terminal_framing.py",
         "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py",
-        "tests/test_call_runs.py"]
+        "tests/test_call_runs.py", "tests/test_array_runs.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -193,6 +193,10 @@ MUTANTS: list[Mutant] = [
       "            if next_name is None or end < 0 or framing(buf, at, start).end() != start:",
       "            if next_name is None or end < 0:",
       "a run of whole JSON-object calls reads on over text between calls that is content"),
+    M("array-run-any-space-between", "runtime/bodies/json_array.py",
+      '_BETWEEN = re.compile(r"[ \\t\\r\\n,]*").match', '_BETWEEN = re.compile(r"[\\s,]*").match',
+      "a run of whole array elements reads on over whitespace the array body ends at "
+      "(a no-break space: the array was no array of calls, its rest content)"),
     M("content-ids-off-by-one", "runtime/prompt.py",
       "            if _ends_at(ids, i, end_seqs):\n                return ids[i + 1 :]",
       "            if _ends_at(ids, i, end_seqs):\n                return ids[i:]",
@@ -418,8 +422,8 @@ MUTANTS: list[Mutant] = [
       "            if False:\n                text = text[1:]\n                if not text:\n                    return\n        if self._lstrip_newlines",
       "the newline after a framed reasoning end stays in content"),
     M("assembly-ids-alnum", "runtime/calls.py",
-      "            out = \"\".join(secrets.choice(_ALNUM) for _ in range(9))",
-      "            out = \"\".join(secrets.choice(_ALNUM) for _ in range(8))",
+      "            out = \"\".join(_IDS.choices(_ALNUM, k=9))",
+      "            out = \"\".join(_IDS.choices(_ALNUM, k=8))",
       "mistral call ids have 8 characters"),
     M("assembly-call-warnings-lost", "runtime/calls.py",
       "        self.warnings.extend(f\"tool call {call.index}: {w}\" for w in writer.warnings)",

@@ -8,6 +8,7 @@ the driver calls ``finish`` when the stream ends inside a tool state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Protocol
 
 from mypy_extensions import mypyc_attr
@@ -19,6 +20,13 @@ TOOL_CALL_END = EventType.TOOL_CALL_END
 TOOL_NAME = EventType.TOOL_NAME
 ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
 TEXT_CHUNK = EventType.TEXT_CHUNK
+
+# A call that is one JSON object at a position of a text, read whole: (name, arguments,
+# call id or "", just past it), or None (the assembly's ``ToolCalls.whole_object``).
+WholeObject = Callable[[str, int], tuple[str, str, str, int] | None]
+# Calls read whole, as ``events.CallRun`` holds them: per call, the text before it, its
+# text up to its arguments, its arguments' text, its text after them, and what was read.
+WholeCalls = list[tuple[str, str, str, str, tuple[str, str, str]]]
 
 
 class BodyHost(Protocol):
@@ -52,6 +60,9 @@ class ToolBody:
     # the arguments syntax (``ArgumentSyntax.whole_call``) instead of fed (see the
     # driver's OBJECT_RUNS).
     whole_objects: ClassVar[bool] = False
+    # Its own text holds calls one after another that ``whole_run`` may read at once in
+    # a parse (the driver's _body_run), not fed piece by piece.
+    whole_runs: ClassVar[bool] = False
 
     __slots__ = ("parser",)
 
@@ -71,6 +82,13 @@ class ToolBody:
         which only ``may_hold`` (``text`` ends the buffer, more may follow) allows.
         """
         raise NotImplementedError
+
+    def whole_run(self, text: str, pos: int, stop: int,
+                  accept: WholeObject) -> tuple[WholeCalls, int, int]:
+        """The calls ``feed`` would read from ``text[pos:]``, read at once where each
+        ends by ``stop`` and is what ``accept`` takes: (calls, just past the last, where
+        reading stopped); the body is left as after the last.  None here: ([], pos, pos)."""
+        return [], pos, pos
 
     def leave(self, out: list[SemanticEvent]) -> None:
         """A marker leaves TOOL_ARGS: flush what is held, close what must close."""

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from mypy_extensions import mypyc_attr
 
 from ..events import CONTENT, SemanticEvent
-from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost
+from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost, WholeCalls, WholeObject
 from ..arguments.scanning import JsonDepth, whole_json_value
 from .json import JsonBody
+
+# What ``feed`` passes over before an element: whitespace, then the array's ``[`` (not
+# started yet) ...
+_OPENING = re.compile(r"[ \t\r\n]*\[[ \t\r\n,]*").match
+# ... or whitespace and commas (started).
+_BETWEEN = re.compile(r"[ \t\r\n,]*").match
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -22,6 +30,7 @@ class JsonArrayBody(JsonBody):
     starts_calls = True
     exits_to = ("CONTENT",)  # its closing ]
     whole_calls = False  # its own text ends calls
+    whole_runs = True  # ... and whole elements in a row may be read at once (whole_run)
 
     __slots__ = ("started", "element", "end")
 
@@ -73,6 +82,36 @@ class JsonArrayBody(JsonBody):
                 self.reset()
                 return pos + 1 if ch == "]" else pos
         return None
+
+    def whole_run(self, text: str, pos: int, stop: int,
+                  accept: WholeObject) -> tuple[WholeCalls, int, int]:
+        """The elements ``feed`` would read from ``pos`` on, read at once: each after
+        what ``feed`` passes over (the ``[`` first if the array has not started, then
+        whitespace and commas), taken by ``accept`` and ending by ``stop``.  Returns
+        (the calls, just past the last, where reading stopped: the first text that is
+        no such element); the array is then as after its last call."""
+        if self.element:
+            return [], pos, pos
+        match = _BETWEEN if self.started else _OPENING
+        calls: WholeCalls = []
+        at = pos
+        while True:
+            m = match(text, at)
+            if m is None:
+                return calls, at, at
+            obj = m.end()
+            if not text.startswith("{", obj):
+                break
+            taken = accept(text, obj)
+            # (Not complete, not strict JSON, or not a call as reading it gives: fed.)
+            if taken is None or taken[3] > stop:
+                break
+            close = taken[3]
+            calls.append((text[at:obj], "", text[obj:close], "", taken[:3]))
+            at = close
+            match = _BETWEEN
+            self.started = True
+        return calls, at, obj
 
     def _element_end(self, text: str, pos: int) -> int:
         """Just past the element that goes on at ``pos``; -1 if it goes on after ``text``.
