@@ -14,7 +14,7 @@ import pytest
 import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
 from parsergen.runtime.events import CallRun, RawText
-from support.streams import token_deltas
+from support.streams import recording_parser, token_deltas
 from support.tokenizers import FORMAT_TOKENIZERS, TOKENIZERS
 
 FORMATS = sorted(f for f in parsergen.formats()
@@ -185,7 +185,7 @@ def test_runs_with_a_tokenizer_equal_streamed(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_runs_read_calls_whole(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_read_calls_whole(fmt: str) -> None:
     """Elements in a row go out as CallRuns, not as pieces and events; every character
     is in them or in the pieces around them."""
     module = parsergen.load(fmt)
@@ -193,11 +193,8 @@ def test_runs_read_calls_whole(fmt: str, monkeypatch: pytest.MonkeyPatch) -> Non
     for name, counts in (("three", [3]), ("many", [40]), ("content around", [2]),
                          ("between ' , \\n\\t'", [3]), ("re-typed member", [1, 1]),
                          ("array, text, array", [2, 2])):
-        parser = module.ChatParser(tools=TOOLS, thinking=THINKING)
         seen: list[Any] = []
-        push = parser._push
-        monkeypatch.setattr(parser, "_push", lambda items, finished: (
-            seen.extend(items), push(items, finished))[1])
+        parser = recording_parser(module, seen, tools=TOOLS, thinking=THINKING)
         message = parser.complete(texts[name])
         runs = [item for item in seen if type(item) is CallRun]
         assert [len(run.calls) for run in runs] == counts, name

@@ -15,7 +15,7 @@ import pytest
 import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
 from parsergen.runtime.events import CallRun, RawText
-from support.streams import token_deltas
+from support.streams import recording_parser, token_deltas
 from support.tokenizers import deepseek, kimi_k2
 
 PROPERTIES = {"n": {"type": "integer"}, "x": {"type": "number"}, "s": {"type": "string"},
@@ -210,16 +210,13 @@ def test_runs_after_reasoning_equal_streamed(fmt: str, thinking: bool) -> None:
 
 
 @pytest.mark.parametrize("fmt", RUNS)
-def test_runs_read_calls_whole(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_read_calls_whole(fmt: str) -> None:
     """Three calls in a row go out as one CallRun, not as pieces and events; what the
     raw tap and the run hold is the text, in order."""
     module = parsergen.load(fmt)
     text = _texts(module)["adjacent"]
-    parser = module.ChatParser(tools=TOOLS, thinking=THINKING)
     seen: list[Any] = []
-    push = parser._push
-    monkeypatch.setattr(parser, "_push", lambda items, finished: (seen.extend(items),
-                                                                   push(items, finished))[1])
+    parser = recording_parser(module, seen, tools=TOOLS, thinking=THINKING)
     message = parser.complete(text)
     runs = [item for item in seen if type(item) is CallRun]
     # (A run starts where calls come back to: kimi_k2's first call is read by the lexer.)

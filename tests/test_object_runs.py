@@ -15,7 +15,7 @@ import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
 from parsergen.runtime.events import CallRun, RawText
 from support.specs import build
-from support.streams import token_deltas
+from support.streams import recording_parser, token_deltas
 from support.tokenizers import FORMAT_TOKENIZERS, TOKENIZERS
 
 FORMATS = sorted(f for f in parsergen.formats() if parsergen.load(f).StreamingParser.OBJECT_RUNS)
@@ -183,18 +183,15 @@ def test_runs_with_a_tokenizer_equal_streamed(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_runs_read_calls_whole(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_read_calls_whole(fmt: str) -> None:
     """Calls in a row go out as one CallRun, not as pieces and events; every character
     is in it or in the pieces around it."""
     module = parsergen.load(fmt)
     texts = _texts(module)
     for name, count in (("three", 3), ("many", 40), ("content around", 2),
                         ("framing between", 3)):
-        parser = module.ChatParser(tools=TOOLS, thinking=THINKING)
         seen: list[Any] = []
-        push = parser._push
-        monkeypatch.setattr(parser, "_push", lambda items, finished: (
-            seen.extend(items), push(items, finished))[1])
+        parser = recording_parser(module, seen, tools=TOOLS, thinking=THINKING)
         message = parser.complete(texts[name])
         runs = [item for item in seen if type(item) is CallRun]
         assert [len(run.calls) for run in runs] == [count], name

@@ -119,3 +119,16 @@ def cadences(text: str, tokenizer: Any = None, seeds: int = 3, cuts: bool = Fals
     for seed in range(seeds):
         out[f"groups {seed}"] = token_groups(per_token, random.Random(seed))
     return out
+
+
+def recording_parser(module: Any, seen: list[Any], *args: Any, **kwargs: Any) -> Any:
+    """A ChatParser of ``module`` that also puts every item the driver gives its
+    assembly in ``seen`` (raw text, events, CallRuns): a subclass, as a compiled
+    parser's methods cannot be replaced on the instance."""
+
+    class Recording(module.ChatParser):  # type: ignore[name-defined,misc]
+        def _push(self, items: list[Any], finished: bool) -> Any:
+            seen.extend(items)
+            return super()._push(items, finished)
+
+    return Recording(*args, **kwargs)
