@@ -281,8 +281,7 @@ class ChatParser:
                 return DeltaMessage(reasoning="".join(out)) if out else None
             if got is _TEXT:
                 if not self._reasoning_over:
-                    self._reasoning_over = True
-                    self._content_at = self._consumed
+                    self._over(_TEXT, None)  # (as the same text's event would in _push)
                 self._consumed += len(delta_text)
                 self._content(delta_text, out)
                 return DeltaMessage(content="".join(out)) if out else None

@@ -93,6 +93,7 @@ def _texts(module: Any) -> dict[str, str]:
         "comma before the array": opener + "," + lead[len(opener):] + c + close,
         "comma first": lead + ", ," + c + sep + c + close,
         "empty array": "ok " + lead + close + " then " + lead + c + close,
+        "empty array first": lead + close + " then " + lead + c + close,
         "trailing comma": lead + c + sep + c + ", " + close,
         "array, text, array": lead + c + sep + c + close + " and " + lead + c + sep + c + close,
         "text after the array": lead + c + sep + c + "] Done.",
