@@ -362,6 +362,12 @@ class Compiled(dict):  # type: ignore[type-arg]
         self.item: Compiled | None = None
 
 
+# Schema nodes one inside the other that compile: pure Python's recursion limit stops
+# at about 330, and compiled (mypyc) code has no such check: the C stack would overflow
+# (a crash, found at 50,000).  Past it, a tool's calls go untyped (ToolTyping).
+MAX_SCHEMA_NESTING = 250
+
+
 def compile_schema(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) -> Compiled:
     """``schema`` compiled; its ``$ref`` pointers resolve in ``root`` (itself by default)."""
     return _Compiler(schema if root is None else root).node(schema)
@@ -394,17 +400,25 @@ class _Compiler:
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
         self.memo: dict[int, Compiled] = {}
+        self.depth = 0  # nodes being compiled, one inside the other
 
     def node(self, schema: Any) -> Any:
-        """The compiled form of one schema node (non-mappings stay as they are)."""
+        """The compiled form of one schema node (non-mappings stay as they are); raises
+        RecursionError past MAX_SCHEMA_NESTING nodes one inside the other."""
         if not is_mapping(schema):
             return schema
         done = self.memo.get(id(schema))
         if done is not None:
             return done  # compiled, or being compiled: a recursive reference
-        out = self.memo[id(schema)] = Compiled()
-        self._merge(out, schema, frozenset())
-        _finish(out)
+        if self.depth >= MAX_SCHEMA_NESTING:
+            raise RecursionError(f"a schema nested deeper than {MAX_SCHEMA_NESTING}")
+        self.depth += 1
+        try:
+            out = self.memo[id(schema)] = Compiled()
+            self._merge(out, schema, frozenset())
+            _finish(out)
+        finally:
+            self.depth -= 1
         return out
 
     def _merge(self, out: Compiled, schema: Mapping[str, Any], seen: frozenset[int]) -> None:

@@ -99,11 +99,6 @@ def installed_folders() -> dict[str, Path]:
     return out
 
 
-def source_folders() -> dict[str, Path]:
-    """The project's own folders of the compiled packages."""
-    return {folder: ROOT / folder for folder in COMPILED}
-
-
 def extensions(folder: Path) -> list[Path]:
     """The extension modules under folder."""
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
@@ -156,7 +151,7 @@ def compile_in(staging: Path, jobs: int, opt_level: str,
         raise SystemExit("mypyc built no extension modules")
     manifest = {
         "python": sys.version,
-        "modules": source_hashes(source_folders(), names),
+        "modules": source_hashes(folders, names),  # (the copies built: sources may move on)
         "left_out": LEFT_OUT,
         "extensions": built,
     }
