@@ -5,34 +5,20 @@ warnings, content offset), with and without a tokenizer, with token ids too."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import parsergen
-from parsergen.runtime import accumulate, without_cut_calls
-from parsergen.runtime.events import CallRun, RawText
+from parsergen.runtime.events import CallRun
 from support.specs import build
-from support.streams import recording_parser, token_deltas
+from support.json_calls import (PROPERTIES, THINKING, TOOLS, call_cases, check_with_tokenizer,
+                                read_by_chars, read_whole, render_text)
+from support.streams import recording_parser, tapped_text
 from support.tokenizers import FORMAT_TOKENIZERS, TOKENIZERS
 
 FORMATS = sorted(f for f in parsergen.formats() if parsergen.load(f).StreamingParser.OBJECT_RUNS)
-
-PROPERTIES = {"n": {"type": "integer"}, "x": {"type": "number"}, "s": {"type": "string"},
-              "o": {"type": "object"}, "l": {"type": "array"}, "b": {"type": "boolean"}}
-TOOLS = [{"type": "function", "function": {"name": name, "parameters": {
-    "type": "object", "properties": PROPERTIES}}} for name in ("f", "g")]
-THINKING = False
-
-
-def _text(parts: Any, fields: dict[str, str] | None = None) -> str:
-    """The text of a render section's parts, fields filled in as written."""
-    out = []
-    for kind, value in parts:
-        out.append((fields or {})[value] if kind == "field" else value)
-    return "".join(out)
 
 
 def _literal(module: Any, terminal: str) -> str:
@@ -43,71 +29,35 @@ def _literal(module: Any, terminal: str) -> str:
 def _texts(module: Any) -> dict[str, str]:
     """Completions around runs of calls: what may join a run and what must end it."""
     renderer = module.RENDERER
-    lead, sep, close = (_text(p) for p in (renderer.calls_open, renderer.separator,
-                                            renderer.calls_close))
+    lead, sep, close = (render_text(p) for p in (renderer.calls_open, renderer.separator,
+                                                  renderer.calls_close))
 
     def call(args: str = '{"n": 1, "s": "x"}', name: str = '"f"') -> str:
-        return _text(renderer.call, {"name_json": name, "arguments": args, "name": name})
+        return render_text(renderer.call, {"name_json": name, "arguments": args, "name": name})
 
     c = call()
-    key = next(k for k in ("parameters", "arguments") if f'"{k}"' in c)
-    other = "arguments" if key == "parameters" else "parameters"
     runs = module.StreamingParser.OBJECT_RUNS
     after = next(iter(runs.values()))[0]
     starts = runs[after][1]
-    texts = {
-        "three": lead + c + sep + c + sep + c + close,
-        "content around": "Sure. " + lead + c + sep + c + close + " Done.",
-        "many": lead + sep.join([c] * 40) + close,
-        "re-typed member": lead + c + sep + call('{"n": "5"}') + sep + c + close,
-        # A run that starts after framing or content between calls, then more of either.
-        "re-typed, text after": lead + c + sep + call('{"n": "5"}') + sep + c + " oops" + close,
+    texts = call_cases(lead, sep, close, call)
+    texts.update({
         "text, framing after": lead + c + " x " + c + sep + c + sep + close,
         "text, text after": lead + c + " x " + c + sep + c + sep + "y" + close,
-        "untyped member": lead + call('{"zz": [1, {"a": "b"}], "n": 2}') + sep + c + close,
-        "empty arguments": lead + call("{}") + sep + c + close,
         "compact": lead + c.replace('": ', '":').replace(', "', ',"') + sep + c + close,
-        "newlines inside": lead + c.replace(', ', ',\n  ') + sep + c + close,
-        "spaces inside": lead + c.replace('{"n"', '{ "n"').replace("}", " }") + sep + c + close,
         "nested": lead + call('{"o": {"a": {"b": [1, {"c": "}"}]}}, '
                               '"s": "{\\"name\\": \\"f\\"}"}') + sep + c + close,
-        "unicode": lead + call('{"s": "S\\u00e3o \\ud83c\\udf5c \u6771\u4eac"}') + sep + c + close,
-        "other arguments key": lead + c.replace(f'"{key}"', f'"{other}"') + sep + c + close,
-        "args key": lead + c.replace(f'"{key}"', '"args"') + sep + c + close,
-        "extra member after": lead + c[:-1] + ', "id": 1}' + sep + c + close,
-        "extra member between": lead + c.replace(f'"{key}"', f'"id": 1, "{key}"') + sep + c
-        + close,
-        "arguments as a string": lead + call(json.dumps('{"n": 1}')) + sep + c + close,
-        "no arguments": lead + c.replace(f', "{key}": {{"n": 1, "s": "x"}}', "") + sep + c
-        + close,
-        "empty name": lead + c + sep + call(name='""') + sep + c + close,
-        "name with spaces": lead + c + sep + call(name='" f "') + sep + c + close,
-        "unknown tool": lead + c + sep + call(name='"zzz"') + sep + c + close,
-        "name not a string": lead + c + sep + call(name="1") + sep + c + close,
-        "escaped name": lead + call(name='"\\u0066"') + sep + c + close,
-        "duplicate key": lead + call('{"n": 1, "n": 2}') + sep + c + close,
-        "NaN": lead + call('{"x": NaN}') + sep + c + close,
-        "raw newline in a string": lead + call('{"s": "a\nb"}') + sep + c + close,
-        "deep": lead + call('{"l": ' + "[" * 3000 + "]" * 3000 + "}") + sep + c + close,
-        "brace after": lead + c + "}" + sep + c + close,
         "special token inside": lead + call('{"s": "a<|eot_id|><|end|>b"}') + sep + c + close,
         "special token between": lead + c + "<|eot_id|><|end|><|endoftext|>" + c + close,
-        "whitespace before": " \n " + lead + c + sep + c + close,
-        "long value": lead + call(json.dumps({"s": "x" * 5000, "n": 1})) + sep + c + close,
         "marker quoted in content": 'He wrote {"name" and { "name" and ' + lead[:3] + ". "
         + lead + c + close,
         "answer object": '{"name": "f"} ' + lead + c + close,
         "content then object": "x" + lead + c + sep + c + close,
         "after close": lead + c + close + " and " + lead + c + close,
-        "cut after separator": lead + c + sep,
-        "cut in separator": lead + c + sep[:1],
-    }
+    })
     framing = " " + module.StreamingParser.FRAMING_PUNCTUATION + "\n\t"
     texts["framing between"] = lead + c + framing + c + framing + c + close
     for between in ("", ";", "; ", "\n", " ;\n\t", ";;", ", ", " then ", "\u00a0", "\n\n;"):
         texts[f"between {between!r}"] = lead + c + between + c + between + c + close
-    for cut in range(1, len(c)):
-        texts[f"cut at {cut}"] = lead + c + sep + c[:cut]
     for name, opens in starts.items():
         lit = _literal(module, name)
         if not opens and not c.startswith(lit):  # a marker before the object (python_tag)
@@ -126,21 +76,6 @@ def _texts(module: Any) -> dict[str, str]:
     return texts
 
 
-def _chars(module: Any, text: str, tokenizer: Any = None, **kwargs: Any) -> tuple:
-    parser = module.ChatParser(tokenizer, tools=kwargs.get("tools", TOOLS), thinking=THINKING,
-                               ids="sequential", tool_choice=kwargs.get("tool_choice"))
-    message = accumulate([parser.feed(ch) for ch in text] + [parser.finish()])
-    return (without_cut_calls(message, parser.cut_calls), parser.cut_calls, parser.warnings,
-            parser.content_offset)
-
-
-def _whole(module: Any, text: str, tokenizer: Any = None, **kwargs: Any) -> tuple:
-    parser = module.ChatParser(tokenizer, tools=kwargs.get("tools", TOOLS), thinking=THINKING,
-                               ids="sequential", tool_choice=kwargs.get("tool_choice"))
-    message = parser.complete(text, kwargs.get("token_ids", ()))
-    return message, parser.cut_calls, parser.warnings, parser.content_offset
-
-
 def _tokenizer(fmt: str) -> Any:
     return TOKENIZERS[FORMAT_TOKENIZERS[fmt]]()
 
@@ -154,7 +89,7 @@ def test_formats_with_object_runs() -> None:
 def test_runs_equal_streamed(fmt: str, tool_choice: str | None) -> None:
     module = parsergen.load(fmt)
     for name, text in _texts(module).items():
-        assert _whole(module, text, tool_choice=tool_choice) == _chars(
+        assert read_whole(module, text, tool_choice=tool_choice) == read_by_chars(
             module, text, tool_choice=tool_choice), name
 
 
@@ -162,7 +97,8 @@ def test_runs_equal_streamed(fmt: str, tool_choice: str | None) -> None:
 def test_runs_without_tools_equal_streamed(fmt: str) -> None:
     module = parsergen.load(fmt)
     for name, text in _texts(module).items():
-        assert _whole(module, text, tools=None) == _chars(module, text, tools=None), name
+        assert (read_whole(module, text, tools=None)
+                == read_by_chars(module, text, tools=None)), name
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -172,14 +108,7 @@ def test_runs_with_a_tokenizer_equal_streamed(fmt: str) -> None:
     module = parsergen.load(fmt)
     tokenizer = _tokenizer(fmt)
     for name, text in _texts(module).items():
-        assert _whole(module, text, tokenizer) == _chars(module, text, tokenizer), name
-        ids = tokenizer.encode(text, add_special_tokens=False)
-        parser = module.ChatParser(tokenizer, tools=TOOLS, thinking=THINKING, ids="sequential")
-        message = accumulate([parser.feed(t, i) for t, i in token_deltas(tokenizer, ids)]
-                             + [parser.finish()])
-        streamed = (without_cut_calls(message, parser.cut_calls), parser.cut_calls,
-                    parser.warnings, parser.content_offset)
-        assert _whole(module, text, tokenizer, token_ids=ids) == streamed, name
+        check_with_tokenizer(module, name, text, tokenizer)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -196,13 +125,7 @@ def test_runs_read_calls_whole(fmt: str) -> None:
         runs = [item for item in seen if type(item) is CallRun]
         assert [len(run.calls) for run in runs] == [count], name
         assert len(message.tool_calls) == count
-        text = ""
-        for item in seen:
-            if type(item) is RawText:
-                text += item.text
-            elif type(item) is CallRun:
-                text += "".join(b + s + t + e for b, s, t, e, _ in item.calls)
-        assert text == texts[name]
+        assert tapped_text(seen) == texts[name]
 
 
 LLAMA_LIKE = """
@@ -235,8 +158,9 @@ def test_validated_names(tmp_path: Path) -> None:
     c = '{"name": "f", "parameters": {"n": 1}}'
     for text in (c + "; " + c.replace('"f"', '"zzz"') + "; " + c + "; " + c,
                  c + "; " + c.replace('"f"', '"g"') + "; " + c):
-        assert _whole(module, text) == _chars(module, text)
-        assert _whole(module, text, tools=TOOLS[:1]) == _chars(module, text, tools=TOOLS[:1])
+        assert read_whole(module, text) == read_by_chars(module, text)
+        assert (read_whole(module, text, tools=TOOLS[:1])
+                == read_by_chars(module, text, tools=TOOLS[:1]))
 
 
 def test_only_where_the_object_alone_ends_the_call(tmp_path: Path) -> None:

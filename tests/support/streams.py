@@ -132,3 +132,17 @@ def recording_parser(module: Any, seen: list[Any], *args: Any, **kwargs: Any) ->
             return super()._push(items, finished)
 
     return Recording(*args, **kwargs)
+
+
+def tapped_text(seen: list[Any]) -> str:
+    """The text a recording parser's pushes hold (``recording_parser``): the raw tap's
+    pieces and the runs' calls, in order (all the text, when every byte is accounted)."""
+    from parsergen.runtime.events import CallRun, RawText
+
+    out = []
+    for item in seen:
+        if type(item) is RawText:
+            out.append(item.text)
+        elif type(item) is CallRun:
+            out.extend(b + s + t + e for b, s, t, e, _ in item.calls)
+    return "".join(out)
