@@ -171,7 +171,7 @@ class ChatParser:
             glued_prefix=self.TOOL_NAME_GLUED_PREFIX,
             stream_args=flags["stream_arg_deltas"],
             ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
-            warnings=self.warnings, whole_calls=stream_calls == "complete", requested=names)
+            warnings=self.warnings, whole_calls=stream_calls == "complete")
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
         self._reasoning_over = False
         self._consumed = 0  # characters of model text consumed so far

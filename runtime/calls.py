@@ -111,14 +111,13 @@ class ToolCalls:
                  name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
                  no_tools: bool, warnings: list[str], whole_calls: bool = False,
-                 glued_prefix: str | None = None,
-                 requested: frozenset[str] | None = None) -> None:
+                 glued_prefix: str | None = None) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
         # Compiled once per tool name for this parser's request, not once per call.
         self.typing = typing
-        self.requested = requested if requested is not None else typing.names
+        self.requested = typing.names  # the request's function tools
         self.valid_names = valid_names
         self.name_pattern = name_pattern
         self.name_entities = name_entities  # decodes character references in a name

@@ -133,11 +133,6 @@ class ToolTyping:
         return props
 
 
-def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> frozenset[str]:
-    """Names of the request's function tools."""
-    return frozenset(tool_functions(tools))
-
-
 def schema_types(schema: Any) -> frozenset[str]:
     """JSON types a schema admits (``type``, ``enum``, ``anyOf``/``oneOf``/``allOf``,
     ``nullable``); a schema that says nothing admits only strings, as in vLLM.

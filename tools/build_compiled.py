@@ -248,9 +248,9 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(
             [tmp, *filter(None, [os.environ.get("PYTHONPATH")])])}
         # One compiled module of each folder must be the one imported.
-        probes = {folder: next(n for n in modules(formats) if n.startswith(folder + "/"))
-                  for folder in COMPILED if any(n.startswith(folder + "/")
-                                                for n in modules(formats))}
+        probes: dict[str, str] = {}
+        for name in modules(formats):
+            probes.setdefault(name.split("/")[0], name)
         names = [f"parsergen.{n[:-3].replace('/', '.')}" for n in probes.values()]
         probe = [sys.executable, "-c", "import importlib\n"
                  f"for n in {names!r}: print(importlib.import_module(n).__file__)"]
