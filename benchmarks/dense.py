@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import completions as C
-from peer import Peer
+from peer import Peer, pin_apart
 
 import parsergen
 
@@ -177,8 +177,10 @@ def main(names: list[str] | None, reps: int | None, peer_dir: Path | None,
     names = names or list(DEFAULT_FORMATS)
     reps = reps or 5
     peer = Peer([str(peer_dir / "bin" / "python"), str(DRIVER)]) if peer_dir else None
+    pinned = pin_apart(peer) if peer else None
     print(f"dense: {time.strftime('%Y-%m-%d %H:%M %Z')}, reps {reps}, load "
-          f"{os.getloadavg()[0]:.2f}, vLLM {peer.hello['vllm'] if peer else '-'}; "
+          f"{os.getloadavg()[0]:.2f}, vLLM {peer.hello['vllm'] if peer else '-'}, "
+          f"cpus ours/vLLM {pinned or '-'}; "
           "us per call (CPU), ratio = vLLM / ours\n", flush=True)  # fmt: skip
     head = f"{'format':<16}{'vLLM parser':<16}" + "".join(
         f"{w:>10}{'vLLM':>8}{'ratio':>8}" for w in WORKLOADS)

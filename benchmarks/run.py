@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import completions as C  # noqa: E402
 from parsergen_driver import Input, batches, message_list, time_variant  # noqa: E402
-from peer import Peer  # noqa: E402
+from peer import Peer, pin_apart  # noqa: E402
 
 import parsergen  # noqa: E402
 from parsergen.runtime.messages import accumulate  # noqa: E402
@@ -490,6 +490,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     peer = Peer([str(peer_dir / "bin" / "python"), str(DRIVER)]) if peer_dir else None
     meta = meta_of(reps, peer.hello["vllm"] if peer else None)
+    if peer:
+        meta["cpus_ours/vllm"] = pin_apart(peer)
     print("  ".join(f"{k} {v}" for k, v in meta.items()) + "\n", flush=True)
     results: dict[str, Any] = {}
     try:

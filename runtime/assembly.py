@@ -71,29 +71,34 @@ class ContentText:
 
     def add(self, text: str, out: list[str]) -> None:
         """Content ``text``: what may go out now is appended to ``out``."""
+        piece = self.take(text)
+        if piece:
+            out.append(piece)
+
+    def take(self, text: str) -> str:
+        """Content ``text``: what may go out now ("" for nothing yet)."""
         if self.after_end:
             self.after_end = False
             if text.startswith("\n"):
                 text = text[1:]
                 if not text:
-                    return
+                    return ""
         if self._lstrip_newlines and not self.seen and not self.held:
             text = text.lstrip("\n")
             if not text:
-                return
+                return ""
         text = self.held + text
         self.held = ""
         if not self.seen:
             if not text.strip():
                 self.held = text
-                return
+                return ""
             self.seen = True
         if self._strip:
             body = text.rstrip()
             self.held = text[len(body):]
-            text = body
-        if text:
-            out.append(text)
+            return body
+        return text
 
     def before_call(self) -> str:
         """A tool call starts: the held whitespace it drops (content again if the call
@@ -160,7 +165,7 @@ class ChatParser:
         self._header_held: str | None = "" if self._header else None
         self._reasoning_ws = ""  # trailing reasoning whitespace, held
         self._text = ContentText(flags)
-        self._content = self._text.add  # bound once: feed() calls it per delta
+        self._content = self._text.add  # bound once: _push calls it per event
         typing = ToolTyping(self.tools)
         names = typing.names
         valid = names if flags["validate_tool_names"] and names else None
@@ -273,18 +278,17 @@ class ChatParser:
             return self._push(got, finished=False)
         if self._calls.open is None:
             # Plain reasoning or content (most deltas): no events to go through.
-            out: list[str] = []
             if got is _REASONING:
                 self._consumed += len(delta_text)
                 self._reasoned = self._consumed
-                self._reasoning(delta_text, out)
-                return DeltaMessage(reasoning="".join(out)) if out else None
+                piece = self._reasoning_piece(delta_text)
+                return DeltaMessage(reasoning=piece) if piece else None
             if got is _TEXT:
                 if not self._reasoning_over:
                     self._over(_TEXT, None)  # (as the same text's event would in _push)
                 self._consumed += len(delta_text)
-                self._content(delta_text, out)
-                return DeltaMessage(content="".join(out)) if out else None
+                piece = self._text.take(delta_text)
+                return DeltaMessage(content=piece) if piece else None
         return self._push(events.plain_events(got, delta_text), finished=False)
 
     def feed_many(self, deltas: Iterable[tuple[str, Sequence[int]]]) -> DeltaMessage | None:
@@ -420,10 +424,16 @@ class ChatParser:
                             tool_calls=[calls[i] for i in sorted(calls)])
 
     def _reasoning(self, text: str, out: list[str]) -> None:
+        piece = self._reasoning_piece(text)
+        if piece:
+            out.append(piece)
+
+    def _reasoning_piece(self, text: str) -> str:
+        """Reasoning ``text``: what may go out now ("" for nothing yet)."""
         if self._header_held is not None:
             text = self._drop_header(text)
             if not text:
-                return
+                return ""
         if self._framing:
             if self._framing_nl:
                 text = "\n" + text
@@ -431,15 +441,13 @@ class ChatParser:
             if self._framing_nl:
                 text = text[:-1]
             if not text:
-                return
+                return ""
         if not self._strip_reasoning:
-            out.append(text)
-            return
+            return text
         text = self._reasoning_ws + text
         body = text.rstrip()
         self._reasoning_ws = text[len(body):]
-        if body:
-            out.append(body)
+        return body
 
     def _drop_header(self, text: str) -> str:
         """Hold reasoning while it may still be the header line; drop that line."""

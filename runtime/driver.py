@@ -345,9 +345,15 @@ class StreamingParserBase:
                 self._reclosers = {lit: name for lit, name in self._reclosers.items()
                                    if name not in resolved}  # (the token is the marker)
         scanner = self._scanner
-        return scanner is not None and (
-            scanner.waiting() or not scanner.id_to_name.keys().isdisjoint(delta_token_ids)
-            or (self._had_ids and delta_text[-1:] in self._frame_befores))
+        if scanner is None:
+            return False
+        if scanner.waiting():
+            return True
+        markers = scanner.id_to_name
+        for token_id in delta_token_ids:  # (usually one: a loop beats a set operation)
+            if token_id in markers:
+                return True
+        return self._had_ids and delta_text[-1:] in self._frame_befores
 
     def _plain(self, delta_text: str) -> EventType | None:
         if not delta_text or self._pending or self._fresh:
@@ -392,9 +398,15 @@ class StreamingParserBase:
         it is, with nothing held before it; its event is left to the caller to make
         (``plain_events``), or to skip.
         """
-        out: list[SemanticEvent] = []
         gate = self._gate
-        if self._marked(delta_text, delta_token_ids):
+        marked = self._marked(delta_text, delta_token_ids)
+        kind: EventType | None = None
+        if not marked and gate is None:
+            kind = self._plain(delta_text)
+            if kind is not None:
+                return kind  # (no list made: most deltas end here)
+        out: list[SemanticEvent] = []
+        if marked:
             assert self._scanner is not None
             for scanned in self._scanner.scan(delta_text, delta_token_ids):
                 item = (self._settle(scanned, out) if gate is not None and gate.held is not None
@@ -409,12 +421,10 @@ class StreamingParserBase:
                 settled = self._settle(delta_text, out)
                 delta_text = settled if isinstance(settled, str) else ""
             kind = None if out else self._plain(delta_text)  # (out: the settled closer)
-            if kind is not None and self.state_id == TOOL_ARGS:
-                gate.at(True).feed(delta_text)  # type: ignore[union-attr]
-        else:
-            kind = self._plain(delta_text)
-        if kind is not None:
-            return kind
+            if kind is not None:
+                if self.state_id == TOOL_ARGS:
+                    gate.at(True).feed(delta_text)  # type: ignore[union-attr]
+                return kind
         if delta_text:
             self._pending = self._lex(self._pending + delta_text, False, out)
         return out

@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
 
+# These classes write their own ``__init__`` (init=False): compiled, the one dataclasses
+# generates stays interpreted and costs 4-8x as much, once per delta or call.
 @mypyc_attr(allow_interpreted_subclasses=True)
-@dataclass
+@dataclass(init=False)
 class DeltaToolCall:
     """A piece of one tool call: id, type and name on its first delta, then arguments."""
 
     index: int
-    id: str | None = None
-    type: str | None = None
-    name: str | None = None
-    arguments: str | None = None
+    id: str | None
+    type: str | None
+    name: str | None
+    arguments: str | None
+
+    def __init__(self, index: int, id: str | None = None, type: str | None = None,
+                 name: str | None = None, arguments: str | None = None) -> None:
+        self.index = index
+        self.id = id
+        self.type = type
+        self.name = name
+        self.arguments = arguments
 
     def to_openai(self) -> dict[str, Any]:
         """The ``tool_calls[i]`` entry of a ``chat.completion.chunk`` delta."""
@@ -38,13 +48,19 @@ class DeltaToolCall:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-@dataclass
+@dataclass(init=False)
 class DeltaMessage:
     """What one streamed delta adds: reasoning, content and tool-call pieces."""
 
-    reasoning: str | None = None
-    content: str | None = None
-    tool_calls: list[DeltaToolCall] = field(default_factory=list)
+    reasoning: str | None
+    content: str | None
+    tool_calls: list[DeltaToolCall]
+
+    def __init__(self, reasoning: str | None = None, content: str | None = None,
+                 tool_calls: list[DeltaToolCall] | None = None) -> None:
+        self.reasoning = reasoning
+        self.content = content
+        self.tool_calls = [] if tool_calls is None else tool_calls
 
     def to_openai(self, reasoning_key: str = "reasoning_content") -> dict[str, Any]:
         """The ``choices[0].delta`` of a ``chat.completion.chunk`` (unset keys omitted);
@@ -60,13 +76,19 @@ class DeltaMessage:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ToolCall:
     """A complete tool call; ``arguments`` is a JSON object as text."""
 
     id: str
     name: str
     arguments: str
+
+    def __init__(self, id: str, name: str, arguments: str) -> None:
+        # (What a frozen dataclass's own __init__ does; compiled, this one is native.)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "arguments", arguments)
 
     def to_openai(self) -> dict[str, Any]:
         """One entry of a ``chat.completion`` message's ``tool_calls``."""
@@ -75,15 +97,22 @@ class ToolCall:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ParsedMessage:
     """A complete assistant message; ``cut_calls`` holds the text of calls the completion
     cut off (markup included), which are neither calls nor content."""
 
-    reasoning: str | None = None
-    content: str | None = None
-    tool_calls: tuple[ToolCall, ...] = ()
-    cut_calls: tuple[str, ...] = ()
+    reasoning: str | None
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+    cut_calls: tuple[str, ...]
+
+    def __init__(self, reasoning: str | None = None, content: str | None = None,
+                 tool_calls: tuple[ToolCall, ...] = (), cut_calls: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "reasoning", reasoning)
+        object.__setattr__(self, "content", content)
+        object.__setattr__(self, "tool_calls", tool_calls)
+        object.__setattr__(self, "cut_calls", cut_calls)
 
     def to_openai(self, reasoning_key: str = "reasoning_content") -> dict[str, Any]:
         """The ``choices[0].message`` of a ``chat.completion`` (unset keys omitted);
