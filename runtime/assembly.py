@@ -276,7 +276,8 @@ class ChatParser:
         got = events.advance(delta_text, delta_token_ids)
         if isinstance(got, list):
             return self._push(got, finished=False)
-        if self._calls.open is None:
+        calls = self._calls
+        if calls.open is None:
             # Plain reasoning or content (most deltas): no events to go through.
             if got is _REASONING:
                 self._consumed += len(delta_text)
@@ -289,6 +290,13 @@ class ChatParser:
                 self._consumed += len(delta_text)
                 piece = self._text.take(delta_text)
                 return DeltaMessage(content=piece) if piece else None
+        elif got is _ARGS:
+            # Plain arguments of a call whose name went out: straight to its reader.
+            call = calls.streaming(events.tool_index)
+            if call is not None:
+                self._consumed += len(delta_text)
+                args = calls.plain_args(call, delta_text)
+                return DeltaMessage(tool_calls=[args]) if args is not None else None
         return self._push(events.plain_events(got, delta_text), finished=False)
 
     def feed_many(self, deltas: Iterable[tuple[str, Sequence[int]]]) -> DeltaMessage | None:

@@ -285,6 +285,26 @@ class ToolCalls:
                 return
         self._emit_args(call, lead + call.reader.feed(text), deltas)
 
+    def streaming(self, index: int) -> Call | None:
+        """The open call, if it is call ``index`` and a plain piece of its arguments
+        goes out as it comes (its name sent, neither ended nor content; streamed
+        arguments, calls not held whole, tool markup parsed): see ``plain_args``."""
+        call = self.open
+        if (call is None or call.index != index or not call.sent or call.ended
+                or call.invalid or not self.stream_args or self.whole_calls or self.no_tools):
+            return None
+        return call
+
+    def plain_args(self, call: Call, text: str) -> DeltaToolCall | None:
+        """A delta of ``call``'s arguments with no marker in it (``streaming``): what
+        ``settle`` and ``args`` do with its piece and its event, without making them."""
+        self.closing = None
+        call.text.append(text)
+        if not call.written and not text.isspace():
+            call.written = True
+        out = call.reader.feed(text)  # (a sent call keeps no raw text: _judge)
+        return DeltaToolCall(call.index, arguments=out) if out else None
+
     def inside(self, text: str) -> None:
         """Text the grammar gives out as content between the open call's markers: it
         is the call's text already (content if the call is none or cut), so it is not
