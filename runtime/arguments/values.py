@@ -178,6 +178,19 @@ class _Finder:
         return m.start() if m is not None else n
 
 
+# Finders by their literals: a finder holds no state, and a parser per request would
+# otherwise compile the same two regexes again (most of a tagged format's constructor).
+_FINDERS: dict[tuple[str, ...], _Finder] = {}
+
+
+def finder(literals: tuple[str, ...]) -> _Finder:
+    """The one ``_Finder`` of these literals."""
+    found = _FINDERS.get(literals)
+    if found is None:
+        found = _FINDERS[literals] = _Finder(literals)
+    return found
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class DelimitedStrings(ValueScan):
     """Strings between one delimiter that opens and closes them, without escapes
@@ -188,7 +201,7 @@ class DelimitedStrings(ValueScan):
     def __init__(self, delimiter: str) -> None:
         super().__init__()
         self.delimiter = delimiter
-        self._finder = _Finder((delimiter,))
+        self._finder = finder((delimiter,))
         self.tail = ""  # the end of the last piece, which may begin a delimiter
 
     def reset(self) -> None:
@@ -263,8 +276,8 @@ class ElementValues(ValueScan):
         # header -> whether the value is sure text (None: no value is).
         self.text_kind = text_kind
         self.tags = close + open + ((value_open,) if value_open else ())
-        self._opens = _Finder(open)
-        self._ends = _Finder(close + open)  # what ends a value
+        self._opens = finder(open)
+        self._ends = finder(close + open)  # what ends a value
         self.where = _OUTSIDE
         self.buf = ""  # a tag cut by a delta's end, or a header not yet closed
         self.sure = False  # the field's header marks its value as text
