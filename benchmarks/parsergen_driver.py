@@ -29,6 +29,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from peer import warmed
+
 Deltas = list[tuple[str, list[int]]]
 
 # Levels and cadences: StreamingParser and ChatParser fed per token or per 1-8 token
@@ -69,7 +71,12 @@ def _replay(parser: Any, deltas: Deltas | None, many: list[Deltas] | None) -> No
 
 
 def time_variant(module: ModuleType, tokenizer: Any, inp: Input, variant: str) -> dict[str, float]:
-    """One repetition: construct, feed every delta, finish (or one parse()).
+    """One repetition, after an untimed pass (``peer.warmed``): see ``time_once``."""
+    return warmed(lambda: time_once(module, tokenizer, inp, variant))
+
+
+def time_once(module: ModuleType, tokenizer: Any, inp: Input, variant: str) -> dict[str, float]:
+    """One timed pass: construct, feed every delta, finish (or one parse()).
 
     ``construct`` and ``parse`` are wall-clock seconds; ``parse_cpu`` is the process's CPU
     seconds over the same span, which other processes on a loaded machine do not add to.

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from typing import IO, Any, Protocol
 
 
@@ -74,6 +75,19 @@ def pin_apart(peer: Peer) -> str | None:
     except OSError:
         return None
     return f"{cpus[0]}/{cpus[1]}"
+
+
+def warmed(run: Callable[[], dict[str, float]]) -> dict[str, float]:
+    """One repetition's times: ``run`` twice back to back, the second kept (both sides).
+
+    Each side waits, idle, while the other runs, and comes back with cold caches (the
+    other side's work took them); a window of a millisecond or two, as ours per token,
+    then pays much of its time for it: mistral's events took 0.58 us per token after
+    waiting on the peer, 0.28 us after an untimed pass, as with no peer at all (0.26;
+    a 20 ms spin instead gave 0.32; 2026-12-01, compiled). It is why a run's later
+    formats looked slower than the same formats run first."""
+    run()
+    return run()
 
 
 class Served(Protocol):

@@ -35,6 +35,7 @@ PROTOCOL = sys.stdout
 sys.stdout = sys.stderr  # whatever vLLM prints must not corrupt the protocol channel
 
 from capture import load_capture_tool  # noqa: E402  (after the stdout swap)
+from peer import warmed  # noqa: E402
 
 
 class Driver:
@@ -127,7 +128,11 @@ class Driver:
         return [reasoning or None, content or None, [acc[i] for i in sorted(acc)]]
 
     def run(self, variant: str) -> dict[str, float]:
-        """One repetition of one variant, timed like run.py's."""
+        """One repetition of one variant, timed like run.py's (after an untimed pass)."""
+        return warmed(lambda: self._once(variant))
+
+    def _once(self, variant: str) -> dict[str, float]:
+        """One timed pass of one variant."""
         kind, _, cadence = variant.partition("/")
         request = self.request() if kind != "engine" else None
         gc.collect()  # as in run.py
