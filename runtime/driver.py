@@ -75,6 +75,7 @@ from .runs import call_path
 from .sequences import Chained, PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
+_ARGS = EventType.ARG_VALUE_CHUNK
 _REASONING_END = EventType.REASONING_END
 # Longest stretch of TOOL_ARGS text a body that can end its call by itself gets at once.
 _WINDOW = 4096
@@ -185,6 +186,9 @@ class StreamingParserBase:
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
         self._exits = bool(self.BODY.exits_to)  # its text can end its call (see _windowed)
         self._body_runs = self.BODY.whole_runs  # its text's calls may be read whole (_body_run)
+        # A plain delta of TOOL_ARGS text may go to the body at once (_plain_args): not
+        # where the body's text can end its call, or it is plain already (PLAIN_TEXT).
+        self._args_taken = not self._exits and TOOL_ARGS not in self.PLAIN_TEXT
         # Every piece of TOOL_ARGS text goes to the syntax's value scanner too; markers
         # are only taken where it says a value can end (None: its values hide none).
         scan = self.SYNTAX.values() if self.SYNTAX is not None else None
@@ -425,8 +429,35 @@ class StreamingParserBase:
                 if self.state_id == TOOL_ARGS:
                     gate.at(True).feed(delta_text)  # type: ignore[union-attr]
                 return kind
+        if self._args_taken and not out and self.state_id == TOOL_ARGS:
+            taken = self._plain_args(delta_text, out)
+            if taken is not None:
+                return taken
         if delta_text:
             self._pending = self._lex(self._pending + delta_text, False, out)
+        return out
+
+    def _plain_args(self, delta_text: str,
+                    out: list[SemanticEvent]) -> list[SemanticEvent] | EventType | None:
+        """A TOOL_ARGS delta no marker can start in, taken by the body at once
+        (``ToolBody.take_plain``): ARG_VALUE_CHUNK when it all goes out as it is, else
+        its events in ``out``; None (nothing done) where it must be lexed."""
+        if not delta_text or self._pending or self._fresh:
+            return None
+        stop = self._matchers[TOOL_ARGS].stop
+        if stop is not None and stop(delta_text) is not None:
+            return None
+        chunk = self.body.take_plain(delta_text)
+        if chunk is None:
+            return None
+        if self._gate is not None:
+            self._gate.at(True).feed(delta_text)
+        if chunk == delta_text:
+            return _ARGS
+        if self.raw:  # (the raw tap: the text before the events it caused)
+            out.append(RawText(delta_text, TOOL_ARGS))  # type: ignore[arg-type]
+        if chunk:
+            out.append(SemanticEvent(_ARGS, chunk, self.tool_index))
         return out
 
     def plain_events(self, kind: EventType, delta_text: str) -> list[SemanticEvent]:

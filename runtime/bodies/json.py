@@ -108,6 +108,9 @@ class JsonBody(ToolBody):
             out.append(SemanticEvent(ARG_VALUE_CHUNK, chunk, self.parser.tool_index))
         return None
 
+    def take_plain(self, text: str) -> str | None:
+        return self.args.feed(text)  # (what feed gives out, without an event list)
+
     def leave(self, out: list[SemanticEvent]) -> None:
         self.flush(out)
 
