@@ -28,8 +28,8 @@ render-string-attr, compiler-no-plain-fast-path (speed only) and compiler-skip-i
 (dead code, since deleted with the mutant: 61 now); assembly-ids-alnum and
 render-string-attr have been caught since (tests/test_promises.py).  The corpus compares
 final (merged) events and messages, not when each delta's events came out: hold-back
-mutants show up in the tests only.  97 are listed now: the 35 added since have not
-been through a full run.
+mutants show up in the tests only.  99 are listed now: the 37 added since have not
+been through a full run (the last two, the argument fast paths', caught, 2026-12-01).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
@@ -402,6 +402,14 @@ MUTANTS: list[Mutant] = [
       "warnings=self.warnings, whole_calls=stream_calls == \"complete\")",
       "warnings=self.warnings, whole_calls=False)",
       "stream_calls=\"complete\" streams calls as they come (a cut call is sent)"),
+    M("assembly-args-fast-path-no-text", "runtime/calls.py",
+      "        self.closing = None\n        call.text.append(text)\n",
+      "        self.closing = None\n",
+      "ChatParser's argument fast path forgets the call's text (a cut call loses it)"),
+    M("driver-plain-args-held-sent", "runtime/driver.py",
+      "        if chunk == delta_text:\n            return _ARGS\n",
+      "        if chunk:\n            return _ARGS\n",
+      "a plain TOOL_ARGS delta whose closer the JSON body holds back goes out whole"),
     M("assembly-unknown-tool-kept", "runtime/calls.py",
       "        return bool(name) and (self.valid_names is None or name in self.valid_names)",
       "        return bool(name)",
