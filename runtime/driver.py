@@ -427,7 +427,7 @@ class StreamingParserBase:
             kind = None if out else self._plain(delta_text)  # (out: the settled closer)
             if kind is not None:
                 if self.state_id == TOOL_ARGS:
-                    gate.at(True).feed(delta_text)  # type: ignore[union-attr]
+                    gate.args().feed(delta_text)
                 return kind
         if self._args_taken and not out and self.state_id == TOOL_ARGS:
             taken = self._plain_args(delta_text, out)
@@ -451,7 +451,7 @@ class StreamingParserBase:
         if chunk is None:
             return None
         if self._gate is not None:
-            self._gate.at(True).feed(delta_text)
+            self._gate.args().feed(delta_text)
         if chunk == delta_text:
             return _ARGS
         if self.raw:  # (the raw tap: the text before the events it caused)
@@ -667,7 +667,7 @@ class StreamingParserBase:
                 if self.state_id != TOOL_ARGS:
                     values = gate.at(False) if gate.inside else None
                 else:
-                    values = gate.scan if gate.inside else gate.at(True)
+                    values = gate.args()
                     if values.quoted:  # type: ignore[union-attr]
                         # Inside a string: no marker can start before it ends.
                         stop = values.skip(buf, pos)  # type: ignore[union-attr]

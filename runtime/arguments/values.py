@@ -392,6 +392,10 @@ class ValueGate:
         if not in_args:
             self.inside = False
             return None
+        return self.args()
+
+    def args(self) -> ValueScan:
+        """The scanner, the parser being in TOOL_ARGS (``at(True)``)."""
         if not self.inside:
             self.inside = True
             self.scan.reset()
