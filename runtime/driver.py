@@ -186,9 +186,9 @@ class StreamingParserBase:
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
         self._exits = bool(self.BODY.exits_to)  # its text can end its call (see _windowed)
         self._body_runs = self.BODY.whole_runs  # its text's calls may be read whole (_body_run)
-        # A plain delta of TOOL_ARGS text may go to the body at once (_plain_args): not
-        # where the body's text can end its call, or it is plain already (PLAIN_TEXT).
-        self._args_taken = not self._exits and TOOL_ARGS not in self.PLAIN_TEXT
+        # A plain delta of TOOL_ARGS text may go to the body at once (_plain_args), where
+        # it is not plain already (PLAIN_TEXT).
+        self._args_taken = TOOL_ARGS not in self.PLAIN_TEXT
         # Every piece of TOOL_ARGS text goes to the syntax's value scanner too; markers
         # are only taken where it says a value can end (None: its values hide none).
         scan = self.SYNTAX.values() if self.SYNTAX is not None else None

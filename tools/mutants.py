@@ -28,8 +28,8 @@ render-string-attr, compiler-no-plain-fast-path (speed only) and compiler-skip-i
 (dead code, since deleted with the mutant: 61 now); assembly-ids-alnum and
 render-string-attr have been caught since (tests/test_promises.py).  The corpus compares
 final (merged) events and messages, not when each delta's events came out: hold-back
-mutants show up in the tests only.  99 are listed now: the 37 added since have not
-been through a full run (the last two, the argument fast paths', caught, 2026-12-01).
+mutants show up in the tests only.  101 are listed now: the 39 added since have not
+been through a full run (the last four, the argument fast paths', caught, 2026-12-01).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
@@ -410,6 +410,14 @@ MUTANTS: list[Mutant] = [
       "        if chunk == delta_text:\n            return _ARGS\n",
       "        if chunk:\n            return _ARGS\n",
       "a plain TOOL_ARGS delta whose closer the JSON body holds back goes out whole"),
+    M("json-depth-passes-escape", "runtime/arguments/scanning.py",
+      "        return not self.scan.escape and _DEPTH_CHANGE(text) is None",
+      "        return _DEPTH_CHANGE(text) is None",
+      "a delta after a backslash skips the JSON scan of an object or array body: the escape stays pending"),
+    M("json-array-plain-outside-element", "runtime/bodies/json_array.py",
+      "return self.args.feed(text) if self.element and self.end.passes(text) else None",
+      "return self.args.feed(text) if self.end.passes(text) else None",
+      "plain text between a JSON array's elements goes out as arguments"),
     M("assembly-unknown-tool-kept", "runtime/calls.py",
       "        return bool(name) and (self.valid_names is None or name in self.valid_names)",
       "        return bool(name)",

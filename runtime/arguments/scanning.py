@@ -47,6 +47,7 @@ ENTITY_DECODERS = {"xml": unescape_xml}
 JSON_STRING_STOP = re.compile(r'["\\]').search  # where a JSON string may end or escape
 NOT_SPACE = re.compile(r"\S").search
 _STRUCTURAL = re.compile(r'["{}\[\],]').search
+_DEPTH_CHANGE = re.compile(r'["\\{}\[\]]').search  # what may change a JsonDepth's state
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
                    "r": "\r", "t": "\t"}
 
@@ -120,6 +121,11 @@ class JsonDepth:
             elif ch != ",":
                 self.depth -= 1
         return i
+
+    def passes(self, text: str) -> bool:
+        """Whether ``text`` leaves the structure as it is (no bracket, quote or backslash,
+        no escape pending): it cannot close the value, and need not be scanned."""
+        return not self.scan.escape and _DEPTH_CHANGE(text) is None
 
     def find(self, text: str, pos: int) -> int:
         """Just past the bracket that closes the value (depth back to 0), or -1 if it is

@@ -86,8 +86,8 @@ class ToolBody:
     def take_plain(self, text: str) -> str | None:
         """TOOL_ARGS text no marker can start in, taken at once, without the lexer (the
         driver's fast path for a plain delta): the ARG_VALUE_CHUNK text that goes out now,
-        as ``feed`` would give it. None (the default): nothing taken, lex it. A body
-        whose text can end its call (``exits_to``) is never asked."""
+        as ``feed`` would give it. None (the default): nothing taken, lex it (a body whose
+        text can end its call answers None wherever it might)."""
         return None
 
     def whole_run(self, text: str, pos: int, stop: int,

@@ -83,6 +83,10 @@ class JsonArrayBody(JsonBody):
                 return pos + 1 if ch == "]" else pos
         return None
 
+    def take_plain(self, text: str) -> str | None:
+        # (Text inside an element that cannot close it.)
+        return self.args.feed(text) if self.element and self.end.passes(text) else None
+
     def whole_run(self, text: str, pos: int, stop: int,
                   accept: WholeObject) -> tuple[WholeCalls, int, int]:
         """The elements ``feed`` would read from ``pos`` on, read at once: each after

@@ -50,6 +50,10 @@ class JsonObjectBody(JsonBody):
         self.parser.state_id = TOOL_BETWEEN
         return end
 
+    def take_plain(self, text: str) -> str | None:
+        # (Text that cannot close the object; the first after the marker is fed.)
+        return self.args.feed(text) if self.opening is None and self.end.passes(text) else None
+
     def _whole_end(self, text: str) -> int:
         """Where the object the call's marker opened ends in its first text (the marker's
         own text, if it opens the object, before it), decoded in C; -1 where that is
