@@ -287,11 +287,11 @@ class ToolCalls:
 
     def streaming(self, index: int) -> Call | None:
         """The open call, if it is call ``index`` and a plain piece of its arguments
-        goes out as it comes (its name sent, neither ended nor content; streamed
-        arguments, calls not held whole, tool markup parsed): see ``plain_args``."""
+        goes to its reader as it comes (its name sent, neither ended nor content; calls
+        not held whole, tool markup parsed): see ``plain_args``."""
         call = self.open
         if (call is None or call.index != index or not call.sent or call.ended
-                or call.invalid or not self.stream_args or self.whole_calls or self.no_tools):
+                or call.invalid or self.whole_calls or self.no_tools):
             return None
         return call
 
@@ -303,6 +303,9 @@ class ToolCalls:
         if not call.written and not text.isspace():
             call.written = True
         out = call.reader.feed(text)  # (a sent call keeps no raw text: _judge)
+        if not self.stream_args:
+            call.name_parts.append(out)  # kept until the call ends (_emit_args)
+            return None
         return DeltaToolCall(call.index, arguments=out) if out else None
 
     def inside(self, text: str) -> None:

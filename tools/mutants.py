@@ -28,8 +28,8 @@ render-string-attr, compiler-no-plain-fast-path (speed only) and compiler-skip-i
 (dead code, since deleted with the mutant: 61 now); assembly-ids-alnum and
 render-string-attr have been caught since (tests/test_promises.py).  The corpus compares
 final (merged) events and messages, not when each delta's events came out: hold-back
-mutants show up in the tests only.  101 are listed now: the 39 added since have not
-been through a full run (the last four, the argument fast paths', caught, 2026-12-01).
+mutants show up in the tests only.  102 are listed now: the 40 added since have not
+been through a full run (the last five, the argument fast paths', caught, 2026-12-01).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
@@ -418,6 +418,10 @@ MUTANTS: list[Mutant] = [
       "return self.args.feed(text) if self.element and self.end.passes(text) else None",
       "return self.args.feed(text) if self.end.passes(text) else None",
       "plain text between a JSON array's elements goes out as arguments"),
+    M("assembly-args-fast-path-held-lost", "runtime/calls.py",
+      "            call.name_parts.append(out)  # kept until the call ends (_emit_args)\n",
+      "",
+      "ChatParser's argument fast path drops what a held call's arguments read (stream_arg_deltas false)"),
     M("assembly-unknown-tool-kept", "runtime/calls.py",
       "        return bool(name) and (self.valid_names is None or name in self.valid_names)",
       "        return bool(name)",
