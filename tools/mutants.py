@@ -28,8 +28,8 @@ render-string-attr, compiler-no-plain-fast-path (speed only) and compiler-skip-i
 (dead code, since deleted with the mutant: 61 now); assembly-ids-alnum and
 render-string-attr have been caught since (tests/test_promises.py).  The corpus compares
 final (merged) events and messages, not when each delta's events came out: hold-back
-mutants show up in the tests only.  102 are listed now: the 40 added since have not
-been through a full run (the last five, the argument fast paths', caught, 2026-12-01).
+mutants show up in the tests only.  103 are listed now: the 41 added since have not
+been through a full run (the last six, the argument fast paths', caught, 2026-12-01).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
@@ -415,13 +415,17 @@ MUTANTS: list[Mutant] = [
       "        return _DEPTH_CHANGE(text) is None",
       "a delta after a backslash skips the JSON scan of an object or array body: the escape stays pending"),
     M("json-array-plain-outside-element", "runtime/bodies/json_array.py",
-      "return self.args.feed(text) if self.element and self.end.passes(text) else None",
-      "return self.args.feed(text) if self.end.passes(text) else None",
+      "        if not self.element or not self.end.depth and text.startswith(\"{\"):\n",
+      "        if not self.end.depth and text.startswith(\"{\"):\n",
       "plain text between a JSON array's elements goes out as arguments"),
     M("assembly-args-fast-path-held-lost", "runtime/calls.py",
       "            call.name_parts.append(out)  # kept until the call ends (_emit_args)\n",
       "",
       "ChatParser's argument fast path drops what a held call's arguments read (stream_arg_deltas false)"),
+    M("json-depth-goes-on-no-restore", "runtime/arguments/scanning.py",
+      "        self.depth, scan.in_string, scan.escape = depth, in_string, escape\n        return False\n",
+      "        return False\n",
+      "a delta that closes a JSON object or array body's value is counted twice"),
     M("assembly-unknown-tool-kept", "runtime/calls.py",
       "        return bool(name) and (self.valid_names is None or name in self.valid_names)",
       "        return bool(name)",

@@ -127,6 +127,18 @@ class JsonDepth:
         no escape pending): it cannot close the value, and need not be scanned."""
         return not self.scan.escape and _DEPTH_CHANGE(text) is None
 
+    def goes_on(self, text: str) -> bool:
+        """Whether the value goes on past ``text``: then ``text`` is counted (as ``find``
+        counts it); where it closes in ``text``, nothing changes."""
+        if self.passes(text):
+            return True
+        scan = self.scan
+        depth, in_string, escape = self.depth, scan.in_string, scan.escape
+        if self.find(text, 0) < 0:
+            return True
+        self.depth, scan.in_string, scan.escape = depth, in_string, escape
+        return False
+
     def find(self, text: str, pos: int) -> int:
         """Just past the bracket that closes the value (depth back to 0), or -1 if it is
         not in ``text``."""

@@ -84,8 +84,10 @@ class JsonArrayBody(JsonBody):
         return None
 
     def take_plain(self, text: str) -> str | None:
-        # (Text inside an element that cannot close it.)
-        return self.args.feed(text) if self.element and self.end.passes(text) else None
+        # (Text an element goes on past; an element's start may be read whole: fed.)
+        if not self.element or not self.end.depth and text.startswith("{"):
+            return None
+        return self.args.feed(text) if self.end.goes_on(text) else None
 
     def whole_run(self, text: str, pos: int, stop: int,
                   accept: WholeObject) -> tuple[WholeCalls, int, int]:

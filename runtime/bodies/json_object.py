@@ -51,8 +51,8 @@ class JsonObjectBody(JsonBody):
         return end
 
     def take_plain(self, text: str) -> str | None:
-        # (Text that cannot close the object; the first after the marker is fed.)
-        return self.args.feed(text) if self.opening is None and self.end.passes(text) else None
+        # (Text the object goes on past; the first after the marker is fed.)
+        return self.args.feed(text) if self.opening is None and self.end.goes_on(text) else None
 
     def _whole_end(self, text: str) -> int:
         """Where the object the call's marker opened ends in its first text (the marker's
