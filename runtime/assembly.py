@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -37,14 +37,14 @@ from .driver import StreamingParserBase
 from .prompt import ReasoningEndAt
 from .tokens import coalesce
 
-_TEXT = EventType.TEXT_CHUNK
-_REASONING = EventType.REASONING_CHUNK
-_REASONING_END = EventType.REASONING_END
-_CALL_START = EventType.TOOL_CALL_START
-_NAME = EventType.TOOL_NAME
-_ARGS = EventType.ARG_VALUE_CHUNK
-_CALL_END = EventType.TOOL_CALL_END
-_ENDS_REASONING = frozenset((_TEXT, _REASONING_END, _CALL_START))
+_TEXT: Final = EventType.TEXT_CHUNK
+_REASONING: Final = EventType.REASONING_CHUNK
+_REASONING_END: Final = EventType.REASONING_END
+_CALL_START: Final = EventType.TOOL_CALL_START
+_NAME: Final = EventType.TOOL_NAME
+_ARGS: Final = EventType.ARG_VALUE_CHUNK
+_CALL_END: Final = EventType.TOOL_CALL_END
+_ENDS_REASONING: Final = frozenset((_TEXT, _REASONING_END, _CALL_START))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -75,11 +75,13 @@ from .runs import call_path
 from .sequences import Chained, PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
-_ARGS = EventType.ARG_VALUE_CHUNK
-_REASONING_END = EventType.REASONING_END
+_ARGS: Final = EventType.ARG_VALUE_CHUNK
+# A parser class's PLAIN_TEXT per state, by index (plain_kinds).
+_PLAIN_KINDS: dict[type, tuple[EventType | None, ...]] = {}
+_REASONING_END: Final = EventType.REASONING_END
 # Longest stretch of TOOL_ARGS text a body that can end its call by itself gets at once.
-_WINDOW = 4096
-_TEXT_CHUNK = EventType.TEXT_CHUNK
+_WINDOW: Final = 4096
+_TEXT_CHUNK: Final = EventType.TEXT_CHUNK
 
 
 _FRAMING_RUNS: dict[str, re.Pattern[str]] = {}
@@ -91,6 +93,16 @@ def framing_run(punctuation: str) -> re.Pattern[str]:
     if found is None:
         found = _FRAMING_RUNS[punctuation] = re.compile(r"[\s%s]*" % re.escape(punctuation))
     return found
+
+
+def plain_kinds(cls: type[StreamingParserBase]) -> tuple[EventType | None, ...]:
+    """``cls.PLAIN_TEXT`` by state index, made once per class (compiled, reading the
+    class's mapping is a lookup by name and a method call on every plain delta)."""
+    kinds = _PLAIN_KINDS.get(cls)
+    if kinds is None:
+        kinds = _PLAIN_KINDS[cls] = tuple(cls.PLAIN_TEXT.get(state)
+                                          for state in range(len(STATE_NAMES)))
+    return kinds
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -189,6 +201,7 @@ class StreamingParserBase:
         # A plain delta of TOOL_ARGS text may go to the body at once (_plain_args), where
         # it is not plain already (PLAIN_TEXT).
         self._args_taken = TOOL_ARGS not in self.PLAIN_TEXT
+        self._plain_kinds = plain_kinds(type(self))
         # Every piece of TOOL_ARGS text goes to the syntax's value scanner too; markers
         # are only taken where it says a value can end (None: its values hide none).
         scan = self.SYNTAX.values() if self.SYNTAX is not None else None
@@ -363,7 +376,7 @@ class StreamingParserBase:
         if not delta_text or self._pending or self._fresh:
             return None
         state = self.state_id
-        kind = self.PLAIN_TEXT.get(state)
+        kind = self._plain_kinds[state]
         if kind is not None:
             stop = self._matchers[state].stop
             if stop is not None and stop(delta_text) is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -107,14 +108,15 @@ def merge_chunks(events: list[SemanticEvent]) -> list[SemanticEvent]:
     return merged
 
 
-# Parser states: vLLM's seven, as small ints so generated code compares cheaply.
-CONTENT = 0
-REASONING = 1
-MESSAGE_HEADER = 2
-TOOL_PREAMBLE = 3
-TOOL_NAME = 4
-TOOL_ARGS = 5
-TOOL_BETWEEN = 6
+# Parser states: vLLM's seven, as small ints so generated code compares cheaply
+# (Final: compiled, a comparison with one is with the number, not a module lookup).
+CONTENT: Final = 0
+REASONING: Final = 1
+MESSAGE_HEADER: Final = 2
+TOOL_PREAMBLE: Final = 3
+TOOL_NAME: Final = 4
+TOOL_ARGS: Final = 5
+TOOL_BETWEEN: Final = 6
 
 STATE_NAMES: tuple[str, ...] = (
     "CONTENT",
