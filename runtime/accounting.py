@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from .events import CONTENT, DROP, REASONING, STATE_NAMES, EventType, RawText, SemanticEvent
 
 # What an event's text is, by its type.
-_CATEGORY = {
+_CATEGORY: Final = {
     EventType.TEXT_CHUNK: "content",
     EventType.REASONING_CHUNK: "reasoning",
     EventType.TOOL_NAME: "tool name",
@@ -34,7 +34,7 @@ _CATEGORY = {
 }
 
 # A letter or digit of any script: what framing never holds.
-_WORD = re.compile(r"[^\W_]")
+_WORD: Final = re.compile(r"[^\W_]")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -16,7 +16,7 @@ import string
 import os
 from random import Random
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -29,17 +29,17 @@ from .driver import StreamingParserBase
 if TYPE_CHECKING:
     from .assembly import ContentText
 
-_ALNUM = string.ascii_letters + string.digits
+_ALNUM: Final = string.ascii_letters + string.digits
 # uuid.uuid4()'s version and variant bits, set on 128 random bits (as uuid.UUID does,
 # without building a UUID object per call).
-_UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
-_UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
+_UUID4_CLEAR: Final = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID4_SET: Final = (0x4000 << 64) | (0x8000 << 48)
 
 
 # Call ids' random bits: a generator of our own, seeded by the system, so a program
 # that seeds ``random`` for its own reasons does not repeat ids; reseeded in every forked
 # child, so workers do not share them.
-_IDS = Random()
+_IDS: Final = Random()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_IDS.seed)
 
@@ -51,8 +51,8 @@ def uuid4_hex() -> str:
 
 
 # States whose text may be the markup that leads into a call.
-_MARKUP_STATES = TOOL_STATES | {MESSAGE_HEADER}
-STREAM_CALLS = ("incremental", "complete")
+_MARKUP_STATES: Final = TOOL_STATES | {MESSAGE_HEADER}
+STREAM_CALLS: Final = ("incremental", "complete")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

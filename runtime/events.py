@@ -22,7 +22,7 @@ class EventType(Enum):
 
 
 # Chunk events carry a piece of a longer text; consumers may merge neighbours.
-CHUNK_EVENTS = frozenset(
+CHUNK_EVENTS: Final = frozenset(
     (
         EventType.TEXT_CHUNK,
         EventType.REASONING_CHUNK,
@@ -127,7 +127,7 @@ STATE_NAMES: tuple[str, ...] = (
     "TOOL_ARGS",
     "TOOL_BETWEEN",
 )
-TOOL_STATES = frozenset((TOOL_PREAMBLE, TOOL_NAME, TOOL_ARGS, TOOL_BETWEEN))
+TOOL_STATES: Final = frozenset((TOOL_PREAMBLE, TOOL_NAME, TOOL_ARGS, TOOL_BETWEEN))
 
 # Name of the pseudo-terminal for tokenizer special tokens the format does not name.
-DROP = "__DROP__"
+DROP: Final = "__DROP__"

@@ -12,7 +12,7 @@ counts a completion's reasoning tokens through a fresh parser's ``raw`` tap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the driver imports this module
 # Marker id sequences by their last id (most markers are one token).
 _Seqs = dict[int, list[tuple[int, ...]]]
 # initialize(start=...): the values a caller may give, and the marker each stands for.
-_STARTS = {"reasoning": "start", "content": "end"}
+_STARTS: Final = {"reasoning": "start", "content": "end"}
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

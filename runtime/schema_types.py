@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 from mypy_extensions import mypyc_attr
 
-_ALIASES = {
+_ALIASES: Final = {
     "str": "string", "text": "string", "varchar": "string", "char": "string",
     "enum": "string", "int": "integer", "int32": "integer", "int64": "integer",
     "uint": "integer", "uint32": "integer", "uint64": "integer", "long": "integer",
@@ -17,9 +17,9 @@ _ALIASES = {
     "float64": "number", "double": "number", "bool": "boolean", "dict": "object",
     "arr": "array", "list": "array", "sequence": "array",
 }
-_ENUM_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+_ENUM_TYPES: Final = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
                (list, "array"), (dict, "object"))
-STRING = frozenset(("string",))
+STRING: Final = frozenset(("string",))
 
 
 def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -89,7 +89,7 @@ def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Pro
 # a third of a sorted json.dumps; two spellings of one schema just take two entries).
 # Bounded.
 _COMPILED: dict[str, Compiled] = {}
-_COMPILED_LIMIT = 512
+_COMPILED_LIMIT: Final = 512
 
 
 def _compiled_parameters(params: Mapping[str, Any]) -> Compiled:
@@ -262,7 +262,7 @@ def _not_json(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-_ENCODE_VALUE = _value_encoder()
+_ENCODE_VALUE: Final = _value_encoder()
 
 
 def to_json(value: Any) -> str:
@@ -283,7 +283,7 @@ def to_json(value: Any) -> str:
 # types (null, integer, number, boolean, object/array by JSON parse, string), not the
 # order the branches are written in.
 
-_SKIP = frozenset(("$ref", "allOf", "$defs", "definitions", "anyOf", "oneOf", "properties",
+_SKIP: Final = frozenset(("$ref", "allOf", "$defs", "definitions", "anyOf", "oneOf", "properties",
                    "items", "prefixItems", "additionalProperties", "type"))
 
 
@@ -360,7 +360,7 @@ class Compiled(dict):  # type: ignore[type-arg]
 # Schema nodes one inside the other that compile: pure Python's recursion limit stops
 # at about 330, and compiled (mypyc) code has no such check: the C stack would overflow
 # (a crash, found at 50,000).  Past it, a tool's calls go untyped (ToolTyping).
-MAX_SCHEMA_NESTING = 250
+MAX_SCHEMA_NESTING: Final = 250
 
 
 def compile_schema(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) -> Compiled:

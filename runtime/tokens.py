@@ -11,7 +11,7 @@ a terminal whose text has not arrived yet.  Same decisions as vLLM 0.33's
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from mypy_extensions import mypyc_attr
 
@@ -30,7 +30,7 @@ Item = str | Marker
 
 # Names of pieces (special tokens of a spelling matched as an id sequence; see
 # sequences.py): characters of Unicode's private-use area B, which no terminal uses.
-PIECE_BASE = 0x100000
+PIECE_BASE: Final = 0x100000
 
 
 def is_piece(name: str) -> bool:
@@ -39,7 +39,7 @@ def is_piece(name: str) -> bool:
 
 # Deltas of more token ids than this are split by counting marker texts first: a
 # whole completion (parse()) then never decodes its tokens one by one.
-_MANY = 32
+_MANY: Final = 32
 
 
 class Sequencer(Protocol):

@@ -194,7 +194,8 @@ MUTANTS: list[Mutant] = [
       "            if next_name is None or end < 0:",
       "a run of whole JSON-object calls reads on over text between calls that is content"),
     M("array-run-any-space-between", "runtime/bodies/json_array.py",
-      '_BETWEEN = re.compile(r"[ \\t\\r\\n,]*").match', '_BETWEEN = re.compile(r"[\\s,]*").match',
+      '_BETWEEN: Final = re.compile(r"[ \\t\\r\\n,]*").match',
+      '_BETWEEN: Final = re.compile(r"[\\s,]*").match',
       "a run of whole array elements reads on over whitespace the array body ends at "
       "(a no-break space: the array was no array of calls, its rest content)"),
     M("content-ids-off-by-one", "runtime/prompt.py",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -15,8 +15,8 @@ from .trim import TRIM_SCHEMA, trim_mode, trimmed
 from .values import ValueScan
 from .writer import ArgumentsWriter
 
-_MAX_ELEMENT_DEPTH = 128  # deeper nesting is malformed, as in vLLM
-_MIXED_TEXT = "$text"  # where text beside child elements goes
+_MAX_ELEMENT_DEPTH: Final = 128  # deeper nesting is malformed, as in vLLM
+_MIXED_TEXT: Final = "$text"  # where text beside child elements goes
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -70,7 +70,7 @@ class ElementArguments:
 
 # What the prefix at a position begins (``_tag``).
 _OPEN, _CLOSE, _TEXT, _MORE = range(4)
-_NAME_LIMIT = 256  # an open tag's name is shorter: past it, ``P<`` without ``>`` is text
+_NAME_LIMIT: Final = 256  # an open tag's name is shorter: past it, ``P<`` without ``>`` is text
 
 
 def _tag(text: str, i: int, prefix: str, top: str | None) -> tuple[int, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -298,7 +298,7 @@ class NotationArguments:
 
 
 # Where a value starts in a nested value: a quote here opens a JSON string.
-_VALUE_STARTS = frozenset("[{,:")
+_VALUE_STARTS: Final = frozenset("[{,:")
 
 
 def _find_any(text: str, pos: int, chars: str) -> int:
@@ -386,7 +386,7 @@ def bare_value(word: str) -> Any:
     return value if value is None or isinstance(value, (bool, int, float)) else word
 
 
-_LITERAL_START = frozenset("-0123456789tfn")
+_LITERAL_START: Final = frozenset("-0123456789tfn")
 
 
 def _not_json(name: str) -> Any:
@@ -394,7 +394,7 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_JSON_LITERAL = json.JSONDecoder(parse_constant=_not_json).decode
+_JSON_LITERAL: Final = json.JSONDecoder(parse_constant=_not_json).decode
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -11,14 +11,14 @@ import ast
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 # -- character references -----------------------------------------------------------
 
-_XML_REFERENCE = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
-_XML_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+_XML_REFERENCE: Final = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_XML_NAMED: Final = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
 
 def _xml_reference(m: re.Match[str]) -> str:
@@ -40,15 +40,15 @@ def unescape_xml(text: str) -> str:
 
 
 # Spec value (``tool_name.entities``, ``xml_parameters`` ``entities``) -> decoder.
-ENTITY_DECODERS = {"xml": unescape_xml}
+ENTITY_DECODERS: Final = {"xml": unescape_xml}
 
 # -- JSON ---------------------------------------------------------------------------
 
-JSON_STRING_STOP = re.compile(r'["\\]').search  # where a JSON string may end or escape
-NOT_SPACE = re.compile(r"\S").search
-_STRUCTURAL = re.compile(r'["{}\[\],]').search
-_DEPTH_CHANGE = re.compile(r'["\\{}\[\]]').search  # what may change a JsonDepth's state
-_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
+JSON_STRING_STOP: Final = re.compile(r'["\\]').search  # where a JSON string may end or escape
+NOT_SPACE: Final = re.compile(r"\S").search
+_STRUCTURAL: Final = re.compile(r'["{}\[\],]').search
+_DEPTH_CHANGE: Final = re.compile(r'["\\{}\[\]]').search  # what may change a JsonDepth's state
+_SIMPLE_ESCAPES: Final = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
                    "r": "\r", "t": "\t"}
 
 
@@ -214,7 +214,7 @@ def decode_json_string(buf: str, pos: int) -> tuple[str, int, bool]:
 
 # (Public in CPython's json package, left out of its type stubs.)
 _SCAN_STRING: Any = json.decoder.scanstring  # type: ignore[attr-defined]
-_SURROGATE = re.compile("[\ud800-\udfff]").search
+_SURROGATE: Final = re.compile("[\ud800-\udfff]").search
 
 
 def _no_constant(name: str) -> Any:
@@ -301,9 +301,9 @@ def tail_prefix(buf: str, start: int, literals: tuple[str, ...]) -> str:
 # -- Python -----------------------------------------------------------------------------
 
 # Where a quoted Python string may end or escape.
-PY_STRING_STOP = {q: re.compile(r"[\\%s]" % q) for q in ("'", '"')}
-_PY_SPECIAL = re.compile(r"""[\\'"()\[\]{},]""")
-_PY_BRACKETS = re.compile(r"""[\\'"()\[\]{}]""")
+PY_STRING_STOP: Final = {q: re.compile(r"[\\%s]" % q) for q in ("'", '"')}
+_PY_SPECIAL: Final = re.compile(r"""[\\'"()\[\]{},]""")
+_PY_BRACKETS: Final = re.compile(r"""[\\'"()\[\]{}]""")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -361,13 +361,13 @@ class PyScan:
                 return i
 
 
-_PY_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": "",
+_PY_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": "",
                "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-_PY_HEX_ESCAPES = {"x": 4, "u": 6, "U": 10}  # their length, backslash included
-_OCTAL = "01234567"
-_PY_NAME_LIMIT = 90
-_PY_NAMED_ESCAPE = re.compile(r"\\N\{[A-Za-z0-9 \-]{1,%d}\}" % _PY_NAME_LIMIT)
-_PY_NOT_A_NAME = re.compile(r"[^A-Za-z0-9 \-]")
+_PY_HEX_ESCAPES: Final = {"x": 4, "u": 6, "U": 10}  # their length, backslash included
+_OCTAL: Final = "01234567"
+_PY_NAME_LIMIT: Final = 90
+_PY_NAMED_ESCAPE: Final = re.compile(r"\\N\{[A-Za-z0-9 \-]{1,%d}\}" % _PY_NAME_LIMIT)
+_PY_NOT_A_NAME: Final = re.compile(r"[^A-Za-z0-9 \-]")
 
 
 def py_escape_size(text: str, i: int) -> int:
@@ -411,7 +411,7 @@ def py_unescape(seq: str) -> str:
     return seq
 
 
-_INT_BITS = 14_000  # beyond about 4,300 digits Python will not write an int in decimal
+_INT_BITS: Final = 14_000  # beyond about 4,300 digits Python will not write an int in decimal
 
 
 def py_literal(raw: str) -> tuple[Any, list[str]]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-TRIM_MODES = ("none", "one_newline", "strip")
+TRIM_MODES: Final = ("none", "one_newline", "strip")
 TRIM_SCHEMA: dict[str, Any] = {
     "enum": list(TRIM_MODES),
     "description": (

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -245,7 +245,7 @@ class DelimitedStrings(ValueScan):
 
 
 _OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE, _CLOSING = range(5)
-_NOT_SPACE = re.compile(r"\S").search
+_NOT_SPACE: Final = re.compile(r"\S").search
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

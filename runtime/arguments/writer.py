@@ -13,22 +13,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from ..schema_types import STRING, Properties, coerce, coerce_value, encode_string, schema_types, to_json
 
-_NULLABLE_STRING = frozenset(("string", "null"))
+_NULLABLE_STRING: Final = frozenset(("string", "null"))
 
 # Deepest nesting of arrays and objects a value keeps as JSON.  Python's json module
 # recurses once per level (decoding and encoding), so a deeper value would raise
 # RecursionError in this process or in whoever reads the arguments; a fixed bound,
 # unlike catching the error, gives the same answer at every stack depth (stream ==
 # parse).  A deeper value is kept as its text, a string, with a warning.
-MAX_DEPTH = 500
+MAX_DEPTH: Final = 500
 
-_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+_JSON_NESTING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
 
 
 def nesting_depth(text: str, tokens: re.Pattern[str] = _JSON_NESTING) -> int:
@@ -201,7 +201,7 @@ def written_as_kept(value: Any, text: str, properties: Mapping[str, Any] | None)
             and keeps_members(properties, value))
 
 
-_KINDS_OK = {"object": frozenset(("object",)), "array": frozenset(("array",)),
+_KINDS_OK: Final = {"object": frozenset(("object",)), "array": frozenset(("array",)),
              "boolean": frozenset(("boolean",)), "null": frozenset(("null",)),
              "integer": frozenset(("number", "integer")), "number": frozenset(("number",)),
              "string": frozenset(("string",))}
@@ -228,4 +228,4 @@ def _no_constant(name: str) -> Any:
 
 # One decoder for every held value (json.loads with an argument builds a new one,
 # and its scanner, per call).
-_STRICT_JSON = json.JSONDecoder(parse_constant=_no_constant).decode
+_STRICT_JSON: Final = json.JSONDecoder(parse_constant=_no_constant).decode

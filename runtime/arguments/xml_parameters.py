@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -15,7 +15,7 @@ from .trim import TRIM_SCHEMA, ValueTrim, trim_mode
 from .values import ElementValues, ValueScan
 from .writer import ArgumentsWriter, json_type
 
-_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+_ATTRIBUTE: Final = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -201,8 +201,8 @@ class TaggedArguments:
         return out + self.writer.close()
 
 
-_LITERAL = {"$ref": "#/$defs/literal"}
-_SPELLINGS = {"oneOf": [_LITERAL, {"type": "array", "items": _LITERAL, "minItems": 1,
+_LITERAL: Final = {"$ref": "#/$defs/literal"}
+_SPELLINGS: Final = {"oneOf": [_LITERAL, {"type": "array", "items": _LITERAL, "minItems": 1,
                                    "uniqueItems": True}]}
 
 

@@ -9,17 +9,17 @@ the driver calls ``finish`` when the stream ends inside a tool state.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, Protocol
+from typing import ClassVar, Final, Protocol
 
 from mypy_extensions import mypyc_attr
 
 from ..events import EventType, SemanticEvent
 
-TOOL_CALL_START = EventType.TOOL_CALL_START
-TOOL_CALL_END = EventType.TOOL_CALL_END
-TOOL_NAME = EventType.TOOL_NAME
-ARG_VALUE_CHUNK = EventType.ARG_VALUE_CHUNK
-TEXT_CHUNK = EventType.TEXT_CHUNK
+TOOL_CALL_START: Final = EventType.TOOL_CALL_START
+TOOL_CALL_END: Final = EventType.TOOL_CALL_END
+TOOL_NAME: Final = EventType.TOOL_NAME
+ARG_VALUE_CHUNK: Final = EventType.ARG_VALUE_CHUNK
+TEXT_CHUNK: Final = EventType.TEXT_CHUNK
 
 # A call that is one JSON object at a position of a text, read whole: (name, arguments,
 # call id or "", just past it), or None (the assembly's ``ToolCalls.whole_object``).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -13,9 +14,9 @@ from .json import JsonBody
 
 # What ``feed`` passes over before an element: whitespace, then the array's ``[`` (not
 # started yet) ...
-_OPENING = re.compile(r"[ \t\r\n]*\[[ \t\r\n,]*").match
+_OPENING: Final = re.compile(r"[ \t\r\n]*\[[ \t\r\n,]*").match
 # ... or whitespace and commas (started).
-_BETWEEN = re.compile(r"[ \t\r\n,]*").match
+_BETWEEN: Final = re.compile(r"[ \t\r\n,]*").match
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -18,10 +19,10 @@ from .base import (
     ToolBody,
 )
 
-_HELD_LIMIT = 4096  # list syntax held before a call's name( : bounded memory
-_SEPARATORS = re.compile(r"[\s,]*")
-_NAME_START = re.compile(r"[^\W\d]")
-_NAME = re.compile(r"[\w.]*")
+_HELD_LIMIT: Final = 4096  # list syntax held before a call's name( : bounded memory
+_SEPARATORS: Final = re.compile(r"[\s,]*")
+_NAME_START: Final = re.compile(r"[^\W\d]")
+_NAME: Final = re.compile(r"[\w.]*")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
