@@ -21,15 +21,13 @@ corpus-changing ones; mutants that leave the corpus alone are listed apart.
     .venv/bin/python tools/mutants.py --only NAME [--only NAME ...]
     .venv/bin/python tools/mutants.py --check      # every snippet occurs once (fast)
 
-Latest run (2026-11-30, 62 mutants, 2-core VM, --jobs 2, 19.6 minutes): 34 change the
-corpus, 34/34 caught.  Of the 28 that do not, 21 are caught; the 7 left were
-scan-tail-dropped, tagged-next-open, schema-boolean-off, assembly-ids-alnum,
-render-string-attr, compiler-no-plain-fast-path (speed only) and compiler-skip-in-ids
-(dead code, since deleted with the mutant: 61 now); assembly-ids-alnum and
-render-string-attr have been caught since (tests/test_promises.py).  The corpus compares
-final (merged) events and messages, not when each delta's events came out: hold-back
-mutants show up in the tests only.  103 are listed now: the 41 added since have not
-been through a full run (the last six, the argument fast paths', caught, 2026-12-01).
+Latest run (2026-12-01, 103 mutants, 2-core VM, --jobs 2, 34.4 minutes): 48 change the
+corpus, 48/48 caught.  Of the 55 that do not, 45 are caught; the 10 left are
+compiler-no-plain-fast-path (speed only), lower-calls-are-text-off,
+python-no-implicit-concatenation, python-non-finite-kept, scan-split-leftmost,
+schema-boolean-off, schema-ref-ignored, schema-union-props-ignored, strings-hide-nothing
+and tagged-next-open.  The corpus compares final (merged) events and messages, not when
+each delta's events came out: hold-back mutants show up in the tests only.
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
