@@ -198,9 +198,6 @@ class StreamingParserBase:
         self.body = self.BODY(self)  # the generated on_marker and on_text call it in TOOL_ARGS
         self._exits = bool(self.BODY.exits_to)  # its text can end its call (see _windowed)
         self._body_runs = self.BODY.whole_runs  # its text's calls may be read whole (_body_run)
-        # A plain delta of TOOL_ARGS text may go to the body at once (_plain_args), where
-        # it is not plain already (PLAIN_TEXT).
-        self._args_taken = TOOL_ARGS not in self.PLAIN_TEXT
         self._plain_kinds = plain_kinds(type(self))
         # Every piece of TOOL_ARGS text goes to the syntax's value scanner too; markers
         # are only taken where it says a value can end (None: its values hide none).
@@ -442,7 +439,9 @@ class StreamingParserBase:
                 if self.state_id == TOOL_ARGS:
                     gate.args().feed(delta_text)
                 return kind
-        if self._args_taken and not out and self.state_id == TOOL_ARGS:
+        # A plain delta of TOOL_ARGS text may go to the body at once, where that text is
+        # not plain already (PLAIN_TEXT).
+        if not out and self.state_id == TOOL_ARGS and self._plain_kinds[TOOL_ARGS] is None:
             taken = self._plain_args(delta_text, out)
             if taken is not None:
                 return taken
