@@ -201,7 +201,8 @@ class ToolCalls:
     def whole(self, index: int, name: str, arguments: str, call_id: str,
               deltas: dict[int, DeltaToolCall]) -> None:
         """Call ``index``, read whole (``whole_call``), from its start to its end."""
-        self.between = []  # what start() takes as the call's text
+        if self.between:  # (an empty one is no call's yet: kept, not made anew per call)
+            self.between = []  # what start() takes as the call's text
         self.pending = None
         self.open = None  # (a call left open before it is orphaned, as start() leaves it)
         deltas[index] = DeltaToolCall(index, call_id or self.ids.next(), "function", name,

@@ -176,10 +176,10 @@ def keeps_members(properties: Mapping[str, Any] | None, members: Mapping[str, An
     """Whether a writer typed by ``properties``, given these decoded members as JSON
     text, writes each as it came (a string typed string or untyped, any other value its
     schema admits): then the object's canonical JSON text is what it writes."""
-    if not properties:
-        return True
     if isinstance(properties, Properties):
         return properties.keeps(members)  # (the same answer, from a table made once)
+    if not properties:
+        return True
     for key, value in members.items():
         schema = properties.get(key)
         if schema is None:
