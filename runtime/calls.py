@@ -89,6 +89,11 @@ class CallIds:
         self.short = style == "alnum9"
         self.sequential = ids == "sequential"
         self.count = 0
+        # Random ids: a uuid4's first 24 hex digits (its version and variant among
+        # them) drawn once per completion, then its last 8 counted on from a random
+        # start: one draw per request, not per call (a call-dense text has thousands).
+        self._prefix = ""
+        self._base = 0
 
     def next(self) -> str:
         """The next call's id."""
@@ -97,7 +102,10 @@ class CallIds:
         elif self.short:
             out = "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret: as uuid4_hex)
         else:
-            out = f"chatcmpl-tool-{uuid4_hex()}"
+            if not self._prefix:
+                self._prefix = f"chatcmpl-tool-{uuid4_hex()[:24]}"
+                self._base = _IDS.getrandbits(32)
+            out = self._prefix + "%08x" % ((self._base + self.count) & 0xFFFFFFFF)
         self.count += 1
         return out
 

@@ -75,6 +75,15 @@ def test_random_ids_are_uuid4_and_survive_seeding_and_fork() -> None:
     assert theirs.startswith("chatcmpl-tool-") and theirs != ours
 
 
+def test_random_ids_of_one_completion_are_distinct_uuid4s() -> None:
+    # One draw per completion, counted on per call (CallIds): each is still a uuid4.
+    ids = [c.id for c in parsergen.load("qwen3").parse("r</think>" + QWEN_CALL * 300).tool_calls]
+    assert len(ids) == 300 and len(set(ids)) == 300
+    for tool_id in ids:
+        parsed = uuid.UUID(tool_id.removeprefix("chatcmpl-tool-"))
+        assert (parsed.version, parsed.variant) == (4, uuid.RFC_4122)
+
+
 def test_kimi_ids_come_from_the_call_header() -> None:
     text = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:7"
             '<|tool_call_argument_begin|>{"city": "Oslo", "days": "2"}<|tool_call_end|>'
