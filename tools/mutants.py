@@ -29,6 +29,8 @@ test of theirs, and lower-calls-are-text-off and schema-boolean-off only by
 tests/test_compiled.py (to check: it may fail on any edit of the copy's runtime);
 compiler-no-plain-fast-path is speed only.  The corpus compares final (merged) events and messages, not when
 each delta's events came out: hold-back mutants show up in the tests only.
+Added 2026-12-02, run alone (``--only``): ids-not-counted and tools-attributes-untyped,
+both caught by the fast selection (test_chat.py, test_integration_api.py).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
@@ -63,7 +65,7 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
         "tests/test_framing.py", "tests/test_terminal_framing.py",
         "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py",
-        "tests/test_call_runs.py", "tests/test_array_runs.py"]
+        "tests/test_call_runs.py", "tests/test_array_runs.py", "tests/test_integration_api.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -503,6 +505,14 @@ MUTANTS: list[Mutant] = [
       "            self._text.before_call()  # (the whitespace",
       "            (lambda: '')()  # (the whitespace",
       "content whitespace before calls read whole is kept"),
+    M("ids-not-counted", "runtime/calls.py",
+      "((self._base + self.count) & 0xFFFFFFFF)",
+      "(self._base & 0xFFFFFFFF)",
+      "the calls of one completion share one random id"),
+    M("tools-attributes-untyped", "runtime/schema_types.py",
+      'function: dict[str, Any] = {"name": name, "parameters": params}',
+      'function: dict[str, Any] = {"name": name, "parameters": None}',
+      "a pydantic tool read from its attributes loses its schema (its calls go untyped)"),
 ]
 
 # The corpus replay, run inside the copy: prints one JSON object {key: result}.
