@@ -85,7 +85,9 @@ class ToolCall:
     arguments: str
 
     def __init__(self, id: str, name: str, arguments: str) -> None:
-        # (What a frozen dataclass's own __init__ does; compiled, this one is native.)
+        # (What a frozen dataclass's own __init__ does; compiled, this one is native:
+        # mypyc sets the fields directly, which an alias of object.__setattr__ would
+        # turn into a generic call, 78 -> 220 ns.)
         object.__setattr__(self, "id", id)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "arguments", arguments)
@@ -132,8 +134,8 @@ def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
         return ParsedMessage()
     return ParsedMessage(
         reasoning=merged.reasoning, content=merged.content,
-        tool_calls=tuple(ToolCall(tc.id or "", tc.name or "", tc.arguments or "")
-                         for tc in merged.tool_calls))
+        tool_calls=tuple([ToolCall(tc.id or "", tc.name or "", tc.arguments or "")
+                          for tc in merged.tool_calls]))  # (a list: no generator per call)
 
 
 def merge_deltas(deltas: Iterable[DeltaMessage | None]) -> DeltaMessage | None:
