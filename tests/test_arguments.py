@@ -53,6 +53,11 @@ def run(reader_factory, text: str, cuts: list[int]) -> tuple[str, list[str]]:
         ("ratio", "2", 2),
         ("flag", "true", True),
         ("flag", "0", False),
+        # vLLM 0.33's coerce_to_schema_type (tool_parsers/utils.py, its engine's): "1"
+        # and "0" are booleans, case and spaces aside; other words stay text.
+        ("flag", "1", True),
+        ("flag", " False", False),
+        ("flag", "yes", "yes"),
         ("note", "null", None),
         ("note", "nullish", "nullish"),
         ("either", "7", 7),
@@ -67,7 +72,9 @@ def run(reader_factory, text: str, cuts: list[int]) -> tuple[str, list[str]]:
 def test_tagged_values_are_typed_by_schema(key: str, raw: str, expected) -> None:
     out, _ = run(lambda w: TaggedArguments(w, **QWEN),
                  f"\n<parameter={key}>\n{raw}\n</parameter>\n", [])
-    assert json.loads(out) == {key: expected}
+    parsed = json.loads(out)
+    # (Types too: True == 1 and 2.0 == 2 in Python, not in JSON.)
+    assert parsed == {key: expected} and type(parsed[key]) is type(expected)
 
 
 def test_schema_types() -> None:
