@@ -291,6 +291,25 @@ def test_calls_are_text_keeps_call_markers_in_reasoning(tmp_path, get_tokenizer)
     assert message.reasoning == "I could write"
 
 
+def test_calls_are_text_removes_a_base_formats_calls_from_reasoning(tmp_path) -> None:
+    # qwen3 calls from reasoning (its REASONING has a <tool_call> transition); a format
+    # extending it with calls_are_text drops that transition (schema.json: "every
+    # transition from REASONING into a tool state is removed"), not only implied ones.
+    text = ("Maybe <tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>"
+            "\n</tool_call> no.</think>Done.")
+    assert [c.name for c in parsergen.load("qwen3").parse(text, thinking=True).tool_calls] \
+        == ["f"]
+    quiet = build(tmp_path, """
+        extends: qwen3
+        name: quiet_qwen3
+        description: qwen3 whose models never call tools while reasoning
+        reasoning: {start: [THINK_START], end: [THINK_END], calls_are_text: true}
+        """)
+    message = quiet.parse(text, thinking=True)
+    assert (message.reasoning, message.content, message.tool_calls) == (
+        text.removesuffix("</think>Done."), "Done.", ())
+
+
 def test_calls_are_text_reasoning_ids(get_tokenizer) -> None:
     # Where the wait for reasoning ends, by ids: at [/THINK], or at a [TOOL_CALLS] that
     # no open [THINK] holds (vLLM ends it at every [TOOL_CALLS]).

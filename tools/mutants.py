@@ -31,8 +31,9 @@ compiler-no-plain-fast-path is speed only.  The corpus compares final (merged) e
 each delta's events came out: hold-back mutants show up in the tests only.
 Added 2026-12-02, run alone (``--only``): ids-not-counted and tools-attributes-untyped,
 both caught by the fast selection (test_chat.py, test_integration_api.py); and
-schema-boolean-off is now caught by it too (test_arguments.py compares the typed value's
-type: its check had taken 1 for True).
+schema-boolean-off and lower-calls-are-text-off are now caught by it too
+(test_arguments.py compares the typed value's type: its check had taken 1 for True;
+test_reasoning.py extends qwen3, which calls from reasoning, with calls_are_text).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
