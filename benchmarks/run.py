@@ -440,6 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the raw numbers to this file")
     ap.add_argument("--workloads", help="--dense only: these of calls1k,calls10k,batch "
                     "(default all)")
+    ap.add_argument("--peer-all", action="store_true",
+                    help="--dense only: vLLM's side on every workload, its PEER_SKIPS too "
+                    "(minutes per repetition)")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument(
         "--linearity",
@@ -500,7 +503,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = tuple(args.workloads.split(",")) if args.workloads else dense.WORKLOADS
         if not set(chosen) <= set(dense.WORKLOADS):
             ap.error(f"--workloads: some of {', '.join(dense.WORKLOADS)}")
-        return dense.main(names, args.reps, peer_dir_of(args, ap), args.json, chosen)
+        return dense.main(names, args.reps, peer_dir_of(args, ap), args.json, chosen,
+                          args.peer_all)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled
