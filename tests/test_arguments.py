@@ -16,6 +16,7 @@ from parsergen.runtime.arguments.python_kwargs import PythonArguments
 from parsergen.runtime.arguments.writer import ArgumentsWriter
 from parsergen.runtime.arguments.xml_parameters import TaggedArguments
 from parsergen.runtime.schema_types import coerce, schema_types
+from support import with_types
 
 PROPS = {
     "city": {"type": "string"},
@@ -169,7 +170,7 @@ def test_tagged_any_split_gives_the_same_typed_json(args: dict, cuts: list[int])
     whole, _ = run(lambda w: TaggedArguments(w, **QWEN), body, [])
     split, _ = run(lambda w: TaggedArguments(w, **QWEN), body, cuts)
     assert split == whole
-    assert json.loads(whole) == _expected(shown)
+    assert with_types(json.loads(whole)) == with_types(_expected(shown))
 
 
 @settings(max_examples=300, deadline=None)
@@ -183,10 +184,10 @@ def test_glm_tags_any_split(args: dict, cuts: list[int]) -> None:
     whole, _ = run(lambda w: TaggedArguments(w, **GLM), body, [])
     split, _ = run(lambda w: TaggedArguments(w, **GLM), body, cuts)
     assert split == whole
-    assert json.loads(whole) == {k: coerce(v if isinstance(v, str) else json.dumps(v),
-                                           schema_types(PROPS[k]) if k in PROPS
-                                           else frozenset(["string"]))
-                                 for k, v in shown.items()}
+    expected = {k: coerce(v if isinstance(v, str) else json.dumps(v),
+                          schema_types(PROPS[k]) if k in PROPS else frozenset(["string"]))
+                for k, v in shown.items()}
+    assert with_types(json.loads(whole)) == with_types(expected)
 
 
 @settings(max_examples=300, deadline=None)
@@ -248,7 +249,7 @@ def test_notation_any_split(cuts: list[int], typed: bool) -> None:
     expected = {"a": "x, y}", "n": 42, "b": [1, "s"], "o": {"k": True, "s": "{,}"}, "e": ""}
     if typed:
         expected.update(b=["1", "s"])
-    assert json.loads(run_with(props, cuts)) == expected
+    assert with_types(json.loads(run_with(props, cuts))) == with_types(expected)
 
 
 PY_VALUES = st.recursive(
@@ -282,7 +283,7 @@ def test_python_kwargs_any_split(args: dict, cuts: list[int], spaced: bool) -> N
 
     whole = run_with([])
     assert run_with(cuts) == whole
-    assert json.loads(whole) == _json_like(args)
+    assert with_types(json.loads(whole)) == with_types(_json_like(args))
 
 
 def test_python_kwargs_typed_by_schema() -> None:

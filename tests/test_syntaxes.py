@@ -21,6 +21,7 @@ from parsergen.runtime.arguments import (
     syntax,
 )
 from parsergen.runtime.bodies import BODIES as BODY_CLASSES
+from support import with_types
 
 BODIES = {"json", "text", "json_object", "json_array", "python_list"}
 
@@ -133,4 +134,4 @@ def test_every_syntax_reads_back_what_it_renders(syntax_name: str, fmt: str,
         assert reader.writer is not None and reader.writer.warnings == []
         results.append("".join(out))
     assert results[0] == results[1]
-    assert json.loads(results[0]) == args
+    assert with_types(json.loads(results[0])) == with_types(args)
