@@ -28,8 +28,8 @@ from .messages import (
     DeltaMessage,
     DeltaToolCall,
     ParsedMessage,
-    accumulate,
     merge_deltas,
+    message_of,
     without_cut_calls,
 )
 from .schema_types import ToolTyping, read_tools
@@ -209,8 +209,11 @@ class ChatParser:
         # piece (the same message: tests/test_canonical.py).
         self.events.whole_call = self._calls.whole_call if self._calls.reads_whole else None
         self.events.whole_object = self._calls.whole_object if self._calls.reads_whole else None
-        return without_cut_calls(accumulate([self.feed(text, token_ids), self.finish()]),
-                                 self.cut_calls)
+        delta = self.feed(text, token_ids)
+        last = self.finish()
+        # (finish() mostly adds nothing: the one delta is then the message's, unmerged.)
+        merged = delta if last is None else merge_deltas([delta, last])
+        return without_cut_calls(message_of(merged), self.cut_calls)
 
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
                    prompt_text: str | None = None, start: str | None = None) -> None:

@@ -129,7 +129,11 @@ class ParsedMessage:
 
 def accumulate(deltas: list[DeltaMessage | None]) -> ParsedMessage:
     """The message a client builds by concatenating streamed deltas."""
-    merged = merge_deltas(deltas)
+    return message_of(merge_deltas(deltas))
+
+
+def message_of(merged: DeltaMessage | None) -> ParsedMessage:
+    """The message of one delta that holds a whole completion (``merge_deltas``'s)."""
     if merged is None:
         return ParsedMessage()
     return ParsedMessage(

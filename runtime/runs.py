@@ -16,6 +16,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
+from .arguments.scanning import starts_at
 from .lexicon import Matcher
 
 # Per call: the text before it, its text up to the arguments (markers and name), the
@@ -85,31 +86,38 @@ class CallPath:
         calls: list[RunCall] = []
         at = pos
         while True:
+            # (Compiled, each method of a match is a generic call: one span() per marker,
+            # its text sliced natively.)
             m = search(buf, at)
-            if m is None or names[m.group()] != start_name:
+            if m is None:
                 break
             begin, end = m.span()
+            if names[buf[begin:end]] != start_name:
+                break
             if framing is not None and begin > at and framing(buf, at, begin).end() < begin:
                 break  # words between calls: the lexer gives them out as content
             name: str | None = None
-            opens = closes = end
+            opens = closes = at_marker = end
             for literal, find, found, terminal, role in steps:
                 if literal:
-                    if not buf.startswith(literal, end):
+                    if not starts_at(buf, literal, end):
                         break  # text where the call has none, or another marker
                     end += len(literal)
                     continue
                 m = find(buf, end)
-                if m is None or found[m.group()] != terminal:
+                if m is None:
+                    break
+                at_marker, past = m.span()
+                if found[buf[at_marker:past]] != terminal:
                     break
                 if role == "name":
-                    name = buf[end : m.start()]
+                    name = buf[end:at_marker]
                 else:
-                    opens, closes = end, m.start()
-                end = m.end()
+                    opens, closes = end, at_marker
+                end = past
             else:
                 # (The last marker starts after every other one.)
-                marker = end - last if last else m.start()
+                marker = end - last if last else at_marker
                 if marker >= limit and not self.sure(buf, marker):
                     break
                 body = buf[opens:closes]

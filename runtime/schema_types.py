@@ -323,7 +323,7 @@ class Properties(dict):  # type: ignore[type-arg]
         # keeps()'s table, made on first use (after compiling has filled the object in).
         self._kept: tuple[dict[str, frozenset[type] | None], frozenset[type] | None] | None = None
 
-    def keeps(self, members: Mapping[str, Any]) -> bool:
+    def keeps(self, members: dict[str, Any]) -> bool:
         """Whether a typed writer writes each of these decoded members as it came: a
         string whose schema types it string, any other value one its schema admits
         (``kept_types``), anything a key without schema has; one lookup per member."""

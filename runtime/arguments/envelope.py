@@ -13,7 +13,7 @@ from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_sche
 from .json import JsonArguments
 from ..schema_types import encode_string
 from .scanning import (NOT_SPACE, JsonDepth, json_string_end, scan_json_value,
-                       whole_json_string, whole_json_value, whole_member_key)
+                       starts_at, whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter, written_as_kept
 
@@ -28,19 +28,19 @@ def read_canonical(text: str, pos: int, name_key: str,
     ``{"name": "f", "arguments": {...}`` gives (name, where the object starts, the
     object decoded, just past it), each part decoded once, in C; None otherwise."""
     head, leads = _canonical_parts(name_key, argument_keys)
-    if not text.startswith(head, pos):
+    if not starts_at(text, head, pos):
         return None
     try:
         name, pos = whole_json_string(text, pos + len(head), strict=True)
     except ValueError:
         return None
     for lead in leads:
-        if text.startswith(lead, pos):
+        if starts_at(text, lead, pos):
             pos += len(lead)
             break
     else:
         return None
-    if not text.startswith("{", pos):
+    if not starts_at(text, "{", pos):
         return None
     try:
         value, end = scan_json_value(text, pos)
@@ -360,9 +360,10 @@ class EnvelopeSyntax(ArgumentSyntax):
         """An envelope written as json.dumps writes one, name first and arguments right
         after (``{"name": "f", "arguments": {...}}``), whitespace around it, its
         arguments kept as written: each part decoded once, in C."""
-        m = NOT_SPACE(text)
-        taken = None if m is None else self.whole_object(text, m.start(), properties)
-        if taken is None or NOT_SPACE(text, taken[2]) is not None:
+        # (strip() skips what NOT_SPACE does, \s, without a match object per call.)
+        pos = len(text) - len(text.lstrip())
+        taken = self.whole_object(text, pos, properties) if pos < len(text) else None
+        if taken is None or len(text.rstrip()) != taken[2]:  # (the object ends non-space)
             return None
         return taken[0], taken[1]
 
@@ -375,7 +376,7 @@ class EnvelopeSyntax(ArgumentSyntax):
         if read is None:
             return None
         name, start, value, end = read
-        if not text.startswith("}", end):
+        if not starts_at(text, "}", end):
             return None
         arguments = text[start:end]
         if name != name.strip() or not written_as_kept(value, arguments, properties(name)):

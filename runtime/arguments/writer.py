@@ -172,7 +172,7 @@ class ArgumentsWriter:
         return out + ("}" if self.started else "{}")
 
 
-def keeps_members(properties: Mapping[str, Any] | None, members: Mapping[str, Any]) -> bool:
+def keeps_members(properties: Mapping[str, Any] | None, members: dict[str, Any]) -> bool:
     """Whether a writer typed by ``properties``, given these decoded members as JSON
     text, writes each as it came (a string typed string or untyped, any other value its
     schema admits): then the object's canonical JSON text is what it writes."""
