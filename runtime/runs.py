@@ -11,6 +11,7 @@ arguments are the text up to the first literal their state's matcher finds.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,6 +26,15 @@ from .lexicon import Matcher
 RunCall = tuple[str, str, str, str, tuple[str, str, str]]
 Accept = Callable[[str | None, str], tuple[str, str, str] | None]
 Steps = Sequence[tuple[int, str, str]]
+Search = Callable[[str, int], "re.Match[str] | None"]
+# Per step (literal, search, names, terminal, role); typed, so that compiled code looks
+# names up natively (a literal step's search and names are never used).
+Step = tuple[str, Search, dict[str, str | None], str, str]
+
+
+def _no_search(buf: str, pos: int) -> re.Match[str] | None:
+    """A literal step's search: never called."""
+    return None
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -41,7 +51,7 @@ class CallPath:
         self.search, self.names, self.start_name = home.search, home.names, run[0][2]
         # Per step (literal, search, names, terminal, role): a literal for markers that
         # follow right there, else the search that finds the marker after the text.
-        steps: list[tuple[str, Any, Any, str, str]] = []
+        steps: list[Step] = []
         usable = all(matchers[s].search is not None and not matchers[s].sizes
                      for s, _, _ in run)  # (markers with lookahead are the lexer's)
         last = 0  # the length of the last marker, if a literal
@@ -58,8 +68,8 @@ class CallPath:
             last = len(literal)
             if steps and steps[-1][0]:
                 literal = steps.pop()[0] + literal
-            steps.append((literal, None, None, terminal, role))
-        self.steps = steps if usable else None
+            steps.append((literal, _no_search, {}, terminal, role))
+        self.steps: list[Step] | None = steps if usable else None
         self.last = last
         # The lexer waits for more text when a marker starts at or past its state's
         # matcher's hold point (never before its reach of the buffer's end).  Every marker

@@ -327,18 +327,7 @@ class Properties(dict):  # type: ignore[type-arg]
         """Whether a typed writer writes each of these decoded members as it came: a
         string whose schema types it string, any other value one its schema admits
         (``kept_types``), anything a key without schema has; one lookup per member."""
-        kept = self._kept
-        if kept is None:
-            kept = self._kept = (
-                {key: None if schema is None else kept_types(schema_types(schema))
-                 for key, schema in dict.items(self)},
-                None if self.extra is None else kept_types(schema_types(self.extra)))
-        own, extra = kept
-        for key, value in members.items():
-            ok = own.get(key, extra)
-            if ok is not None and type(value) not in ok:
-                return False
-        return True
+        return properties_keep(self, members)
 
     def get(self, key: Any, default: Any = None) -> Any:
         """The schema of property ``key``, else of any other key, else ``default``."""
@@ -351,6 +340,23 @@ class Properties(dict):  # type: ignore[type-arg]
 
     def __bool__(self) -> bool:
         return len(self) > 0 or self.extra is not None
+
+
+def properties_keep(properties: Properties, members: dict[str, Any]) -> bool:
+    """``properties.keeps(members)`` as a direct call (compiled, a method of this dict
+    subclass is called through Python), its table made on first use."""
+    kept = properties._kept
+    if kept is None:
+        kept = properties._kept = (
+            {key: None if schema is None else kept_types(schema_types(schema))
+             for key, schema in dict.items(properties)},
+            None if properties.extra is None else kept_types(schema_types(properties.extra)))
+    own, extra = kept
+    for key, value in members.items():
+        ok = own.get(key, extra)
+        if ok is not None and type(value) not in ok:
+            return False
+    return True
 
 
 # Python types of decoded JSON values, by the JSON Schema types that admit them as they

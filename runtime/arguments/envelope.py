@@ -22,18 +22,25 @@ from .writer import ArgumentsWriter, written_as_kept
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
 
 
-def read_canonical(text: str, pos: int, name_key: str,
-                   argument_keys: tuple[str, ...]) -> tuple[str, int, Any, int] | None:
+def read_canonical(text: str, pos: int,
+                   parts: tuple[str, tuple[str, ...]]) -> tuple[str, int, Any, int] | None:
     """An envelope at ``pos`` as json.dumps writes one, up to its arguments object:
     ``{"name": "f", "arguments": {...}`` gives (name, where the object starts, the
-    object decoded, just past it), each part decoded once, in C; None otherwise."""
-    head, leads = _canonical_parts(name_key, argument_keys)
+    object decoded, just past it), each part decoded once, in C; None otherwise.
+    ``parts``: ``canonical_parts`` of the envelope's keys."""
+    head, leads = parts
     if not starts_at(text, head, pos):
         return None
-    try:
-        name, pos = whole_json_string(text, pos + len(head), strict=True)
-    except ValueError:
-        return None
+    pos += len(head)
+    close = text.find('"', pos)
+    name = text[pos:close] if close >= 0 else ""
+    if close >= 0 and "\\" not in name and name.isprintable():
+        pos = close + 1  # (a name as most are: its text is its value, no decoder called)
+    else:
+        try:
+            name, pos = whole_json_string(text, pos, strict=True)
+        except ValueError:
+            return None
     for lead in leads:
         if starts_at(text, lead, pos):
             pos += len(lead)
@@ -50,7 +57,7 @@ def read_canonical(text: str, pos: int, name_key: str,
 
 
 @functools.lru_cache(maxsize=64)
-def _canonical_parts(name_key: str, argument_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+def canonical_parts(name_key: str, argument_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """A canonical envelope's text up to its name, and each text from the name to the
     arguments (made once per spelling, not once per call)."""
     return ("{" + encode_string(name_key) + ': "',
@@ -244,7 +251,7 @@ class EnvelopeArguments:
         the arguments object right after it (``{"name": "f", "arguments": {...}}``), its
         closing brace or not yet: each part decoded once, in C; None, having read
         nothing, for anything else."""
-        read = read_canonical(buf, pos, self.name_key, self.argument_keys)
+        read = read_canonical(buf, pos, canonical_parts(self.name_key, self.argument_keys))
         if read is None:
             return None
         name, pos, value, end = read
@@ -333,12 +340,13 @@ class EnvelopeSyntax(ArgumentSyntax):
     bodies = ("json", "json_object", "json_array", "text")
     names_call = True
     closes_itself = True
-    __slots__ = ("name_key", "argument_keys")
+    __slots__ = ("name_key", "argument_keys", "parts")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.name_key = options.get("name_key", "name")
         self.argument_keys = tuple(options.get("argument_keys", ARGUMENT_KEYS))
+        self.parts = canonical_parts(self.name_key, self.argument_keys)
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> CallReader:
         return EnvelopeArguments(make_writer, name_key=self.name_key,
@@ -372,7 +380,7 @@ class EnvelopeSyntax(ArgumentSyntax):
                      ) -> tuple[str, str, int] | None:
         """``whole_call`` of the envelope at ``pos``: its end is where the closing brace
         follows the arguments (nothing decoded twice)."""
-        read = read_canonical(text, pos, self.name_key, self.argument_keys)
+        read = read_canonical(text, pos, self.parts)
         if read is None:
             return None
         name, start, value, end = read

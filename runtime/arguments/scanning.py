@@ -49,6 +49,8 @@ def starts_at(text: str, prefix: str, pos: int) -> bool:
     span: compiled, that is a direct call, where startswith with a position is a generic
     method call that parses its arguments (about a thousand instructions, per use in a
     call's path)."""
+    if len(prefix) == 1:
+        return pos < len(text) and text[pos] == prefix  # (no search at all)
     return text.find(prefix, pos, pos + len(prefix)) == pos
 
 
@@ -237,7 +239,8 @@ def whole_json_string(buf: str, pos: int, strict: bool = False) -> tuple[str, in
     (text, index past the closing quote).  Raises ValueError where the string is not
     closed or ``decode_json_string`` could decode it otherwise (a bad escape, a lone
     surrogate); ``strict``, also on raw control characters."""
-    text, end = _SCAN_STRING(buf, pos, strict)
+    found: tuple[str, int] = _SCAN_STRING(buf, pos, strict)  # (typed: find is then direct)
+    text, end = found
     if buf.find("\\", pos, end) >= 0 and _SURROGATE(text):
         raise ValueError("a lone surrogate: decoded character by character")
     return text, end

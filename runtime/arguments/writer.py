@@ -17,7 +17,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from ..schema_types import STRING, Properties, coerce, coerce_value, encode_string, schema_types, to_json
+from ..schema_types import (STRING, Properties, coerce, coerce_value, encode_string,
+                            properties_keep, schema_types, to_json)
 
 _NULLABLE_STRING: Final = frozenset(("string", "null"))
 
@@ -177,7 +178,7 @@ def keeps_members(properties: Mapping[str, Any] | None, members: dict[str, Any])
     text, writes each as it came (a string typed string or untyped, any other value its
     schema admits): then the object's canonical JSON text is what it writes."""
     if isinstance(properties, Properties):
-        return properties.keeps(members)  # (the same answer, from a table made once)
+        return properties_keep(properties, members)  # (the same answer, from a table made once)
     if not properties:
         return True
     for key, value in members.items():
