@@ -54,7 +54,6 @@ from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax
 from .arguments.scanning import NOT_SPACE as _NOT_SPACE
-from .arguments.scanning import starts_at
 from .arguments.values import ValueGate, ValueScan
 from .bodies import TextBody, ToolBody
 from .events import (
@@ -836,7 +835,8 @@ class StreamingParserBase:
             else:
                 m = _NOT_SPACE(buf, end)
                 obj = m.start() if m is not None else len(buf)
-            if not starts_at(buf, "{", obj):
+            # (Compared: compiled, startswith with a position is a generic call.)
+            if buf[obj : obj + 1] != "{":
                 break
             # (Not complete, or not as the syntax takes it whole: read piece by piece.)
             taken = accept(buf, obj)

@@ -17,7 +17,6 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from .arguments.scanning import starts_at
 from .lexicon import Matcher
 
 # Per call: the text before it, its text up to the arguments (markers and name), the
@@ -110,7 +109,10 @@ class CallPath:
             opens = closes = at_marker = end
             for literal, find, found, terminal, role in steps:
                 if literal:
-                    if not starts_at(buf, literal, end):
+                    # (Compared as a slice: compiled, startswith with a position is a
+                    # generic call that parses its arguments; a find converts the literal
+                    # to a wider text's width.)
+                    if buf[end : end + len(literal)] != literal:
                         break  # text where the call has none, or another marker
                     end += len(literal)
                     continue

@@ -114,7 +114,7 @@ MUTANTS: list[Mutant] = [
       'if category.startswith("framing ") and _WORD.search(consumed, i, j):', "if False:",
       "the accounting takes words left in framing for framing"),
     M("runs-text-between-markers", "runtime/runs.py",
-      "                    if not starts_at(buf, literal, end):\n                        break  # text where the call has none, or another marker\n                    end += len(literal)",
+      "                    if buf[end : end + len(literal)] != literal:\n                        break  # text where the call has none, or another marker\n                    end += len(literal)",
       "                    if buf.find(literal, end) < 0:\n                        break  # text where the call has none, or another marker\n                    end = buf.find(literal, end) + len(literal)",
       "a call read whole (CALL_RUNS) though text stands between two of its markers"),
     M("driver-final-pending-dropped", "runtime/driver.py",

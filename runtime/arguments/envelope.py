@@ -13,7 +13,7 @@ from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_sche
 from .json import JsonArguments
 from ..schema_types import encode_string
 from .scanning import (NOT_SPACE, JsonDepth, json_string_end, scan_json_value,
-                       starts_at, whole_json_string, whole_json_value, whole_member_key)
+                       whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter, written_as_kept
 
@@ -29,7 +29,9 @@ def read_canonical(text: str, pos: int,
     object decoded, just past it), each part decoded once, in C; None otherwise.
     ``parts``: ``canonical_parts`` of the envelope's keys."""
     head, leads = parts
-    if not starts_at(text, head, pos):
+    # (Each part compared as a slice: compiled, startswith with a position is a generic
+    # call that parses its arguments, per call of a run.)
+    if text[pos : pos + len(head)] != head:
         return None
     pos += len(head)
     close = text.find('"', pos)
@@ -42,12 +44,12 @@ def read_canonical(text: str, pos: int,
         except ValueError:
             return None
     for lead in leads:
-        if starts_at(text, lead, pos):
+        if text[pos : pos + len(lead)] == lead:
             pos += len(lead)
             break
     else:
         return None
-    if not starts_at(text, "{", pos):
+    if text[pos : pos + 1] != "{":
         return None
     try:
         value, end = scan_json_value(text, pos)
@@ -384,7 +386,7 @@ class EnvelopeSyntax(ArgumentSyntax):
         if read is None:
             return None
         name, start, value, end = read
-        if not starts_at(text, "}", end):
+        if text[end : end + 1] != "}":
             return None
         arguments = text[start:end]
         if name != name.strip() or not written_as_kept(value, arguments, properties(name)):

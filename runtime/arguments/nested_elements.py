@@ -10,7 +10,7 @@ from mypy_extensions import mypyc_attr
 
 from ..schema_types import coerce, schema_types, to_json
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import NOT_SPACE, partial_len, starts_at
+from .scanning import NOT_SPACE, partial_len
 from .trim import TRIM_SCHEMA, trim_mode, trimmed
 from .values import ValueScan
 from .writer import ArgumentsWriter
@@ -88,7 +88,7 @@ def _tag(text: str, i: int, prefix: str, top: str | None) -> tuple[int, int]:
         if top is None:
             return _TEXT, k
         close = "/" + top + ">"
-        if starts_at(text, close, k + 1):
+        if text.startswith(close, k + 1):
             return _CLOSE, k + 1 + len(close)
         return (_MORE, n) if close.startswith(text[k + 1 :]) else (_TEXT, k)
     gt = text.find(">", k + 1, k + 2 + _NAME_LIMIT)
@@ -144,7 +144,7 @@ def _parse_elements(text: str, prefix: str) -> tuple[list, int, str]:
             if m is None:
                 return params, n, ""
             pos = top_start = m.start()
-            kind, end = _tag(text, pos, prefix, None) if starts_at(text, prefix, pos) else (
+            kind, end = _tag(text, pos, prefix, None) if text.startswith(prefix, pos) else (
                 _TEXT, pos)
             if kind != _OPEN:
                 return params, pos, ""

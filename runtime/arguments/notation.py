@@ -10,8 +10,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import (JSON_STRING_STOP, NOT_SPACE, json_string_end, partial_len,
-                       starts_at)
+from .scanning import JSON_STRING_STOP, NOT_SPACE, json_string_end, partial_len
 from .values import DelimitedStrings, ValueScan
 from .writer import MAX_DEPTH, ArgumentsWriter
 
@@ -83,7 +82,7 @@ class NotationArguments:
                     pos += 1
                 if pos == n:
                     break
-                if starts_at(buf, delim, pos):
+                if buf.startswith(delim, pos):
                     out.append(self.writer.begin(self.key))
                     pos += len(delim)
                     self.state = "string"
@@ -238,7 +237,7 @@ class NotationArguments:
             if self.in_json:  # brackets in a JSON-quoted string are its text
                 pos = self._json_string_end(buf, pos, n)
                 continue
-            if starts_at(buf, delim, pos):
+            if buf.startswith(delim, pos):
                 self.in_string = True
                 pos += len(delim)
                 continue
@@ -322,7 +321,7 @@ def _notation_value(text: str, pos: int, delim: str) -> tuple[Any, int]:
     n = len(text)
     while pos < n and text[pos] in " \n\t":
         pos += 1
-    if starts_at(text, delim, pos):
+    if text.startswith(delim, pos):
         end = text.find(delim, pos + len(delim))
         if end < 0:
             return text[pos + len(delim) :], n

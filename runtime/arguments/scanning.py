@@ -44,16 +44,6 @@ ENTITY_DECODERS: Final = {"xml": unescape_xml}
 
 # -- JSON ---------------------------------------------------------------------------
 
-def starts_at(text: str, prefix: str, pos: int) -> bool:
-    """``text.startswith(prefix, pos)`` for ``pos >= 0``, as a find within the prefix's
-    span: compiled, that is a direct call, where startswith with a position is a generic
-    method call that parses its arguments (about a thousand instructions, per use in a
-    call's path)."""
-    if len(prefix) == 1:
-        return pos < len(text) and text[pos] == prefix  # (no search at all)
-    return text.find(prefix, pos, pos + len(prefix)) == pos
-
-
 JSON_STRING_STOP: Final = re.compile(r'["\\]').search  # where a JSON string may end or escape
 NOT_SPACE: Final = re.compile(r"\S").search
 _STRUCTURAL: Final = re.compile(r'["{}\[\],]').search
@@ -206,10 +196,10 @@ def decode_json_string(buf: str, pos: int) -> tuple[str, int, bool]:
         code = int(buf[i + 2 : i + 6], 16) if _is_hex(buf[i + 2 : i + 6]) else 0xFFFD
         pos = i + 6
         if 0xD800 <= code < 0xDC00:
-            if pos + 6 > n and starts_at(buf, "\\u"[: n - pos], pos):
+            if pos + 6 > n and buf.startswith("\\u"[: n - pos], pos):
                 return "".join(parts), i, False
             low = buf[pos + 2 : pos + 6]
-            if starts_at(buf, "\\u", pos) and _is_hex(low) and 0xDC00 <= int(low, 16) < 0xE000:
+            if buf.startswith("\\u", pos) and _is_hex(low) and 0xDC00 <= int(low, 16) < 0xE000:
                 code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
                 pos += 6
             else:

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from .scanning import starts_at, whole_json_value
+from .scanning import whole_json_value
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -214,7 +214,7 @@ class DelimitedStrings(ValueScan):
         delim = self.delimiter
         if self.tail:
             rest = delim[len(self.tail):]
-            if starts_at(text, rest, pos):
+            if text.startswith(rest, pos):
                 self.tail = ""
                 self.quoted = not self.quoted
                 return pos + len(rest)
@@ -358,7 +358,7 @@ class ElementValues(ValueScan):
                 if m is None:
                     return
                 i = m.start()
-                if starts_at(buf, self.value_open, i):
+                if buf.startswith(self.value_open, i):
                     pos = i + len(self.value_open)
                 elif self.value_open.startswith(buf[i:]):
                     self.buf = buf[i:]

@@ -10,7 +10,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, starts_at, tail_prefix
+from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
 from .trim import TRIM_SCHEMA, ValueTrim, trim_mode
 from .values import ElementValues, ValueScan
 from .writer import ArgumentsWriter, json_type
@@ -116,7 +116,7 @@ class TaggedArguments:
                     self.buf = ""  # whitespace before the value's open tag
                     break
                 i = m.start()
-                if starts_at(buf, value_open, i):
+                if buf.startswith(value_open, i):
                     pos = i + len(value_open)
                 elif value_open.startswith(buf[i:]):
                     self.buf = buf[i:]  # the open tag, cut by the delta's end

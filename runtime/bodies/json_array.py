@@ -9,7 +9,7 @@ from mypy_extensions import mypyc_attr
 
 from ..events import CONTENT, SemanticEvent
 from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost, WholeCalls, WholeObject
-from ..arguments.scanning import JsonDepth, starts_at, whole_json_value
+from ..arguments.scanning import JsonDepth, whole_json_value
 from .json import JsonBody
 
 # What ``feed`` passes over before an element: whitespace, then the array's ``[`` (not
@@ -107,7 +107,7 @@ class JsonArrayBody(JsonBody):
             if m is None:
                 return calls, at, at
             obj = m.end()
-            if not starts_at(text, "{", obj):
+            if text[obj : obj + 1] != "{":
                 break
             taken = accept(text, obj)
             # (Not complete, not strict JSON, or not a call as reading it gives: fed.)
@@ -126,7 +126,7 @@ class JsonArrayBody(JsonBody):
         C scanner; anything else is counted bracket by bracket."""
         end = self.end
         if (not end.depth and not end.scan.in_string and not end.scan.escape
-                and starts_at(text, "{", pos)):
+                and text[pos : pos + 1] == "{"):
             try:
                 return whole_json_value(text, pos)  # (the count stays at its reset)
             except ValueError:
