@@ -199,7 +199,9 @@ class ChatParser:
         parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids,
                      stream_calls="complete")
         parser.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
-        return parser.complete(text, token_ids or ())
+        message = parser.complete(text, token_ids or ())
+        parser.events.release()  # (done with: freed as soon as it goes, not by the gc)
+        return message
 
     def complete(self, text: str, token_ids: Sequence[int] = ()) -> ParsedMessage:
         """The rest of the completion, all at once: the whole message (a fresh parser
@@ -211,6 +213,8 @@ class ChatParser:
         self.events.whole_object = self._calls.whole_object if self._calls.reads_whole else None
         delta = self.feed(text, token_ids)
         last = self.finish()
+        # (Read: the parser no longer refers to its calls through these, a cycle.)
+        self.events.whole_call = self.events.whole_object = None
         # (finish() mostly adds nothing: the one delta is then the message's, unmerged.)
         merged = delta if last is None else merge_deltas([delta, last])
         return without_cut_calls(message_of(merged), self.cut_calls)

@@ -478,6 +478,13 @@ class StreamingParserBase:
         # (The raw tap puts the consumed text before its events: ChatParser reads both.)
         return [RawText(delta_text, self.state_id), event] if self.raw else [event]  # type: ignore[list-item]
 
+    def release(self) -> None:
+        """A finished parser that will not be read again: its body lets go of it, so the
+        pair (each refers to the other) is freed when the last reference goes, not left
+        to the cycle collector (a batch of short parses made it run every few)."""
+        self.body.release()
+        self.whole_call = self.whole_object = None
+
     def finish(self) -> list[SemanticEvent]:
         """End of stream: flush what is held and close what is open."""
         out: list[SemanticEvent] = []

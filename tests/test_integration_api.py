@@ -232,3 +232,35 @@ def test_start_in_content_drops_a_framing_newline() -> None:
     step = parsergen.load("step3p5")
     assert step.parse("\nAnswer", start="content").content == "Answer"
     assert step.parse("a\n</think>\nAnswer").content == "Answer"
+
+
+@pytest.mark.parametrize("fmt", parsergen.formats())
+def test_parse_leaves_no_cyclic_garbage(fmt: str) -> None:
+    """parse() frees its parser by reference counting: a batch of short completions does
+    not leave one cycle per completion for the collector (StreamingParserBase.release).
+    The completion is the format's own render of two calls, typed by their tools."""
+    import gc
+
+    module = parsergen.load(fmt)
+    calls = [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}},
+             {"name": "get_weather", "arguments": {"city": "Oslo", "days": 1}}]
+    message = {"reasoning": None, "content": "Let me look.",
+               "tool_calls": calls if module.RENDERER.call is not None else []}
+    thinking = module.StreamingParser.THINKING_DEFAULT
+    text = "".join(t for t, _ in module.RENDERER.pieces(message, thinking=thinking))
+    module.parse(text, tools=TOOLS, thinking=thinking)  # (caches filled outside the count)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        parsed = module.parse(text, tools=TOOLS, thinking=thinking)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        found = gc.collect()
+        garbage = [type(o).__name__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if enabled:
+            gc.enable()
+    assert found == 0, garbage
+    assert parsed is not None

@@ -65,9 +65,14 @@ class ToolBody:
     whole_runs: ClassVar[bool] = False
 
     __slots__ = ("parser",)
+    __deletable__ = ("parser",)  # (release: mypyc deletes only what a class lists here)
 
     def __init__(self, parser: BodyHost) -> None:
         self.parser = parser
+
+    def release(self) -> None:
+        """The parser is done with (``StreamingParserBase.release``): no longer refer to it."""
+        del self.parser
 
     def enter(self, marker: str, in_arguments: bool) -> None:
         """A marker (text ``marker``) entered TOOL_ARGS; ``in_arguments``: the transition
