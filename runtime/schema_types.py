@@ -285,14 +285,15 @@ def _not_json(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-_ENCODE_VALUE: Final = _value_encoder()
+# JSON text of a value that is not a string (``to_json`` without its check).
+encode_value: Final = _value_encoder()
 
 
 def to_json(value: Any) -> str:
     """JSON text of a value, keeping non-ASCII characters as they are."""
     if type(value) is str:
         return encode_string(value)
-    return _ENCODE_VALUE(value)
+    return encode_value(value)
 
 
 # --- compiled schemas --------------------------------------------------------------------

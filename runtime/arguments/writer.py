@@ -18,7 +18,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from ..schema_types import (STRING, Properties, coerce, coerce_value, encode_string,
-                            properties_keep, schema_types, to_json)
+                            encode_value, properties_keep, schema_types, to_json)
 
 _NULLABLE_STRING: Final = frozenset(("string", "null"))
 
@@ -198,8 +198,12 @@ def written_as_kept(value: Any, text: str, properties: Mapping[str, Any] | None)
     """Whether ``text``, the JSON of a decoded object ``value``, is exactly what a fresh
     writer typed by ``properties`` writes for it: as json.dumps writes it (keys once,
     ", " and ": ", non-ASCII as is), not too deep, every member kept as written."""
-    return (type(value) is dict and not too_deep(text) and to_json(value) == text
-            and keeps_members(properties, value))
+    # (Once per call of a run: the short text's depth, the dict's encoding and a compiled
+    # schema's table asked without a call in between, interpreted or compiled.)
+    return (type(value) is dict and (len(text) <= MAX_DEPTH or not too_deep(text))
+            and encode_value(value) == text
+            and (properties_keep(properties, value) if isinstance(properties, Properties)
+                 else keeps_members(properties, value)))
 
 
 _KINDS_OK: Final = {"object": frozenset(("object",)), "array": frozenset(("array",)),
