@@ -6,6 +6,7 @@
     /work/venv/bin/python benchmarks/run.py --profile qwen3,hermes [--profile-level L]  (cProfile)
     /work/venv/bin/python benchmarks/run.py --against REV [--formats ...]  (see against.py)
     /work/venv/bin/python benchmarks/run.py --dense [--formats ...]       (see dense.py)
+    /work/venv/bin/python benchmarks/run.py --instructions [--formats ...]  (see instructions.py)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -438,8 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--tokens", type=int, default=4000, help="tokens per completion (default 4000)")
     ap.add_argument("--json", type=Path, help="also write the raw numbers to this file")
-    ap.add_argument("--workloads", help="--dense only: these of calls1k,calls10k,batch "
-                    "(default all)")
+    ap.add_argument("--workloads", help="--dense and --instructions: these of "
+                    "calls1k,calls10k,batch (default all; --instructions: calls1k)")
     ap.add_argument("--peer-all", action="store_true",
                     help="--dense only: vLLM's side on every workload, its PEER_SKIPS too "
                     "(minutes per repetition)")
@@ -465,6 +466,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="call-dense texts and a batch of short completions, us per call, against "
         "vLLM's legacy tool parsers (dense.py)",
+    )
+    mode.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instructions per call of parse() on the call-dense texts, under valgrind "
+        "(instructions.py; --workloads as --dense, default calls1k)",
     )
     mode.add_argument(
         "--profile",
@@ -505,6 +512,13 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--workloads: some of {', '.join(dense.WORKLOADS)}")
         return dense.main(names, args.reps, peer_dir_of(args, ap), args.json, chosen,
                           args.peer_all)
+    if args.instructions:
+        import instructions
+
+        chosen = tuple(args.workloads.split(",")) if args.workloads else ("calls1k",)
+        if not set(chosen) <= set(instructions.WORKLOADS):
+            ap.error(f"--workloads: some of {', '.join(instructions.WORKLOADS)}")
+        return instructions.main(names, args.reps, chosen)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled
