@@ -213,8 +213,6 @@ class ChatParser:
         self.events.whole_object = self._calls.whole_object if self._calls.reads_whole else None
         delta = self.feed(text, token_ids)
         last = self.finish()
-        # (Read: the parser no longer refers to its calls through these, a cycle.)
-        self.events.whole_call = self.events.whole_object = None
         # (finish() mostly adds nothing: the one delta is then the message's, unmerged.)
         merged = delta if last is None else merge_deltas([delta, last])
         return without_cut_calls(message_of(merged), self.cut_calls)

@@ -330,19 +330,16 @@ class JsonSyntax(ArgumentSyntax):
     def whole_arguments(self, text: str, properties: Mapping[str, Any] | None) -> str | None:
         """An object as json.dumps writes it, whitespace around it, every member kept as
         written (``JsonArguments.canonical``): decoded once, in C, taken as it is."""
-        # (Models write the object alone: the regex only runs for whitespace around it.)
-        if text.startswith("{"):
-            start = 0
-        else:
-            m = NOT_SPACE(text)
-            if m is None or text[m.start()] != "{":
-                return None
-            start = m.start()
+        # (strip() skips what NOT_SPACE does, \s, without a match object: as
+        # EnvelopeSyntax.whole_call.)
+        start = len(text) - len(text.lstrip())
+        if text[start : start + 1] != "{":
+            return None
         try:
             value, end = scan_json_value(text, start)
         except ValueError:
             return None
-        if end != len(text) and NOT_SPACE(text, end) is not None:
+        if len(text.rstrip()) != end:  # (the object ends non-space)
             return None
         arguments = text[start:end]
         return arguments if written_as_kept(value, arguments, properties) else None

@@ -198,12 +198,10 @@ def written_as_kept(value: Any, text: str, properties: Mapping[str, Any] | None)
     """Whether ``text``, the JSON of a decoded object ``value``, is exactly what a fresh
     writer typed by ``properties`` writes for it: as json.dumps writes it (keys once,
     ", " and ": ", non-ASCII as is), not too deep, every member kept as written."""
-    # (Once per call of a run: the short text's depth, the dict's encoding and a compiled
-    # schema's table asked without a call in between, interpreted or compiled.)
+    # (Once per call of a run: a text too short to nest that deep, and a dict's
+    # encoding, asked without a call in between.)
     return (type(value) is dict and (len(text) <= MAX_DEPTH or not too_deep(text))
-            and encode_value(value) == text
-            and (properties_keep(properties, value) if isinstance(properties, Properties)
-                 else keeps_members(properties, value)))
+            and encode_value(value) == text and keeps_members(properties, value))
 
 
 _KINDS_OK: Final = {"object": frozenset(("object",)), "array": frozenset(("array",)),
