@@ -10,7 +10,7 @@ from parsergen.index import ModelPattern
 from parsergen.runtime.events import STATE_NAMES
 from parsergen.runtime.lexicon import relevant_closure
 
-from parsergen.runtime.arguments import SYNTAXES
+from parsergen.runtime.arguments import SYNTAXES, ArgumentSyntax
 from parsergen.runtime.bodies import BODIES, ToolBody
 
 from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_reasoning_ends
@@ -153,13 +153,17 @@ class TransitionIR:
 class CallStepIR:
     """One step of a call read whole: in state ``source``, text of ``role`` ("between":
     the run state's own text before a call; "name": the call's name; "arguments": its
-    TOOL_ARGS text; "": none at all), then terminal ``terminal`` (its transition's line)."""
+    TOOL_ARGS text; "": none but ``framing``, the whitespace the render writes there),
+    then terminal ``terminal`` (its transition's line); ``passes``: terminals that stay
+    in the state, their text the role's (an element syntax's tags)."""
 
     source: str
     source_id: int
     role: str
     terminal: str
     line: int
+    framing: str = ""
+    passes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -393,8 +397,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
         call_closers=_call_closers(states),
-        call_runs=_call_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]].names_call,
-                             render, terminals),
+        call_runs=_call_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]], render,
+                             terminals),
         object_runs=_object_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]].names_call,
                                  line("tool_body")),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
@@ -460,39 +464,50 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
     return tuple(out)
 
 
-def _call_runs(states: list[StateIR], body: type[ToolBody], names_call: bool,
+def _call_runs(states: list[StateIR], body: type[ToolBody], syntax: type[ArgumentSyntax],
                render: RenderIR, terminals: tuple[TerminalIR, ...]) -> tuple[CallRunIR, ...]:
-    """Where the driver may read a run of calls at once (its body taking whole calls):
-    from a state whose text is content or framing, the markers of the render's call
-    template, in order, lead through tool states back to it, with no effect on the way
-    but the call's start and end; the name (unless the arguments name the call) and the
-    arguments are the text of one state each, every other state's text is empty."""
-    if not body.whole_calls or render.call is None:
+    """Where the driver may read a run of calls at once (its body taking whole calls,
+    its syntax reading them whole): from a state whose text is content or framing, the
+    markers of the render's call template, in order, lead through tool states back to
+    it, with no effect on the way but the call's start and end; the name (unless the
+    arguments name the call) and the arguments are the text of one state each, every
+    other state's text is empty or the whitespace the render writes there."""
+    if not body.whole_calls or render.call is None or not _reads_whole(syntax):
         return ()
     by_spelling: dict[str, list[TerminalIR]] = {}
     for term in terminals:
         for spelling in term.spellings[:1]:
             by_spelling.setdefault(spelling, []).append(term)
-    markers = []
+    markers: list[tuple[str, str | None]] = []  # (terminal, the render's text before it)
+    before: str | None = ""  # (None: a field comes before)
     for kind, text in render.call:
         if kind != "marker":
+            before = None if kind == "field" else before if before is None else before + text
             continue
         named = by_spelling.get(text, [])
         # (A marker matched in several ways or only in some places is left to the lexer.)
         if len(named) != 1 or named[0].at_start or named[0].follower_names \
                 or named[0].follower_texts or named[0].framing != ("", ""):
             return ()
-        markers.append(named[0].name)
+        markers.append((named[0].name, before))
+        before = ""
     by_name = {s.name: s for s in states}
     out = []
     for state in states:
         if not (state.text_action == EmitText("TEXT_CHUNK")
                 or isinstance(state.text_action, FramingText)):
             continue
-        steps = _call_path(state, markers, by_name, names_call)
+        steps = _call_path(state, markers, by_name, syntax.names_call)
         if steps is not None:
             out.append(CallRunIR(state.name, state.id, steps))
     return tuple(out)
+
+
+def _reads_whole(syntax: type[ArgumentSyntax]) -> bool:
+    """Whether ``syntax`` reads a whole call at once (its own ``whole_call``, or
+    ``whole_arguments`` where the name is apart): else a run could take no call."""
+    method = "whole_call" if syntax.names_call else "whole_arguments"
+    return any(method in vars(cls) for cls in syntax.__mro__[:syntax.__mro__.index(ArgumentSyntax)])
 
 
 # What a transition that starts a call whose object ends it may emit: the call's start,
@@ -529,31 +544,51 @@ def _object_runs(states: list[StateIR], body: type[ToolBody], names_call: bool,
                  if (s is after or s.text_action == EmitText("TEXT_CHUNK")) and starts(s))
 
 
-def _call_path(home: StateIR, markers: list[str], by_name: dict[str, StateIR],
-               names_call: bool) -> tuple[CallStepIR, ...] | None:
-    """The steps of one call from ``home`` along ``markers`` back to it, or None."""
+def _call_path(home: StateIR, markers: list[tuple[str, str | None]],
+               by_name: dict[str, StateIR], names_call: bool) -> tuple[CallStepIR, ...] | None:
+    """The steps of one call from ``home`` along ``markers`` back to it, or None: the
+    first starts the call (and, from content, may end reasoning, already over there),
+    the one that leaves the arguments or the last ends it, the others only move on."""
     steps: list[CallStepIR] = []
     state = home
-    for i, terminal in enumerate(markers):
+    ended = False
+    for i, (terminal, before) in enumerate(markers):
         found = [t for t in state.transitions if t.terminal == terminal]
         if len(found) != 1 or found[0].rules:
             return None
         tr = found[0]
         last = i == len(markers) - 1
-        emit = ("TOOL_CALL_START",) if i == 0 else ("TOOL_CALL_END",) if last else ()
-        if tr.emit != emit or (last and tr.target != home.name):
+        if i == 0:
+            starts: list[tuple[str, ...]] = [("TOOL_CALL_START",)]
+            if home.text_action == EmitText("TEXT_CHUNK"):
+                starts.append(("REASONING_END", "TOOL_CALL_START"))
+            if tr.emit not in starts:
+                return None
+        elif tr.emit == ("TOOL_CALL_END",) and not ended and (last or state.name == "TOOL_ARGS"):
+            ended = True
+        elif tr.emit:
             return None
+        if last and (tr.target != home.name or not ended):
+            return None
+        framing = ""
+        passes: tuple[str, ...] = ()
         if i == 0:
             role = "between"
         elif state.name == "TOOL_ARGS":
             role = "arguments"
+            passes = tuple(sorted(t.terminal for t in state.transitions
+                                  if t.target == state.name and not t.rules
+                                  and t.emit == ("ARG_VALUE_CHUNK",)))
         elif state.text_action == EmitText("TOOL_NAME"):
             role = "name"
-        elif state.name in TOOL_STATE_NAMES:
-            role = ""
+        elif state.name in TOOL_STATE_NAMES and (
+                not before or isinstance(state.text_action, FramingText) and before.isspace()):
+            role, framing = "", before or ""
         else:
             return None
-        steps.append(CallStepIR(state.name, state.id, role, terminal, tr.line))
+        if ended and role in ("name", "arguments") and tr.emit != ("TOOL_CALL_END",):
+            return None  # (nothing of the call's own after its end)
+        steps.append(CallStepIR(state.name, state.id, role, terminal, tr.line, framing, passes))
         if not last:
             state = by_name[tr.target]
     roles = [step.role for step in steps]

@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "deepseek_r1"
 
@@ -168,15 +168,16 @@ class StreamingParser(StreamingParserBase):
     SYNTAX = JsonSyntax({"syntax": "json"})
     # Runs of whole calls a parse may read at once (the render's call, line 36):
     # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal).
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
         3: (  # TOOL_PREAMBLE
-            (3, "between", "CALL_BEGIN"),  # TOOL_PREAMBLE (line 20)
-            (3, "", "CALL_TYPE"),  # TOOL_PREAMBLE (line 21)
-            (3, "", "SEP"),  # TOOL_PREAMBLE (line 22)
-            (4, "name", "FENCE_OPEN"),  # TOOL_NAME (line 25)
-            (5, "arguments", "FENCE_CLOSE"),  # TOOL_ARGS (line 28)
-            (6, "", "CALL_END"),  # TOOL_BETWEEN (line 31)
+            (3, "between", "CALL_BEGIN", "", ()),  # TOOL_PREAMBLE (line 20)
+            (3, "", "CALL_TYPE", "", ()),  # TOOL_PREAMBLE (line 21)
+            (3, "", "SEP", "", ()),  # TOOL_PREAMBLE (line 22)
+            (4, "name", "FENCE_OPEN", "", ()),  # TOOL_NAME (line 25)
+            (5, "arguments", "FENCE_CLOSE", "", ()),  # TOOL_ARGS (line 28)
+            (6, "", "CALL_END", "", ()),  # TOOL_BETWEEN (line 31)
         ),
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what

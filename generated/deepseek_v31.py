@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "deepseek_v31"
 
@@ -154,12 +154,13 @@ class StreamingParser(StreamingParserBase):
     SYNTAX = JsonSyntax({"syntax": "json"})
     # Runs of whole calls a parse may read at once (the render's call, line 42):
     # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal).
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
         3: (  # TOOL_PREAMBLE
-            (3, "between", "CALL_BEGIN"),  # TOOL_PREAMBLE (line 29)
-            (4, "name", "SEP"),  # TOOL_NAME (line 32)
-            (5, "arguments", "CALL_END"),  # TOOL_ARGS (line 35)
+            (3, "between", "CALL_BEGIN", "", ()),  # TOOL_PREAMBLE (line 29)
+            (4, "name", "SEP", "", ()),  # TOOL_NAME (line 32)
+            (5, "arguments", "CALL_END", "", ()),  # TOOL_ARGS (line 35)
         ),
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what

@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "deepseek_v32"
 
@@ -172,6 +172,17 @@ class StreamingParser(StreamingParserBase):
             "close": "</｜DSML｜parameter>",
         }
     )
+    # Runs of whole calls a parse may read at once (the render's call, line 68):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
+    CALL_RUNS = {
+        6: (  # TOOL_BETWEEN
+            (6, "between", "INVOKE_PREFIX", "", ()),  # TOOL_BETWEEN (line 46)
+            (4, "name", "INVOKE_NAME_END", "", ()),  # TOOL_NAME (line 41)
+            (5, "arguments", "INVOKE_END", "", ()),  # TOOL_ARGS (line 43)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("INVOKE_END", "TOOL_END"))

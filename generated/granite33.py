@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "granite33"
 

@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "granite_thinking"
 
@@ -206,6 +206,25 @@ class StreamingParser(StreamingParserBase):
             "trim": "one_newline",
         }
     )
+    # Runs of whole calls a parse may read at once (the render's call, line 69):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
+    CALL_RUNS = {
+        0: (  # CONTENT
+            (0, "between", "TOOL_START", "", ()),  # CONTENT (line 37)
+            (3, "", "FUNC_PREFIX", "\n", ()),  # TOOL_PREAMBLE (line 41)
+            (4, "name", "CLOSE_ANGLE", "", ()),  # TOOL_NAME (line 43)
+            (
+                5,
+                "arguments",
+                "FUNC_END",
+                "",
+                ("PARAM_END", "PARAM_START"),
+            ),  # TOOL_ARGS (line 49)
+            (6, "", "TOOL_END", "\n", ()),  # TOOL_BETWEEN (line 54)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("FUNC_END",))

@@ -24,7 +24,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "kimi_k2"
 
@@ -211,12 +211,13 @@ class StreamingParser(StreamingParserBase):
     SYNTAX = JsonSyntax({"syntax": "json"})
     # Runs of whole calls a parse may read at once (the render's call, line 71):
     # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal).
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
         6: (  # TOOL_BETWEEN
-            (6, "between", "TOOL_START"),  # TOOL_BETWEEN (line 51)
-            (4, "name", "ARG_START"),  # TOOL_NAME (line 46)
-            (5, "arguments", "TOOL_END"),  # TOOL_ARGS (line 48)
+            (6, "between", "TOOL_START", "", ()),  # TOOL_BETWEEN (line 51)
+            (4, "name", "ARG_START", "", ()),  # TOOL_NAME (line 46)
+            (5, "arguments", "TOOL_END", "", ()),  # TOOL_ARGS (line 48)
         ),
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what

@@ -24,7 +24,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "kimi_k3"
 
@@ -202,6 +202,23 @@ class StreamingParser(StreamingParserBase):
             "entities": "xml",
         }
     )
+    # Runs of whole calls a parse may read at once (the render's call, line 81):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
+    CALL_RUNS = {
+        6: (  # TOOL_BETWEEN
+            (6, "between", "CALL_OPEN", "", ()),  # TOOL_BETWEEN (line 49)
+            (4, "name", "SEP", "", ()),  # TOOL_NAME (line 43)
+            (
+                5,
+                "arguments",
+                "CALL_CLOSE",
+                "",
+                ("ARG_CLOSE", "ARG_OPEN"),
+            ),  # TOOL_ARGS (line 47)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("CALL_CLOSE",))

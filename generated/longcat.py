@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "longcat"
 
@@ -102,11 +102,12 @@ class StreamingParser(StreamingParserBase):
     )
     # Runs of whole calls a parse may read at once (the render's call, line 25):
     # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal).
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
         0: (  # CONTENT
-            (0, "between", "TOOL_START"),  # CONTENT (line 18)
-            (5, "arguments", "TOOL_END"),  # TOOL_ARGS (line 20)
+            (0, "between", "TOOL_START", "", ()),  # CONTENT (line 18)
+            (5, "arguments", "TOOL_END", "", ()),  # TOOL_ARGS (line 20)
         ),
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what

@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(11)
+require_runtime(12)
 
 FORMAT = "minimax_m2"
 
@@ -207,6 +207,23 @@ class StreamingParser(StreamingParserBase):
             "close": "</parameter>",
         }
     )
+    # Runs of whole calls a parse may read at once (the render's call, line 61):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
+    CALL_RUNS = {
+        6: (  # TOOL_BETWEEN
+            (6, "between", "INVOKE_PREFIX_DQ", "", ()),  # TOOL_BETWEEN (line 51)
+            (4, "name", "NAME_END_DQ", "", ()),  # TOOL_NAME (line 42)
+            (
+                5,
+                "arguments",
+                "INVOKE_END",
+                "",
+                ("PARAM_END", "PARAM_START"),
+            ),  # TOOL_ARGS (line 48)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("INVOKE_END",))

@@ -66,7 +66,8 @@ from .structural import structural_tag as build_structural_tag
 # 9: Reasoning takes calls_are_text; ChatParser.TOOL_NAME_GLUED_PREFIX (tool_name.glued_prefix).
 # 10: Lexicon takes followed_by and framing (a terminal's framing newlines).
 # 11: CALL_RUNS holds each call's steps (state, what its text is, terminal), not (start, end).
-RUNTIME_VERSION = 11
+# 12: ... and each step's framing before its terminal and the terminals it passes over.
+RUNTIME_VERSION = 12
 
 
 def require_runtime(version: int) -> None:

@@ -71,7 +71,7 @@ from .events import (
 )
 from .lexicon import Lexicon
 from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
-from .runs import call_path
+from .runs import RunSteps, call_path
 from .sequences import Chained, PieceSequencer
 from .tokens import Item, Marker, TokenIdScanner, TokenizerInfo, coalesce
 
@@ -125,7 +125,7 @@ class StreamingParserBase:
     CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
     # state -> the steps of a call a parse may read whole (see _run): per step, the state,
     # what its text is ("between" calls, "name", "arguments", "": none) and the terminal.
-    CALL_RUNS: ClassVar[Mapping[int, tuple[tuple[int, str, str], ...]]] = {}
+    CALL_RUNS: ClassVar[Mapping[int, RunSteps]] = {}
     # state -> (the state after each call, {start terminal: its text opens the object})
     # of calls that are one JSON object each, which a parse may read whole (_objects).
     OBJECT_RUNS: ClassVar[Mapping[int, tuple[int, Mapping[str, bool]]]] = {}
@@ -790,7 +790,7 @@ class StreamingParserBase:
                     return buf[~pos:]
         return ""
 
-    def _run(self, buf: str, pos: int, run: tuple[tuple[int, str, str], ...],
+    def _run(self, buf: str, pos: int, run: RunSteps,
              out: list[SemanticEvent]) -> int:
         """Read the calls that follow one another from ``pos`` (a start marker) whole
         (``CallPath.read``: ``run``'s markers, found as this parser's matchers find them,

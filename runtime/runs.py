@@ -1,12 +1,15 @@
 """Runs of whole calls: a parse reads consecutive calls at once (the driver's CALL_RUNS).
 
 The compiler writes, per state a run may start in, one call's steps: (state, what its
-text before the terminal is, terminal), the text being "between" (the run state's own,
-before the call's start marker), "name", "arguments" or "" (none at all).  ``CallPath``
-follows them with the parser's own per-state matchers, so a run finds exactly the
-markers the lexer would: a marker with no text before it is the one literal its state's
-matcher takes right there (consecutive ones checked at once), the name and the
-arguments are the text up to the first literal their state's matcher finds.
+text before the terminal is, terminal, the framing the render writes before it, the
+terminals that stay in the state), the text being "between" (the run state's own,
+before the call's start marker), "name", "arguments" or "" (none, or the framing
+whitespace the render writes there).  ``CallPath`` follows them with the parser's own
+per-state matchers, so a run finds exactly the markers the lexer would: a marker with
+no text before it but its framing is the one literal its state's matcher takes right
+there (consecutive ones checked at once), the name and the arguments are the text up to
+the first literal their state's matcher finds that does not stay in the state (the
+tags of an element syntax, which are argument text either way).
 """
 
 from __future__ import annotations
@@ -24,11 +27,16 @@ from .lexicon import Matcher
 # call id or "").
 RunCall = tuple[str, str, str, str, tuple[str, str, str]]
 Accept = Callable[[str | None, str], tuple[str, str, str] | None]
-Steps = Sequence[tuple[int, str, str]]
+# Per step (state, role, terminal, framing before it, terminals passed over).
+RunStep = tuple[int, str, str, str, tuple[str, ...]]
+RunSteps = tuple[RunStep, ...]
+Steps = Sequence[RunStep]
 Search = Callable[[str, int], "re.Match[str] | None"]
-# Per step (literal, search, names, terminal, role); typed, so that compiled code looks
-# names up natively (a literal step's search and names are never used).
-Step = tuple[str, Search, dict[str, str | None], str, str]
+# Per step (literal, search, names, terminal, role, terminals passed over); typed, so
+# that compiled code looks names up natively (a literal step's search and names are
+# never used).
+Step = tuple[str, Search, dict[str, str | None], str, str, frozenset[str | None]]
+_NONE: frozenset[str | None] = frozenset()
 
 
 def _no_search(buf: str, pos: int) -> re.Match[str] | None:
@@ -48,36 +56,39 @@ class CallPath:
         self.run, self.matchers = run, matchers
         home = matchers[run[0][0]]
         self.search, self.names, self.start_name = home.search, home.names, run[0][2]
-        # Per step (literal, search, names, terminal, role): a literal for markers that
-        # follow right there, else the search that finds the marker after the text.
+        # Per step (literal, search, names, terminal, role, passed over): a literal for
+        # markers that follow right there, else the search that finds the marker after
+        # the text.
         steps: list[Step] = []
         usable = all(matchers[s].search is not None and not matchers[s].sizes
-                     for s, _, _ in run)  # (markers with lookahead are the lexer's)
+                     for s, *_ in run)  # (markers with lookahead are the lexer's)
         last = 0  # the length of the last marker, if a literal
-        for source, role, terminal in run[1:]:
+        for source, role, terminal, framing, passes in run[1:]:
             matcher = matchers[source]
             if role:
-                steps.append(("", matcher.search, matcher.names, terminal, role))
+                steps.append(("", matcher.search, matcher.names, terminal, role,
+                              frozenset(passes) if passes else _NONE))
                 last = 0
                 continue
             literal = _only_literal(matcher, terminal)
-            if literal is None:
+            if literal is None or not _framing_then(matcher, framing, literal):
                 usable = False
                 break
             last = len(literal)
+            literal = framing + literal
             if steps and steps[-1][0]:
                 literal = steps.pop()[0] + literal
-            steps.append((literal, _no_search, {}, terminal, role))
+            steps.append((literal, _no_search, {}, terminal, role, _NONE))
         self.steps: list[Step] | None = steps if usable else None
         self.last = last
         # The lexer waits for more text when a marker starts at or past its state's
         # matcher's hold point (never before its reach of the buffer's end).  Every marker
         # but the last ends before the last one starts: the last one's start tells for
         # all, with each state's slack, its marker's shortest spelling (see read).
-        *others, (final, _, _) = run
+        *others, (final, *_) = run
         self.bounds = [(matchers[final], 0)] + [
             (matchers[s], min((len(lit) for lit, n in matchers[s].names.items() if n == t),
-                              default=0)) for s, _, t in others]
+                              default=0)) for s, _, t, *_ in others]
         self.reach = max(matcher.reach - slack for matcher, slack in self.bounds)
 
     def read(self, buf: str, pos: int, accept: Accept,
@@ -107,7 +118,7 @@ class CallPath:
                 break  # words between calls: the lexer gives them out as content
             name: str | None = None
             opens = closes = at_marker = end
-            for literal, find, found, terminal, role in steps:
+            for literal, find, found, terminal, role, passes in steps:
                 if literal:
                     # (Compared as a slice: compiled, startswith with a position is a
                     # generic call that parses its arguments; a find converts the literal
@@ -116,11 +127,17 @@ class CallPath:
                         break  # text where the call has none, or another marker
                     end += len(literal)
                     continue
-                m = find(buf, end)
-                if m is None:
-                    break
-                at_marker, past = m.span()
-                if found[buf[at_marker:past]] != terminal:
+                past = end
+                got: str | None = None
+                while True:  # (past the markers that stay in the state: their text)
+                    m = find(buf, past)
+                    if m is None:
+                        break
+                    at_marker, past = m.span()
+                    got = found[buf[at_marker:past]]
+                    if got not in passes:
+                        break
+                if m is None or got != terminal:
                     break
                 if role == "name":
                     name = buf[end:at_marker]
@@ -165,6 +182,15 @@ def call_path(run: Steps, matchers: Sequence[Matcher]) -> CallPath:
     return path
 
 
+def _framing_then(matcher: Matcher, framing: str, literal: str) -> bool:
+    """Whether ``matcher`` reads ``framing`` as text and then ``literal`` (no marker
+    starts inside the framing)."""
+    if not framing:
+        return True
+    m = matcher.search(framing + literal, 0)
+    return m is not None and m.span() == (len(framing), len(framing) + len(literal))
+
+
 def _only_literal(matcher: Matcher, terminal: str) -> str | None:
     """The literal ``matcher`` takes for ``terminal`` wherever the text starts with it:
     the terminal's one spelling there, which no longer literal of the state begins
@@ -178,4 +204,4 @@ def _only_literal(matcher: Matcher, terminal: str) -> str | None:
     return literal
 
 
-__all__ = ["CallPath", "RunCall", "call_path"]
+__all__ = ["CallPath", "RunCall", "RunSteps", "call_path"]

@@ -3,11 +3,11 @@ a state through the machine back to it, ``parse()``/``complete()`` read consecut
 at once (``StreamingParserBase._run``), each call's name and arguments taken whole
 (``ToolCalls.whole_call``) only when reading them piece by piece gives the same.  Every
 text here is compared with the same text streamed one character per delta: message,
-warnings, cut calls and content offset."""
+warnings, cut calls and content offset.  JSON arguments and element syntaxes' fields
+(qwen3's ``<parameter=K>``, MiniMax's, DSML, Kimi K3's) alike."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
 from parsergen.runtime.events import CallRun, RawText
 from support.streams import recording_parser, token_deltas
-from support.tokenizers import deepseek, kimi_k2
+from support.tokenizers import deepseek, kimi_k2, kimi_k3, minimax, qwen36, seed_oss
 
 PROPERTIES = {"n": {"type": "integer"}, "x": {"type": "number"}, "s": {"type": "string"},
               "o": {"type": "object"}, "l": {"type": "array"}, "b": {"type": "boolean"}}
@@ -28,7 +28,8 @@ NAME, ARGS = "\u2063NAME\u2063", "\u2063ARGS\u2063"
 RUNS = sorted(f for f in parsergen.formats() if parsergen.load(f).StreamingParser.CALL_RUNS)
 # Formats with a tokenizer the tests can build (support/tokenizers.py).
 TOKENIZERS = {"deepseek_r1": deepseek, "deepseek_v3": deepseek, "deepseek_v31": deepseek,
-              "kimi_k2": kimi_k2}
+              "deepseek_v32": deepseek, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3,
+              "minimax_m2": minimax, "qwen3": qwen36, "seed_oss": seed_oss}
 
 
 def _literal(module: Any, terminal: str) -> str:
@@ -36,8 +37,17 @@ def _literal(module: Any, terminal: str) -> str:
     return next(lit for lit, name in lexicon.literals.items() if name == terminal)
 
 
-def _steps(module: Any) -> tuple[tuple[int, str, str], ...]:
+def _steps(module: Any) -> tuple[tuple[int, str, str, str, tuple[str, ...]], ...]:
     return next(iter(module.StreamingParser.CALL_RUNS.values()))
+
+
+def _render(module: Any, arguments: dict[str, Any]) -> str:
+    """``arguments`` as the format's syntax writes them in a call."""
+    return "".join(text for text, _ in module.StreamingParser.SYNTAX.render(arguments))
+
+
+def _is_json(module: Any) -> bool:
+    return _render(module, {"MARK": 0}) == '{"MARK": 0}'
 
 
 class Calls:
@@ -46,11 +56,11 @@ class Calls:
 
     def __init__(self, module: Any, thinking: bool = THINKING) -> None:
         self.module = module
-        named = any(role == "name" for _, role, _ in _steps(module))
+        named = any(step[1] == "name" for step in _steps(module))
         call = {"name": NAME if named else "f", "arguments": {"MARK": 0}}
         text = "".join(t for t, _ in module.RENDERER.pieces(
             {"content": None, "tool_calls": [call, call]}, thinking=thinking))
-        text = text.replace('{"MARK": 0}', ARGS)
+        text = text.replace(_render(module, {"MARK": 0}), ARGS)
         start = _literal(module, _steps(module)[0][2])
         end = _literal(module, _steps(module)[-1][2])
         first = text.index(start)
@@ -58,15 +68,18 @@ class Calls:
         self.tail = text[text.rindex(end) + len(end):]
         self.named = named
 
-    def one(self, arguments: str = '{"n": 1, "s": "x"}', name: str = "f") -> str:
-        """One call to ``name`` (its text as written) with this arguments text."""
+    def one(self, arguments: str | None = None, name: str = "f") -> str:
+        """One call to ``name`` (its text as written) with this arguments text (default:
+        n 1 and s "x" as the syntax writes them)."""
+        if arguments is None:
+            arguments = _render(self.module, {"n": 1, "s": "x"})
         text = self.call.replace(ARGS, arguments)
         return text.replace(NAME, name) if self.named else text.replace('"f"', f'"{name}"')
 
     def markers(self) -> list[tuple[int, int]]:
         """Where each of the call's markers ends in ``one()`` (in order)."""
         text, at, out = self.one(), 0, []
-        for _, _, terminal in _steps(self.module):
+        for _, _, terminal, *_ in _steps(self.module):
             start = text.index(_literal(self.module, terminal), at)
             at = start + len(_literal(self.module, terminal))
             out.append((start, at))
@@ -85,13 +98,30 @@ def _texts(module: Any) -> dict[str, str]:
         "no tail": c.lead + one + one,
         "text between": c.lead + one + "then" + one + c.tail,
         "text after": c.lead + one + one + c.tail + "\nAnd more.\n" + one,
-        "markers quoted in a value": c.lead + c.one(json.dumps(
-            {"s": " ".join(_literal(module, t) for _, _, t in _steps(module))},
-            ensure_ascii=False)) + one + c.tail,
-        "end marker in a value": c.lead + c.one('{"s": "a ' + end + ' b"}') + one + c.tail,
+        "markers quoted in a value": c.lead + c.one(_render(module, {
+            "s": " ".join(_literal(module, step[2]) for step in _steps(module))})) + one + c.tail,
+        "end marker in a value": c.lead + c.one(_render(module, {"s": f"a {end} b"})) + one
+                                 + c.tail,
         "two start markers": c.lead + one + _literal(module, _steps(module)[0][2]) + one,
     }
-    arguments = {
+    arguments = _json_arguments() if _is_json(module) else _field_arguments(module)
+    for name, args in arguments.items():
+        texts[f"arguments {name}"] = c.lead + one + c.one(args) + one + c.tail
+    names = {"spaces": " f ", "newlines": "\nf\n", "empty": "", "blank": "  ",
+             "unknown": "g", "other tool": "get", "inner space": "f g", "tab": "\tget"}
+    for name, text in names.items():
+        texts[f"name {name}"] = c.lead + one + c.one(name=text) + one + c.tail
+    for i, (start, end) in enumerate(c.markers()):
+        for extra in (" ", "x", "\n"):
+            texts[f"{extra!r} after marker {i}"] = (c.lead + one + one[:end] + extra
+                                                    + one[end:] + one + c.tail)
+        texts[f"marker {i} left out"] = c.lead + one + one[:start] + one[end:] + one + c.tail
+    return texts
+
+
+def _json_arguments() -> dict[str, str]:
+    """Arguments texts of a JSON syntax: taken whole, or read piece by piece."""
+    return {
         "typed": '{"n": 3, "s": "S\\u00e3o \\"q\\"", "o": {"k": [1, 2.5, null]}, "b": true}',
         "non-ascii": '{"s": "São"}',
         "untyped member": '{"zz": [1, {"a": "b"}]}',
@@ -110,18 +140,37 @@ def _texts(module: Any) -> dict[str, str]:
         "unclosed": '{"n": 1',
         "nothing": "",
     }
-    for name, args in arguments.items():
-        texts[f"arguments {name}"] = c.lead + one + c.one(args) + one + c.tail
-    names = {"spaces": " f ", "newlines": "\nf\n", "empty": "", "blank": "  ",
-             "unknown": "g", "other tool": "get", "inner space": "f g", "tab": "\tget"}
-    for name, text in names.items():
-        texts[f"name {name}"] = c.lead + one + c.one(name=text) + one + c.tail
-    for i, (start, end) in enumerate(c.markers()):
-        for extra in (" ", "x", "\n"):
-            texts[f"{extra!r} after marker {i}"] = (c.lead + one + one[:end] + extra
-                                                    + one[end:] + one + c.tail)
-        texts[f"marker {i} left out"] = c.lead + one + one[:start] + one[end:] + one + c.tail
-    return texts
+
+
+def _field_arguments(module: Any) -> dict[str, str]:
+    """Arguments texts of an element syntax: fields as it writes them, typed, retyped or
+    not, and each of its tags left out, doubled or followed by other text."""
+    syntax = module.StreamingParser.SYNTAX
+    out = {
+        "typed": _render(module, {"n": 3, "s": 'São "q"', "o": {"k": [1, 2.5, None]},
+                                  "b": True}),
+        "untyped member": _render(module, {"zz": [1, {"a": "b"}]}),
+        "retyped": _render(module, {"n": "5"}),
+        "not a number": _render(module, {"n": "five", "x": "1e400"}),
+        "string as number": _render(module, {"s": 5}),
+        "empty": _render(module, {}),
+        "duplicate key": _render(module, {"n": 1}) + _render(module, {"n": 2}),
+        "an open tag in a value": _render(module, {"s": f"a {syntax.opens[0]} b"}),
+        "a close tag in a value": _render(module, {"s": f"a {syntax.closes[0]} b"}),
+        "a close tag ending a value": _render(module, {"s": f"a {syntax.closes[0]}"}),
+        "text around": "text " + _render(module, {"n": 1}) + " text",
+        "whitespace around": " \n " + _render(module, {"n": 1}) + " \n ",
+        "nothing": "",
+    }
+    pieces = syntax.render({"n": 1, "s": "x"})
+    for i, (text, marker) in enumerate(pieces):
+        if not marker:
+            continue
+        before, after = "".join(t for t, _ in pieces[:i]), "".join(t for t, _ in pieces[i + 1:])
+        out[f"tag {i} left out"] = before + after
+        out[f"tag {i} doubled"] = before + text + text + after
+        out[f"text after tag {i}"] = before + text + "x" + after
+    return out
 
 
 def _complete(module: Any, text: str, **kwargs: Any) -> Any:
@@ -241,7 +290,7 @@ def test_formats_with_runs() -> None:
     assert {"hermes", "qwen3_json", "deepseek_v3", "deepseek_r1", "deepseek_v31",
             "kimi_k2"} <= set(RUNS)
     steps = parsergen.load("deepseek_v3").StreamingParser.CALL_RUNS
-    assert list(steps) == [3] and [role for _, role, _ in steps[3]] == [
+    assert list(steps) == [3] and [step[1] for step in steps[3]] == [
         "between", "", "", "name", "arguments", ""]
-    assert [role for _, role, _ in parsergen.load("hermes").StreamingParser.CALL_RUNS[0]] == [
+    assert [step[1] for step in parsergen.load("hermes").StreamingParser.CALL_RUNS[0]] == [
         "between", "arguments"]

@@ -333,6 +333,19 @@ class TaggedSyntax(ArgumentSyntax):
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return TaggedArguments(make_writer(name or ""), **self._kwargs)
 
+    def whole_arguments(self, text: str, properties: Mapping[str, Any] | None) -> str | None:
+        """The fields read at once by the reader streaming uses: taken when every value
+        the text opens is closed by its end (a call-ending marker after it ended the
+        call) and nothing was warned of; else None."""
+        if self.key_opening(text) is not None:
+            return None  # (the key is at the end of the name: ToolCalls reads that)
+        reader = TaggedArguments(ArgumentsWriter(properties), **self._kwargs)
+        out = reader.feed(text)
+        if not reader.complete():
+            return None
+        out += reader.finish()
+        return None if reader.writer.warnings else out
+
     def key_opening(self, args: str) -> str | None:
         """The arguments start with the end of a name (GLM's ``NAMEkey</arg_key>``): the
         key is at the end of the call's name, and ``open`` belongs before it."""

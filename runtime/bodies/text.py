@@ -14,6 +14,7 @@ class TextBody(ToolBody):
 
     name = "text"
     plain = True
+    whole_calls = True  # (where its syntax reads whole arguments: ArgumentSyntax.whole_arguments)
 
     __slots__ = ()
 
