@@ -172,6 +172,49 @@ def test_tagged_any_split_gives_the_same_typed_json(args: dict, cuts: list[int])
     assert with_types(json.loads(whole)) == with_types(_expected(shown))
 
 
+MINIMAX = {"open": "<parameter", "name_end": ">", "close": "</parameter>",
+           "header": "attributes"}
+# Tagged fields, well formed or not: per field its open tag, header, name end, value and
+# close tag, any of them left out, values holding tags, other text between fields.
+_TAGGED = {
+    "qwen": (QWEN, ["days", "city", " obj "], ["\n3\n", "x y", "", "true", '{"a": 1}']),
+    "minimax": (MINIMAX, [' name="days"', " name='city'", ' name="obj"/'],
+                ["3", "x y", "", "null", "[1, 2]"]),
+}
+_FIELD = st.tuples(st.booleans(), st.integers(0, 2), st.booleans(),
+                   st.lists(st.integers(0, 7), min_size=1, max_size=3), st.booleans(),
+                   st.sampled_from(["", "\n", " ", "junk"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(style=st.sampled_from(sorted(_TAGGED)), fields=st.lists(_FIELD, max_size=4))
+def test_tagged_whole_reads_as_pieces_do(style: str, fields: list) -> None:
+    """``whole`` (a run's whole arguments) writes what ``feed`` then ``finish`` write,
+    wherever it takes the text at all."""
+    options, headers, values = _TAGGED[style]
+    tags = [options["open"], options["close"], options["name_end"]]
+    text = ""
+    for opened, header, named, parts, closed, after in fields:
+        value = "".join((values + tags)[i] for i in parts)
+        text += (options["open"] if opened else "") + headers[header] + (
+            options["name_end"] if named else "") + value + (
+            options["close"] if closed else "") + after
+    taken = TaggedArguments(ArgumentsWriter(PROPS), **options).whole(text)
+    if taken is not None:
+        assert taken == run(lambda w: TaggedArguments(w, **options), text, [])[0], text
+
+
+@pytest.mark.parametrize("options, body", [
+    (QWEN, "<parameter=days>\n3\n</parameter>\n<parameter=city>\nRome\n</parameter>\n"),
+    (MINIMAX, '<parameter name="days">3</parameter>\n<parameter name="obj"/>\n'),
+])
+def test_tagged_whole_takes_fields_as_written(options: dict, body: str) -> None:
+    """Fields as templates write them are read at once."""
+    taken = TaggedArguments(ArgumentsWriter(PROPS), **options).whole(body)
+    assert taken is not None
+    assert taken == run(lambda w: TaggedArguments(w, **options), body, [])[0]
+
+
 @settings(max_examples=300, deadline=None)
 @given(args=ARGS, cuts=st.lists(st.integers(0, 10_000), max_size=10))
 def test_glm_tags_any_split(args: dict, cuts: list[int]) -> None:

@@ -165,6 +165,45 @@ class TaggedArguments:
                 pos = j
         return "".join(out)
 
+    def whole(self, text: str) -> str | None:
+        """A call's whole arguments text, as ``feed`` then ``finish`` write it, where
+        every value ends at its close tag with no tag of this syntax inside it and only
+        whitespace is outside fields (how models write them: no per-piece state to keep);
+        None, having read nothing, for anything else."""
+        if self.value_open is not None:
+            return None
+        writer, opens, closes, name_end = self.writer, self.opens, self.closes, self.name_end
+        out: list[str] = []
+        pos = 0
+        while True:
+            i, size = find_first(text, pos, opens)
+            if text[pos : i if i >= 0 else len(text)].strip():
+                return None  # text outside fields (after a close tag: the value's)
+            if i < 0:
+                break
+            start = i + size
+            j = text.find(name_end, start)
+            if j < 0:
+                return None
+            empty = self._header(text[start:j])
+            pos = j + len(name_end)
+            if empty:
+                out.append(writer.begin(self.name, self.kind))
+                out.append(writer.end())
+                continue
+            end, end_size = find_first(text, pos, closes)
+            if end < 0 or 0 <= find_first(text, pos, opens)[0] < end:
+                return None  # no close tag, or the next field opens first
+            out.append(writer.begin(self.name, self.kind))
+            self.trim.reset()
+            value = self.trim(text[pos:end], True)
+            if value:
+                out.append(writer.text(value))
+            out.append(writer.end())
+            pos = end + end_size
+        out.append(writer.close())
+        return "".join(out)
+
     def _header(self, header: str) -> bool:
         """Read the field's name (and value kind) from the text before NAME_END; whether
         the tag closes itself (attributes ending in ``/``: an empty value)."""
@@ -340,10 +379,13 @@ class TaggedSyntax(ArgumentSyntax):
         if self.key_opening(text) is not None:
             return None  # (the key is at the end of the name: ToolCalls reads that)
         reader = TaggedArguments(ArgumentsWriter(properties), **self._kwargs)
-        out = reader.feed(text)
-        if not reader.complete():
-            return None
-        out += reader.finish()
+        out = reader.whole(text)
+        if out is None:  # (read piece by piece, as streaming reads it)
+            reader = TaggedArguments(ArgumentsWriter(properties), **self._kwargs)
+            out = reader.feed(text)
+            if not reader.complete():
+                return None
+            out += reader.finish()
         return None if reader.writer.warnings else out
 
     def key_opening(self, args: str) -> str | None:
