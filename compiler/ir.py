@@ -152,8 +152,9 @@ class TransitionIR:
 @dataclass(frozen=True)
 class CallStepIR:
     """One step of a call read whole: in state ``source``, text of ``role`` ("between":
-    the run state's own text before a call; "name": the call's name; "arguments": its
-    TOOL_ARGS text; "": none but ``framing``, the whitespace the render writes there),
+    the run state's own text before a call; "name": the call's name ("name, arguments":
+    the terminal's text starts the arguments); "arguments": its TOOL_ARGS text; "": none
+    but ``framing``, the whitespace the render writes there),
     then terminal ``terminal`` (its transition's line); ``passes``: terminals that stay
     in the state, their text the role's (an element syntax's tags)."""
 
@@ -397,8 +398,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
         call_closers=_call_closers(states),
-        call_runs=_call_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]], render,
-                             terminals),
+        call_runs=_call_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]](spec["arguments"]),
+                             render, terminals),
         object_runs=_object_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]].names_call,
                                  line("tool_body")),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
@@ -464,33 +465,42 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
     return tuple(out)
 
 
-def _call_runs(states: list[StateIR], body: type[ToolBody], syntax: type[ArgumentSyntax],
+def _call_runs(states: list[StateIR], body: type[ToolBody], syntax: ArgumentSyntax,
                render: RenderIR, terminals: tuple[TerminalIR, ...]) -> tuple[CallRunIR, ...]:
     """Where the driver may read a run of calls at once (its body taking whole calls,
     its syntax reading them whole): from a state whose text is content or framing, the
     markers of the render's call template, in order, lead through tool states back to
     it, with no effect on the way but the call's start and end; the name (unless the
     arguments name the call) and the arguments are the text of one state each, every
-    other state's text is empty or the whitespace the render writes there."""
-    if not body.whole_calls or render.call is None or not _reads_whole(syntax):
+    other state's text is empty or the whitespace the render writes there.  Arguments
+    that open with a marker of their own (GLM's ``<arg_key>``) may end the name."""
+    if not body.whole_calls or render.call is None or not _reads_whole(type(syntax)):
         return ()
     by_spelling: dict[str, list[TerminalIR]] = {}
     for term in terminals:
         for spelling in term.spellings[:1]:
             by_spelling.setdefault(spelling, []).append(term)
-    markers: list[tuple[str, str | None]] = []  # (terminal, the render's text before it)
+    # (terminal, the render's text before it, whether it opens the arguments)
+    markers: list[tuple[str, str | None, bool]] = []
     before: str | None = ""  # (None: a field comes before)
+    opening = syntax.render({"k": 0})[:1]  # (the arguments' first piece, as written)
     for kind, text in render.call:
+        opens = kind == "field" and text == "arguments" and bool(opening) and opening[0][1]
+        if opens:
+            kind, text = "marker", opening[0][0]  # (its marker: whose text is argument text)
         if kind != "marker":
             before = None if kind == "field" else before if before is None else before + text
             continue
         named = by_spelling.get(text, [])
+        if opens and len(named) != 1:
+            before = None  # (no terminal: the arguments' text)
+            continue
         # (A marker matched in several ways or only in some places is left to the lexer.)
         if len(named) != 1 or named[0].at_start or named[0].follower_names \
                 or named[0].follower_texts or named[0].framing != ("", ""):
             return ()
-        markers.append((named[0].name, before))
-        before = ""
+        markers.append((named[0].name, before, opens))
+        before = None if opens else ""
     by_name = {s.name: s for s in states}
     out = []
     for state in states:
@@ -544,15 +554,18 @@ def _object_runs(states: list[StateIR], body: type[ToolBody], names_call: bool,
                  if (s is after or s.text_action == EmitText("TEXT_CHUNK")) and starts(s))
 
 
-def _call_path(home: StateIR, markers: list[tuple[str, str | None]],
+def _call_path(home: StateIR, markers: list[tuple[str, str | None, bool]],
                by_name: dict[str, StateIR], names_call: bool) -> tuple[CallStepIR, ...] | None:
     """The steps of one call from ``home`` along ``markers`` back to it, or None: the
     first starts the call (and, from content, may end reasoning, already over there),
-    the one that leaves the arguments or the last ends it, the others only move on."""
+    the one that leaves the arguments or the last ends it, the others only move on; the
+    arguments' own opening marker ends the name, or is passed over inside them."""
     steps: list[CallStepIR] = []
     state = home
     ended = False
-    for i, (terminal, before) in enumerate(markers):
+    for i, (terminal, before, opens) in enumerate(markers):
+        if opens and state.name == "TOOL_ARGS":
+            continue  # (already in the arguments: one of the tags they pass over)
         found = [t for t in state.transitions if t.terminal == terminal]
         if len(found) != 1 or found[0].rules:
             return None
@@ -566,6 +579,9 @@ def _call_path(home: StateIR, markers: list[tuple[str, str | None]],
                 return None
         elif tr.emit == ("TOOL_CALL_END",) and not ended and (last or state.name == "TOOL_ARGS"):
             ended = True
+        elif (opens and tr.emit == ("ARG_VALUE_CHUNK",) and tr.target == "TOOL_ARGS"
+              and state.text_action == EmitText("TOOL_NAME")):
+            pass  # (the arguments' own opening marker: its text is theirs)
         elif tr.emit:
             return None
         if last and (tr.target != home.name or not ended):
@@ -580,7 +596,7 @@ def _call_path(home: StateIR, markers: list[tuple[str, str | None]],
                                   if t.target == state.name and not t.rules
                                   and t.emit == ("ARG_VALUE_CHUNK",)))
         elif state.text_action == EmitText("TOOL_NAME"):
-            role = "name"
+            role = "name, arguments" if opens else "name"
         elif state.name in TOOL_STATE_NAMES and (
                 not before or isinstance(state.text_action, FramingText) and before.isspace()):
             role, framing = "", before or ""
@@ -591,7 +607,7 @@ def _call_path(home: StateIR, markers: list[tuple[str, str | None]],
         steps.append(CallStepIR(state.name, state.id, role, terminal, tr.line, framing, passes))
         if not last:
             state = by_name[tr.target]
-    roles = [step.role for step in steps]
+    roles = [step.role.split(", ")[0] for step in steps]
     if roles.count("arguments") != 1 or roles.count("name") != (0 if names_call else 1):
         return None
     return tuple(steps)

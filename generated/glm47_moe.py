@@ -223,6 +223,23 @@ class StreamingParser(StreamingParserBase):
             "close": "</arg_value>",
         }
     )
+    # Runs of whole calls a parse may read at once (the render's call, line 64):
+    # state -> one call's steps, each (state, what its text before the terminal is:
+    # between calls, the name, the arguments or none; the terminal; the whitespace the
+    # render writes before it; terminals that stay in the state, their text the role's).
+    CALL_RUNS = {
+        0: (  # CONTENT
+            (0, "between", "TOOL_START", "", ()),  # CONTENT (line 33)
+            (4, "name, arguments", "ARG_KEY_START", "", ()),  # TOOL_NAME (line 39)
+            (
+                5,
+                "arguments",
+                "TOOL_END",
+                "",
+                ("ARG_KEY_END", "ARG_KEY_START", "ARG_VALUE_END", "ARG_VALUE_START"),
+            ),  # TOOL_ARGS (line 46)
+        ),
+    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("TOOL_END",))

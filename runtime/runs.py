@@ -3,7 +3,8 @@
 The compiler writes, per state a run may start in, one call's steps: (state, what its
 text before the terminal is, terminal, the framing the render writes before it, the
 terminals that stay in the state), the text being "between" (the run state's own,
-before the call's start marker), "name", "arguments" or "" (none, or the framing
+before the call's start marker), "name" ("name, arguments" where the terminal's text
+opens the arguments: GLM's ``<arg_key>``), "arguments" or "" (none, or the framing
 whitespace the render writes there).  ``CallPath`` follows them with the parser's own
 per-state matchers, so a run finds exactly the markers the lexer would: a marker with
 no text before it but its framing is the one literal its state's matcher takes right
@@ -139,11 +140,13 @@ class CallPath:
                         break
                 if m is None or got != terminal:
                     break
-                if role == "name":
-                    name = buf[end:at_marker]
-                else:
+                if role == "arguments":
                     opens, closes = end, at_marker
-                end = past
+                    end = past
+                else:
+                    name = buf[end:at_marker]
+                    # ("name, arguments": the marker's text is the arguments' first.)
+                    end = past if role == "name" else at_marker
             else:
                 # (The last marker starts after every other one.)
                 marker = end - last if last else at_marker

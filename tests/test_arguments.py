@@ -180,6 +180,8 @@ _TAGGED = {
     "qwen": (QWEN, ["days", "city", " obj "], ["\n3\n", "x y", "", "true", '{"a": 1}']),
     "minimax": (MINIMAX, [' name="days"', " name='city'", ' name="obj"/'],
                 ["3", "x y", "", "null", "[1, 2]"]),
+    "glm": (GLM, ["days", "city", " obj "], ["<arg_value>3", "\n<arg_value>x y", "3",
+                                               "<arg_value>", "<arg_value>true"]),
 }
 _FIELD = st.tuples(st.booleans(), st.integers(0, 2), st.booleans(),
                    st.lists(st.integers(0, 7), min_size=1, max_size=3), st.booleans(),
@@ -192,7 +194,7 @@ def test_tagged_whole_reads_as_pieces_do(style: str, fields: list) -> None:
     """``whole`` (a run's whole arguments) writes what ``feed`` then ``finish`` write,
     wherever it takes the text at all."""
     options, headers, values = _TAGGED[style]
-    tags = [options["open"], options["close"], options["name_end"]]
+    tags = [options["open"], options["close"], options["name_end"]]  # (quoted in values)
     text = ""
     for opened, header, named, parts, closed, after in fields:
         value = "".join((values + tags)[i] for i in parts)
@@ -207,6 +209,8 @@ def test_tagged_whole_reads_as_pieces_do(style: str, fields: list) -> None:
 @pytest.mark.parametrize("options, body", [
     (QWEN, "<parameter=days>\n3\n</parameter>\n<parameter=city>\nRome\n</parameter>\n"),
     (MINIMAX, '<parameter name="days">3</parameter>\n<parameter name="obj"/>\n'),
+    (GLM, "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n<arg_key>city</arg_key>"
+          "<arg_value>Rome</arg_value>"),
 ])
 def test_tagged_whole_takes_fields_as_written(options: dict, body: str) -> None:
     """Fields as templates write them are read at once."""

@@ -16,7 +16,7 @@ import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
 from parsergen.runtime.events import CallRun, RawText
 from support.streams import recording_parser, token_deltas
-from support.tokenizers import deepseek, kimi_k2, kimi_k3, minimax, qwen36, seed_oss
+from support.tokenizers import deepseek, glm, kimi_k2, kimi_k3, minimax, qwen36, seed_oss
 
 PROPERTIES = {"n": {"type": "integer"}, "x": {"type": "number"}, "s": {"type": "string"},
               "o": {"type": "object"}, "l": {"type": "array"}, "b": {"type": "boolean"}}
@@ -29,7 +29,7 @@ RUNS = sorted(f for f in parsergen.formats() if parsergen.load(f).StreamingParse
 # Formats with a tokenizer the tests can build (support/tokenizers.py).
 TOKENIZERS = {"deepseek_r1": deepseek, "deepseek_v3": deepseek, "deepseek_v31": deepseek,
               "deepseek_v32": deepseek, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3,
-              "minimax_m2": minimax, "qwen3": qwen36, "seed_oss": seed_oss}
+              "glm47_moe": glm, "minimax_m2": minimax, "qwen3": qwen36, "seed_oss": seed_oss}
 
 
 def _literal(module: Any, terminal: str) -> str:
@@ -56,7 +56,7 @@ class Calls:
 
     def __init__(self, module: Any, thinking: bool = THINKING) -> None:
         self.module = module
-        named = any(step[1] == "name" for step in _steps(module))
+        named = any(step[1].startswith("name") for step in _steps(module))
         call = {"name": NAME if named else "f", "arguments": {"MARK": 0}}
         text = "".join(t for t, _ in module.RENDERER.pieces(
             {"content": None, "tool_calls": [call, call]}, thinking=thinking))
@@ -294,3 +294,15 @@ def test_formats_with_runs() -> None:
         "between", "", "", "name", "arguments", ""]
     assert [step[1] for step in parsergen.load("hermes").StreamingParser.CALL_RUNS[0]] == [
         "between", "arguments"]
+    # Element syntaxes: the render's framing whitespace, the tags passed over, the call
+    # ended by the marker that leaves its arguments (qwen3's </function>).
+    assert {"qwen3", "glm47_moe", "minimax_m2", "deepseek_v32", "kimi_k3"} <= set(RUNS)
+    qwen3 = parsergen.load("qwen3").StreamingParser.CALL_RUNS[0]
+    assert [(step[1], step[2], step[3]) for step in qwen3] == [
+        ("between", "TOOL_START", ""), ("", "FUNC_PREFIX", "\n"), ("name", "CLOSE_ANGLE", ""),
+        ("arguments", "FUNC_END", ""), ("", "TOOL_END", "\n")]
+    assert qwen3[3][4] == ("PARAM_END", "PARAM_START")
+    # GLM: the name runs up to the first <arg_key>, whose text opens the arguments.
+    glm = parsergen.load("glm47_moe").StreamingParser.CALL_RUNS[0]
+    assert [(step[1], step[2]) for step in glm] == [
+        ("between", "TOOL_START"), ("name, arguments", "ARG_KEY_START"), ("arguments", "TOOL_END")]

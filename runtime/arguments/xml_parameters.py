@@ -170,9 +170,8 @@ class TaggedArguments:
         every value ends at its close tag with no tag of this syntax inside it and only
         whitespace is outside fields (how models write them: no per-piece state to keep);
         None, having read nothing, for anything else."""
-        if self.value_open is not None:
-            return None
         writer, opens, closes, name_end = self.writer, self.opens, self.closes, self.name_end
+        value_open = self.value_open or ""
         out: list[str] = []
         pos = 0
         while True:
@@ -191,6 +190,11 @@ class TaggedArguments:
                 out.append(writer.begin(self.name, self.kind))
                 out.append(writer.end())
                 continue
+            if value_open:  # (after whitespace, as the reader takes it)
+                pos = len(text) - len(text[pos:].lstrip())
+                if text[pos : pos + len(value_open)] != value_open:
+                    return None  # left out: the value starts at its first text
+                pos += len(value_open)
             end, end_size = find_first(text, pos, closes)
             if end < 0 or 0 <= find_first(text, pos, opens)[0] < end:
                 return None  # no close tag, or the next field opens first
