@@ -48,7 +48,9 @@ LEGACY_TOOL = {"hermes": "hermes", "qwen3_json": "hermes", "llama3_json": "llama
                "llama4_pythonic": "llama4_pythonic", "qwen3": "qwen3_coder",
                "glm47_moe": "glm47", "minimax_m2": "minimax_m2", "ernie45": "ernie45",
                "granite_20b_fc": "granite-20b-fc", "internlm": "internlm", "jamba": "jamba",
-               "longcat": "longcat", "phi4_mini_json": "phi4_mini_json"}  # fmt: skip
+               "longcat": "longcat", "phi4_mini_json": "phi4_mini_json",
+               "deepseek_v32": "deepseek_v32", "kimi_k3": "kimi_k3", "seed_oss": "seed_oss",
+               "step3p5": "step3p5", "mimo": "mimo", "poolside_v1": "poolside_v1"}  # fmt: skip
 # Every JSON-argument format with a legacy parser in vLLM (#14 item 1), then two others.
 DEFAULT_FORMATS = ("hermes", "qwen3_json", "llama3_json", "deepseek_v3", "deepseek_v31",
                    "kimi_k2", "granite", "mistral", "ernie45", "granite_20b_fc", "internlm",

@@ -172,11 +172,20 @@ class CallRunIR:
     """Calls that may be read whole, one after another, in ``state``: the render's call
     markers walked through the machine, the first starting a call (TOOL_CALL_START, and
     nothing else), the last ending it (TOOL_CALL_END) back in ``state``, those between
-    only moving on; the text between markers is the name, the arguments, or none."""
+    only moving on; the text between markers is the name, the arguments, or none.  Or,
+    from a framing state a section of calls opens into, one call ending in ``ends``, a
+    framing state whose own run reads the calls after it."""
 
     state: str
     state_id: int
     steps: tuple[CallStepIR, ...]
+    ends: str
+    ends_id: int
+
+    @property
+    def moves(self) -> bool:
+        """Whether its call ends in another state."""
+        return self.ends != self.state
 
 
 @dataclass(frozen=True)
@@ -383,6 +392,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                   for key in spec.get("reasoning", ())
                   if key in lowered.source.get("reasoning", {})})
     lines["tool_body"] = line("tool_body") or line("arguments", "syntax")
+    syntax = SYNTAXES[spec["arguments"]["syntax"]](spec["arguments"])
     return FormatIR(
         name=spec["name"],
         description=spec["description"],
@@ -396,11 +406,10 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         tool_body_line=lines["tool_body"],
         tool_body_defaulted="tool_body" not in lowered.written,
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
-        syntax_class=SYNTAXES[spec["arguments"]["syntax"]].__name__,
+        syntax_class=type(syntax).__name__,
         call_closers=_call_closers(states),
-        call_runs=_call_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]](spec["arguments"]),
-                             render, terminals),
-        object_runs=_object_runs(states, body, SYNTAXES[spec["arguments"]["syntax"]].names_call,
+        call_runs=_call_runs(states, body, syntax, render, terminals),
+        object_runs=_object_runs(states, body, syntax.names_call,
                                  line("tool_body")),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
         reachable=reachable,
@@ -502,14 +511,22 @@ def _call_runs(states: list[StateIR], body: type[ToolBody], syntax: ArgumentSynt
         markers.append((named[0].name, before, opens))
         before = None if opens else ""
     by_name = {s.name: s for s in states}
-    out = []
+    paths = {}
     for state in states:
         if not (state.text_action == EmitText("TEXT_CHUNK")
                 or isinstance(state.text_action, FramingText)):
             continue
-        steps = _call_path(state, markers, by_name, syntax.names_call)
-        if steps is not None:
-            out.append(CallRunIR(state.name, state.id, steps))
+        found = _call_path(state, markers, by_name, syntax.names_call)
+        if found is not None:
+            paths[state.name] = found
+    out = []
+    for state in states:
+        steps, ends = paths.get(state.name, ((), ""))
+        # (A run that ends elsewhere goes on in that state's own run: framing both.)
+        if steps and (ends == state.name or paths.get(ends, ((), ""))[1] == ends
+                      and isinstance(state.text_action, FramingText)
+                      and isinstance(by_name[ends].text_action, FramingText)):
+            out.append(CallRunIR(state.name, state.id, steps, ends, by_name[ends].id))
     return tuple(out)
 
 
@@ -517,7 +534,8 @@ def _reads_whole(syntax: type[ArgumentSyntax]) -> bool:
     """Whether ``syntax`` reads a whole call at once (its own ``whole_call``, or
     ``whole_arguments`` where the name is apart): else a run could take no call."""
     method = "whole_call" if syntax.names_call else "whole_arguments"
-    return any(method in vars(cls) for cls in syntax.__mro__[:syntax.__mro__.index(ArgumentSyntax)])
+    own = syntax.__mro__[: syntax.__mro__.index(ArgumentSyntax)]
+    return any(method in vars(cls) for cls in own)
 
 
 # What a transition that starts a call whose object ends it may emit: the call's start,
@@ -555,11 +573,13 @@ def _object_runs(states: list[StateIR], body: type[ToolBody], names_call: bool,
 
 
 def _call_path(home: StateIR, markers: list[tuple[str, str | None, bool]],
-               by_name: dict[str, StateIR], names_call: bool) -> tuple[CallStepIR, ...] | None:
-    """The steps of one call from ``home`` along ``markers`` back to it, or None: the
-    first starts the call (and, from content, may end reasoning, already over there),
-    the one that leaves the arguments or the last ends it, the others only move on; the
-    arguments' own opening marker ends the name, or is passed over inside them."""
+               by_name: dict[str, StateIR], names_call: bool
+               ) -> tuple[tuple[CallStepIR, ...], str] | None:
+    """The steps of one call from ``home`` along ``markers`` and the state it ends in,
+    or None: the first starts the call (and, from content, may end reasoning, already
+    over there), the one that leaves the arguments or the last ends it, the others only
+    move on; the arguments' own opening marker ends the name, or is passed over inside
+    them."""
     steps: list[CallStepIR] = []
     state = home
     ended = False
@@ -584,7 +604,7 @@ def _call_path(home: StateIR, markers: list[tuple[str, str | None, bool]],
             pass  # (the arguments' own opening marker: its text is theirs)
         elif tr.emit:
             return None
-        if last and (tr.target != home.name or not ended):
+        if last and not ended:
             return None
         framing = ""
         passes: tuple[str, ...] = ()
@@ -605,12 +625,11 @@ def _call_path(home: StateIR, markers: list[tuple[str, str | None, bool]],
         if ended and role in ("name", "arguments") and tr.emit != ("TOOL_CALL_END",):
             return None  # (nothing of the call's own after its end)
         steps.append(CallStepIR(state.name, state.id, role, terminal, tr.line, framing, passes))
-        if not last:
-            state = by_name[tr.target]
+        state = by_name[tr.target]
     roles = [step.role.split(", ")[0] for step in steps]
     if roles.count("arguments") != 1 or roles.count("name") != (0 if names_call else 1):
         return None
-    return tuple(steps)
+    return tuple(steps), state.name
 
 
 def _call_closers(states: list[StateIR]) -> tuple[str, ...]:

@@ -197,11 +197,21 @@ class StreamingParser(StreamingParserBase):
     # between calls, the name, the arguments or none; the terminal; the whitespace the
     # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
+        3: (  # TOOL_PREAMBLE
+            (3, "between", "INVOKE_PREFIX", "", ()),  # TOOL_PREAMBLE (line 39)
+            (4, "name", "INVOKE_NAME_END", "", ()),  # TOOL_NAME (line 41)
+            (5, "arguments", "INVOKE_END", "", ()),  # TOOL_ARGS (line 43)
+        ),
         6: (  # TOOL_BETWEEN
             (6, "between", "INVOKE_PREFIX", "", ()),  # TOOL_BETWEEN (line 46)
             (4, "name", "INVOKE_NAME_END", "", ()),  # TOOL_NAME (line 41)
             (5, "arguments", "INVOKE_END", "", ()),  # TOOL_ARGS (line 43)
         ),
+    }
+    # Runs that read one call and go on in another state's run (a framing state a
+    # section of calls opens into: the state after its first call): state -> that state.
+    CALL_RUNS_END = {
+        3: 6,  # TOOL_PREAMBLE -> TOOL_BETWEEN
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.

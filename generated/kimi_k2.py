@@ -214,11 +214,21 @@ class StreamingParser(StreamingParserBase):
     # between calls, the name, the arguments or none; the terminal; the whitespace the
     # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
+        3: (  # TOOL_PREAMBLE
+            (3, "between", "TOOL_START", "", ()),  # TOOL_PREAMBLE (line 38)
+            (4, "name", "ARG_START", "", ()),  # TOOL_NAME (line 46)
+            (5, "arguments", "TOOL_END", "", ()),  # TOOL_ARGS (line 48)
+        ),
         6: (  # TOOL_BETWEEN
             (6, "between", "TOOL_START", "", ()),  # TOOL_BETWEEN (line 51)
             (4, "name", "ARG_START", "", ()),  # TOOL_NAME (line 46)
             (5, "arguments", "TOOL_END", "", ()),  # TOOL_ARGS (line 48)
         ),
+    }
+    # Runs that read one call and go on in another state's run (a framing state a
+    # section of calls opens into: the state after its first call): state -> that state.
+    CALL_RUNS_END = {
+        3: 6,  # TOOL_PREAMBLE -> TOOL_BETWEEN
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.

@@ -207,6 +207,17 @@ class StreamingParser(StreamingParserBase):
     # between calls, the name, the arguments or none; the terminal; the whitespace the
     # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
+        3: (  # TOOL_PREAMBLE
+            (3, "between", "CALL_OPEN", "", ()),  # TOOL_PREAMBLE (line 40)
+            (4, "name", "SEP", "", ()),  # TOOL_NAME (line 43)
+            (
+                5,
+                "arguments",
+                "CALL_CLOSE",
+                "",
+                ("ARG_CLOSE", "ARG_OPEN"),
+            ),  # TOOL_ARGS (line 47)
+        ),
         6: (  # TOOL_BETWEEN
             (6, "between", "CALL_OPEN", "", ()),  # TOOL_BETWEEN (line 49)
             (4, "name", "SEP", "", ()),  # TOOL_NAME (line 43)
@@ -218,6 +229,11 @@ class StreamingParser(StreamingParserBase):
                 ("ARG_CLOSE", "ARG_OPEN"),
             ),  # TOOL_ARGS (line 47)
         ),
+    }
+    # Runs that read one call and go on in another state's run (a framing state a
+    # section of calls opens into: the state after its first call): state -> that state.
+    CALL_RUNS_END = {
+        3: 6,  # TOOL_PREAMBLE -> TOOL_BETWEEN
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.

@@ -212,6 +212,17 @@ class StreamingParser(StreamingParserBase):
     # between calls, the name, the arguments or none; the terminal; the whitespace the
     # render writes before it; terminals that stay in the state, their text the role's).
     CALL_RUNS = {
+        3: (  # TOOL_PREAMBLE
+            (3, "between", "INVOKE_PREFIX_DQ", "", ()),  # TOOL_PREAMBLE (line 38)
+            (4, "name", "NAME_END_DQ", "", ()),  # TOOL_NAME (line 42)
+            (
+                5,
+                "arguments",
+                "INVOKE_END",
+                "",
+                ("PARAM_END", "PARAM_START"),
+            ),  # TOOL_ARGS (line 48)
+        ),
         6: (  # TOOL_BETWEEN
             (6, "between", "INVOKE_PREFIX_DQ", "", ()),  # TOOL_BETWEEN (line 51)
             (4, "name", "NAME_END_DQ", "", ()),  # TOOL_NAME (line 42)
@@ -223,6 +234,11 @@ class StreamingParser(StreamingParserBase):
                 ("PARAM_END", "PARAM_START"),
             ),  # TOOL_ARGS (line 48)
         ),
+    }
+    # Runs that read one call and go on in another state's run (a framing state a
+    # section of calls opens into: the state after its first call): state -> that state.
+    CALL_RUNS_END = {
+        3: 6,  # TOOL_PREAMBLE -> TOOL_BETWEEN
     }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.

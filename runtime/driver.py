@@ -126,6 +126,7 @@ class StreamingParserBase:
     # state -> the steps of a call a parse may read whole (see _run): per step, the state,
     # what its text is ("between" calls, "name", "arguments", "": none) and the terminal.
     CALL_RUNS: ClassVar[Mapping[int, RunSteps]] = {}
+    CALL_RUNS_END: ClassVar[Mapping[int, int]] = {}
     # state -> (the state after each call, {start terminal: its text opens the object})
     # of calls that are one JSON object each, which a parse may read whole (_objects).
     OBJECT_RUNS: ClassVar[Mapping[int, tuple[int, Mapping[str, bool]]]] = {}
@@ -795,17 +796,25 @@ class StreamingParserBase:
         """Read the calls that follow one another from ``pos`` (a start marker) whole
         (``CallPath.read``: ``run``'s markers, found as this parser's matchers find them,
         the name and arguments read by ``whole_call``; the text between calls content,
-        or framing where the state is a framing state).  They go out as one CallRun, the
-        state as after the last; returns where they end (``pos``: none).  Anything else
-        ends the run: the lexer goes on as usual from there."""
+        or framing where the state is a framing state; from a state whose call ends in
+        another, ``CALL_RUNS_END``, one call and then that state's run).  They go out as
+        one CallRun, the state as after the last; returns where they end (``pos``: none).
+        Anything else ends the run: the lexer goes on as usual from there."""
         state = self.state_id
         path = call_path(run, self._matchers)
         if path.steps is None or self.whole_call is None:
             return pos
         framing = self._framing_run.match if state in self.FRAMING_STATES else None
-        calls, at = path.read(buf, pos, self.whole_call, framing)
+        ends = self.CALL_RUNS_END.get(state, state)
+        calls, at = path.read(buf, pos, self.whole_call, framing, ends != state)
         if not calls:
             return pos
+        if ends != state:  # one call, then the calls of the (framing) state it ends in
+            self.state_id = ends
+            more = call_path(self.CALL_RUNS[ends], self._matchers)
+            if more.steps is not None:
+                rest, at = more.read(buf, at, self.whole_call, framing)
+                calls += rest
         found = CallRun(calls, state, self.tool_index + 1, run[-1][2], framing is not None)
         out.append(found)  # type: ignore[arg-type]  # (the raw tap)
         self.tool_index += len(calls)

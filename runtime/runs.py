@@ -93,13 +93,14 @@ class CallPath:
         self.reach = max(matcher.reach - slack for matcher, slack in self.bounds)
 
     def read(self, buf: str, pos: int, accept: Accept,
-             framing: Callable[[str, int, int], Any] | None) -> tuple[list[RunCall], int]:
+             framing: Callable[[str, int, int], Any] | None,
+             once: bool = False) -> tuple[list[RunCall], int]:
         """The calls that follow one another from ``pos`` (a start marker), each taken
         by ``accept`` (its name's text or None, its arguments' text), and where they
         end; ``framing`` matches the framing run of the text between calls (None: that
         text is content; else a text between calls that is not all framing ends the
-        run).  A call whose last marker the lexer might wait on, cut by the buffer's
-        end, ends the run too."""
+        run; ``once``: one call at most).  A call whose last marker the lexer might wait
+        on, cut by the buffer's end, ends the run too."""
         steps = self.steps
         assert steps is not None  # (the driver reads no run without them)
         search, names, start_name, last = self.search, self.names, self.start_name, self.last
@@ -157,7 +158,8 @@ class CallPath:
                 if taken is not None:
                     calls.append((buf[at:begin], buf[begin:opens], body, buf[closes:end], taken))
                     at = end
-                    continue
+                    if not once:
+                        continue
             break
         return calls, at
 

@@ -268,8 +268,8 @@ def test_runs_read_calls_whole(fmt: str) -> None:
     parser = recording_parser(module, seen, tools=TOOLS, thinking=THINKING)
     message = parser.complete(text)
     runs = [item for item in seen if type(item) is CallRun]
-    # (A run starts where calls come back to: kimi_k2's first call is read by the lexer.)
-    assert len(runs) == 1 and len(runs[0].calls) >= 2
+    # (The first call too: from the state a section of calls opens into, CALL_RUNS_END.)
+    assert len(runs) == 1 and len(runs[0].calls) == 3
     assert [c.name for c in message.tool_calls] == ["f"] * 3
     at = 0
     for item in seen:  # the raw tap's pieces and the runs' calls are the text, in order
@@ -302,6 +302,11 @@ def test_formats_with_runs() -> None:
         ("between", "TOOL_START", ""), ("", "FUNC_PREFIX", "\n"), ("name", "CLOSE_ANGLE", ""),
         ("arguments", "FUNC_END", ""), ("", "TOOL_END", "\n")]
     assert qwen3[3][4] == ("PARAM_END", "PARAM_START")
+    # A section's first call from the state its opening marker leads to, then the rest
+    # from the state between calls.
+    for fmt in ("kimi_k2", "kimi_k3", "minimax_m2", "deepseek_v32"):
+        parser = parsergen.load(fmt).StreamingParser
+        assert parser.CALL_RUNS_END == {3: 6} and set(parser.CALL_RUNS) == {3, 6}, fmt
     # GLM: the name runs up to the first <arg_key>, whose text opens the arguments.
     glm = parsergen.load("glm47_moe").StreamingParser.CALL_RUNS[0]
     assert [(step[1], step[2]) for step in glm] == [

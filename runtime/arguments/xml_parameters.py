@@ -169,7 +169,7 @@ class TaggedArguments:
         """A call's whole arguments text, as ``feed`` then ``finish`` write it, where
         every value ends at its close tag with no tag of this syntax inside it and only
         whitespace is outside fields (how models write them: no per-piece state to keep);
-        None, having read nothing, for anything else."""
+        None for anything else (the writer may then hold a part: read with a fresh one)."""
         writer, opens, closes, name_end = self.writer, self.opens, self.closes, self.name_end
         value_open = self.value_open or ""
         out: list[str] = []
