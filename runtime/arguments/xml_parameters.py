@@ -191,9 +191,11 @@ class TaggedArguments:
                 out.append(writer.end())
                 continue
             if value_open:  # (after whitespace, as the reader takes it)
-                pos = len(text) - len(text[pos:].lstrip())
                 if text[pos : pos + len(value_open)] != value_open:
-                    return None  # left out: the value starts at its first text
+                    m = NOT_SPACE(text, pos)
+                    pos = m.start() if m is not None else len(text)
+                    if text[pos : pos + len(value_open)] != value_open:
+                        return None  # left out: the value starts at its first text
                 pos += len(value_open)
             end, end_size = find_first(text, pos, closes)
             if end < 0 or 0 <= find_first(text, pos, opens)[0] < end:
