@@ -307,6 +307,10 @@ def test_formats_with_runs() -> None:
     for fmt in ("kimi_k2", "kimi_k3", "minimax_m2", "deepseek_v32"):
         parser = parsergen.load(fmt).StreamingParser
         assert parser.CALL_RUNS_END == {3: 6} and set(parser.CALL_RUNS) == {3, 6}, fmt
+    # No run where the syntax reads no whole arguments (it could take no call).
+    for fmt in ("gemma4", "minimax_m3"):
+        parser = parsergen.load(fmt).StreamingParser
+        assert "whole_arguments" not in vars(type(parser.SYNTAX)) and not parser.CALL_RUNS
     # GLM: the name runs up to the first <arg_key>, whose text opens the arguments.
     glm = parsergen.load("glm47_moe").StreamingParser.CALL_RUNS[0]
     assert [(step[1], step[2]) for step in glm] == [
