@@ -293,7 +293,15 @@ def to_json(value: Any) -> str:
     """JSON text of a value, keeping non-ASCII characters as they are."""
     if type(value) is str:
         return encode_string(value)
+    # (A typed scalar as json.dumps writes it, without the encoder's machinery.)
+    if type(value) is int:
+        return int.__repr__(value)
+    if value is None or type(value) is bool:
+        return _SCALARS[value]
     return encode_value(value)
+
+
+_SCALARS: Final = {None: "null", True: "true", False: "false"}
 
 
 # --- compiled schemas --------------------------------------------------------------------

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import parsergen
 from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.writer import ArgumentsWriter, keeps_members
 from parsergen.runtime.schema_types import (Compiled, ToolTyping, coerce_value, compile_schema,
-                                            schema_types, tool_properties)
+                                            schema_types, to_json, tool_properties)
 from support.compiled import COMPILED
 
 DATA = json.loads((Path(__file__).parent / "data" / "real_tool_schemas.json").read_text("utf-8"))
@@ -249,3 +251,17 @@ def test_the_first_definition_of_a_tool_name_types_its_calls() -> None:
     assert dict(typing.properties("f")) == dict(tool_properties(tools, "f"))
     assert schema_types(typing.properties("f")["n"]) == {"integer"}
     assert typing.properties("g") is None
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.integers(-10**40, 10**40)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES)
+def test_to_json_is_what_json_dumps_writes(value: Any) -> None:
+    """Every value the writer writes (scalars on their own path) is json.dumps's text."""
+    assert to_json(value) == json.dumps(value, ensure_ascii=False)

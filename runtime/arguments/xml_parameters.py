@@ -355,7 +355,7 @@ class TaggedSyntax(ArgumentSyntax):
     }, required=("open", "name_end", "close"))
     bodies = ("text",)
     __slots__ = ("open", "opens", "name_end", "close", "closes", "value_open", "trim", "attributes",
-                 "name_attribute", "string_attribute", "entities", "_kwargs")
+                 "name_attribute", "string_attribute", "entities", "header")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
@@ -368,15 +368,17 @@ class TaggedSyntax(ArgumentSyntax):
         self.name_attribute = options.get("name_attribute", "name")
         self.string_attribute = options.get("string_attribute")
         self.entities = options.get("entities")
-        self._kwargs = {"open": self.opens, "name_end": self.name_end, "close": self.closes,
-                        "value_open": self.value_open, "trim": self.trim,
-                        "header": options.get("header", "name"),
-                        "name_attribute": self.name_attribute,
-                        "string_attribute": self.string_attribute,
-                        "entities": self.entities}
+        self.header = options.get("header", "name")
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
-        return TaggedArguments(make_writer(name or ""), **self._kwargs)
+        return self._reader(make_writer(name or ""))
+
+    def _reader(self, writer: ArgumentsWriter) -> TaggedArguments:
+        # (Keywords spelt out: compiled, a call with **options goes through Python.)
+        return TaggedArguments(writer, open=self.opens, name_end=self.name_end,
+                               close=self.closes, value_open=self.value_open, trim=self.trim,
+                               header=self.header, name_attribute=self.name_attribute,
+                               string_attribute=self.string_attribute, entities=self.entities)
 
     def whole_arguments(self, text: str, properties: Mapping[str, Any] | None) -> str | None:
         """The fields read at once by the reader streaming uses: taken when every value
@@ -384,10 +386,10 @@ class TaggedSyntax(ArgumentSyntax):
         call) and nothing was warned of; else None."""
         if self.key_opening(text) is not None:
             return None  # (the key is at the end of the name: ToolCalls reads that)
-        reader = TaggedArguments(ArgumentsWriter(properties), **self._kwargs)
+        reader = self._reader(ArgumentsWriter(properties))
         out = reader.whole(text)
         if out is None:  # (read piece by piece, as streaming reads it)
-            reader = TaggedArguments(ArgumentsWriter(properties), **self._kwargs)
+            reader = self._reader(ArgumentsWriter(properties))
             out = reader.feed(text)
             if not reader.complete():
                 return None
