@@ -10,7 +10,7 @@ per-state matchers, so a run finds exactly the markers the lexer would: a marker
 no text before it but its framing is the one literal its state's matcher takes right
 there (consecutive ones checked at once), the name and the arguments are the text up to
 the first literal their state's matcher finds that does not stay in the state (the
-tags of an element syntax, which are argument text either way).
+tags of an element syntax, argument text either way: one search for the others).
 """
 
 from __future__ import annotations
@@ -33,11 +33,9 @@ RunStep = tuple[int, str, str, str, tuple[str, ...]]
 RunSteps = tuple[RunStep, ...]
 Steps = Sequence[RunStep]
 Search = Callable[[str, int], "re.Match[str] | None"]
-# Per step (literal, search, names, terminal, role, terminals passed over); typed, so
-# that compiled code looks names up natively (a literal step's search and names are
-# never used).
-Step = tuple[str, Search, dict[str, str | None], str, str, frozenset[str | None]]
-_NONE: frozenset[str | None] = frozenset()
+# Per step (literal, search, names, terminal, role); typed, so that compiled code looks
+# names up natively (a literal step's search and names are never used).
+Step = tuple[str, Search, dict[str, str | None], str, str]
 
 
 def _no_search(buf: str, pos: int) -> re.Match[str] | None:
@@ -57,9 +55,8 @@ class CallPath:
         self.run, self.matchers = run, matchers
         home = matchers[run[0][0]]
         self.search, self.names, self.start_name = home.search, home.names, run[0][2]
-        # Per step (literal, search, names, terminal, role, passed over): a literal for
-        # markers that follow right there, else the search that finds the marker after
-        # the text.
+        # Per step (literal, search, names, terminal, role): a literal for markers that
+        # follow right there, else the search that finds the marker after the text.
         steps: list[Step] = []
         usable = all(matchers[s].search is not None and not matchers[s].sizes
                      for s, *_ in run)  # (markers with lookahead are the lexer's)
@@ -67,8 +64,12 @@ class CallPath:
         for source, role, terminal, framing, passes in run[1:]:
             matcher = matchers[source]
             if role:
-                steps.append(("", matcher.search, matcher.names, terminal, role,
-                              frozenset(passes) if passes else _NONE))
+                # (Past the terminals that stay in the state: one search for the others.)
+                search = _search_past(matcher, passes) if passes else matcher.search
+                if search is None:
+                    usable = False
+                    break
+                steps.append(("", search, matcher.names, terminal, role))
                 last = 0
                 continue
             literal = _only_literal(matcher, terminal)
@@ -79,7 +80,7 @@ class CallPath:
             literal = framing + literal
             if steps and steps[-1][0]:
                 literal = steps.pop()[0] + literal
-            steps.append((literal, _no_search, {}, terminal, role, _NONE))
+            steps.append((literal, _no_search, {}, terminal, role))
         self.steps: list[Step] | None = steps if usable else None
         self.last = last
         # The lexer waits for more text when a marker starts at or past its state's
@@ -120,7 +121,7 @@ class CallPath:
                 break  # words between calls: the lexer gives them out as content
             name: str | None = None
             opens = closes = at_marker = end
-            for literal, find, found, terminal, role, passes in steps:
+            for literal, find, found, terminal, role in steps:
                 if literal:
                     # (Compared as a slice: compiled, startswith with a position is a
                     # generic call that parses its arguments; a find converts the literal
@@ -129,17 +130,11 @@ class CallPath:
                         break  # text where the call has none, or another marker
                     end += len(literal)
                     continue
-                past = end
-                got: str | None = None
-                while True:  # (past the markers that stay in the state: their text)
-                    m = find(buf, past)
-                    if m is None:
-                        break
-                    at_marker, past = m.span()
-                    got = found[buf[at_marker:past]]
-                    if got not in passes:
-                        break
-                if m is None or got != terminal:
+                m = find(buf, end)
+                if m is None:
+                    break
+                at_marker, past = m.span()
+                if found[buf[at_marker:past]] != terminal:
                     break
                 if role == "arguments":
                     opens, closes = end, at_marker
@@ -185,6 +180,21 @@ def call_path(run: Steps, matchers: Sequence[Matcher]) -> CallPath:
             _PATHS.clear()  # (what the cache holds alive stays bounded)
         path = _PATHS[key] = CallPath(run, matchers)
     return path
+
+
+def _search_past(matcher: Matcher, passes: Sequence[str]) -> Search | None:
+    """A search for ``matcher``'s literals but those of terminals in ``passes`` (their
+    text the step's), which finds what the lexer finds passing over those; None where a
+    passed literal could hide another (one starts inside it, or one begins the other),
+    or there is no other."""
+    passed = [lit for lit in matcher.literals if matcher.names[lit] in passes]
+    others = [lit for lit in matcher.literals if matcher.names[lit] not in passes]
+    for lit in passed:
+        for other in others:
+            if any(other.startswith(lit[k:]) or lit[k:].startswith(other)
+                   for k in range(len(lit))):
+                return None
+    return re.compile("|".join(map(re.escape, others))).search if others else None
 
 
 def _framing_then(matcher: Matcher, framing: str, literal: str) -> bool:

@@ -315,3 +315,21 @@ def test_formats_with_runs() -> None:
     glm = parsergen.load("glm47_moe").StreamingParser.CALL_RUNS[0]
     assert [(step[1], step[2]) for step in glm] == [
         ("between", "TOOL_START"), ("name, arguments", "ARG_KEY_START"), ("arguments", "TOOL_END")]
+
+
+def test_arguments_search_passes_over_tags_only_where_none_hides_a_marker() -> None:
+    """The arguments step searches for the state's other literals at once where no tag
+    could hide one (else the lexer reads those calls): what passing over tags finds."""
+    from parsergen.runtime.lexicon import Matcher
+    from parsergen.runtime.runs import _search_past
+
+    tags = {"<p=": "OPEN", "</p>": "CLOSE"}
+    search = _search_past(Matcher({**tags, "</f>": "END"}), ("OPEN", "CLOSE"))
+    assert search is not None
+    text = "<p=a>1</p><p=b>2</p></f>"
+    m = search(text, 0)
+    assert m is not None and m.span() == (text.index("</f>"), len(text))
+    # A literal that starts inside a tag, or that a tag begins: the lexer's to read.
+    assert _search_past(Matcher({**tags, "p>x": "END"}), ("OPEN", "CLOSE")) is None
+    assert _search_past(Matcher({**tags, "</p>x": "END"}), ("OPEN", "CLOSE")) is None
+    assert _search_past(Matcher({**tags, "</": "END"}), ("OPEN", "CLOSE")) is None
