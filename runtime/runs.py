@@ -31,7 +31,6 @@ Accept = Callable[[str | None, str], tuple[str, str, str] | None]
 # Per step (state, role, terminal, framing before it, terminals passed over).
 RunStep = tuple[int, str, str, str, tuple[str, ...]]
 RunSteps = tuple[RunStep, ...]
-Steps = Sequence[RunStep]
 Search = Callable[[str, int], "re.Match[str] | None"]
 # Per step (literal, search, names, terminal, role); typed, so that compiled code looks
 # names up natively (a literal step's search and names are never used).
@@ -51,7 +50,7 @@ class CallPath:
     __slots__ = ("run", "matchers", "search", "names", "start_name", "steps", "last",
                  "reach", "bounds")
 
-    def __init__(self, run: Steps, matchers: Sequence[Matcher]) -> None:
+    def __init__(self, run: RunSteps, matchers: Sequence[Matcher]) -> None:
         self.run, self.matchers = run, matchers
         home = matchers[run[0][0]]
         self.search, self.names, self.start_name = home.search, home.names, run[0][2]
@@ -170,7 +169,7 @@ class CallPath:
 _PATHS: dict[tuple[int, int], CallPath] = {}
 
 
-def call_path(run: Steps, matchers: Sequence[Matcher]) -> CallPath:
+def call_path(run: RunSteps, matchers: Sequence[Matcher]) -> CallPath:
     """The CallPath of ``run`` over ``matchers``, made once (matchers are shared by the
     parsers of one lexicon and tokenizer)."""
     key = (id(run), id(matchers))

@@ -355,7 +355,7 @@ class TaggedSyntax(ArgumentSyntax):
     }, required=("open", "name_end", "close"))
     bodies = ("text",)
     __slots__ = ("open", "opens", "name_end", "close", "closes", "value_open", "trim", "attributes",
-                 "name_attribute", "string_attribute", "entities", "header")
+                 "name_attribute", "string_attribute", "entities")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
@@ -368,7 +368,6 @@ class TaggedSyntax(ArgumentSyntax):
         self.name_attribute = options.get("name_attribute", "name")
         self.string_attribute = options.get("string_attribute")
         self.entities = options.get("entities")
-        self.header = options.get("header", "name")
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return self._reader(make_writer(name or ""))
@@ -377,7 +376,8 @@ class TaggedSyntax(ArgumentSyntax):
         # (Keywords spelt out: compiled, a call with **options goes through Python.)
         return TaggedArguments(writer, open=self.opens, name_end=self.name_end,
                                close=self.closes, value_open=self.value_open, trim=self.trim,
-                               header=self.header, name_attribute=self.name_attribute,
+                               header="attributes" if self.attributes else "name",
+                               name_attribute=self.name_attribute,
                                string_attribute=self.string_attribute, entities=self.entities)
 
     def whole_arguments(self, text: str, properties: Mapping[str, Any] | None) -> str | None:
