@@ -1,7 +1,9 @@
-"""Instructions per call of ``parse()`` on the call-dense texts, counted by valgrind.
+"""Instructions per call of ``parse()`` on the call-dense texts, and per token delta of
+the streaming parsers against vLLM's, counted by valgrind.
 
     .venv/bin/python benchmarks/run.py --instructions [--formats hermes,deepseek_v3]
                                                       [--workloads calls1k,batch] [--reps N]
+    .venv/bin/python benchmarks/run.py --instructions --workloads tokens [--formats qwen3]
 
 Timing on a shared machine moves by 1.5x from one minute to the next; an instruction
 count does not. Each format's ``dense.py`` workload runs in a child process under
@@ -24,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("calls1k", "calls10k", "batch")
+WORKLOADS = ("calls1k", "calls10k", "batch", "tokens")
 
 # What the child runs: one warm-up pass (caches filled), then ``reps`` passes of parse()
 # over the workload's texts; it prints the calls one pass parses.
@@ -91,4 +93,139 @@ def main(names: list[str] | None, reps: int | None,
             instructions, calls = count(fmt, w, reps)
             cells.append(f"{instructions / max(calls, 1):>12,.0f}")
         print(f"{fmt:<16}" + "".join(cells), flush=True)
+    return 0
+
+
+# -- per token: the streaming parsers, ours and vLLM's ---------------------------------
+# ``tokens``: run.py's per-token cadence of a format's realistic completion (its token
+# ids too), fed delta by delta to a parser made beforehand, ``reps`` parsers in a row;
+# the events level (StreamingParser against vLLM's engine) and the OpenAI level
+# (ChatParser against the full parser's parse_delta).  Each side runs every format in
+# one child under callgrind (vLLM's imports alone take minutes there), counting only
+# inside operator.call (new in Python 3.11: neither side's code calls it), which the
+# child calls once per format and level: one dump each, in order.
+
+OURS_TOKENS = """
+import gc, json, operator, sys
+sys.path.insert(0, {here!r})
+import completions as C, parsergen
+for file in {files!r}:
+    data = json.loads(open(file, encoding="utf-8").read())
+    module = parsergen.load(data["format"])
+    tok = C.get_tokenizer(data["format"])
+    deltas = [(text, ids) for text, ids in data["cadences"]["tokens"]]
+    def replay(parsers):
+        for parser in parsers:
+            feed = parser.feed
+            for text, ids in deltas:
+                feed(text, ids)
+            parser.finish()
+    for make in (lambda: module.StreamingParser(tok, thinking=data["thinking"]),
+                 lambda: module.ChatParser(tok, tools=data["tools"], thinking=data["thinking"])):
+        replay([make()])  # warm-up
+        parsers = [make() for _ in range({reps})]
+        gc.collect()
+        gc.freeze()
+        operator.call(replay, parsers)
+"""
+
+VLLM_TOKENS = """
+import gc, operator, sys
+sys.path.insert(0, {here!r})
+import vllm_driver
+driver = vllm_driver.Driver()
+for file in {files!r}:
+    driver.load(file)  # every variant once: the warm-up
+    deltas = driver.data["cadences"]["tokens"]
+    last = len(deltas) - 1
+    request = driver.request()
+    def engine(parsers):
+        for parser in parsers:
+            feed = parser.feed
+            for text, ids in deltas:
+                feed(text, ids)
+            parser.finish()
+    def assembly(parsers):
+        for parser in parsers:
+            parse_delta = parser.parse_delta
+            for i, (text, ids) in enumerate(deltas):
+                parse_delta(text, ids, request, finished=i == last)
+    for replay, make in ((engine, lambda: driver.engine_cls(driver.config, driver.tok)),
+                         (assembly, driver.parser)):
+        parsers = [make() for _ in range({reps})]
+        gc.collect()
+        gc.freeze()
+        operator.call(replay, parsers)
+"""
+
+
+def count_calls(python: str, script: str, env: dict[str, str], expected: int) -> list[int]:
+    """Instructions counted in each of the ``expected`` operator.call calls of ``script``
+    run by ``python`` under callgrind, in order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        child = Path(tmp) / "child.py"
+        child.write_text(script)
+        out = Path(tmp) / "cg.out"
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--collect-atstart=no",
+             "--toggle-collect=_operator_call", "--dump-after=_operator_call",
+             f"--callgrind-out-file={out}", python, str(child)],
+            capture_output=True, text=True, env={**env, "PYTHONHASHSEED": "0"})
+        if done.returncode:
+            raise SystemExit(f"valgrind failed:\n{done.stderr[-2000:]}")
+        parts = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
+        counts = [int(m.group(1)) for p in parts
+                  if (m := re.search(r"^summary: (\d+)", p.read_text(), re.M))]
+        if len(counts) != expected:
+            raise SystemExit(f"{python}: {len(counts)} counted calls, not {expected}")
+        return counts
+
+
+def tokens_main(names: list[str] | None, reps: int | None, peer: Path | None,
+                target_tokens: int = 4000) -> int:
+    """Print instructions per token delta, ours and vLLM's, events and OpenAI level."""
+    if shutil.which("valgrind") is None:
+        print("valgrind is not on PATH: nothing counted", file=sys.stderr)
+        return 1
+    import json
+
+    import completions as C
+    import parsergen
+
+    reps = reps or 3
+    # (Default: the formats vLLM has an engine parser for, as run.py's ratios.)
+    names = names or [f for f in parsergen.formats()
+                      if getattr(C.vllm_reference(f), "parser", None) is not None]
+    with tempfile.TemporaryDirectory() as tmp:
+        files, deltas = [], []
+        for fmt in names:
+            tokenizer = C.get_tokenizer(fmt)
+            c = C.realistic(fmt, tokenizer, target_tokens)
+            cadences = C.cadences(c, tokenizer)
+            deltas.append(len(cadences["tokens"]) * reps)
+            file = Path(tmp) / f"{fmt}.json"
+            file.write_text(json.dumps({
+                "format": fmt, "tokenizer": C.tokenizer_table()[fmt], "thinking": c.thinking,
+                "tools": c.tools, "text": c.text(), "ids": list(c.ids()),
+                "cadences": cadences}, ensure_ascii=False), encoding="utf-8")
+            files.append(str(file))
+        args = {"here": str(HERE), "files": files, "reps": reps}
+        ours = count_calls(sys.executable, OURS_TOKENS.format(**args), dict(os.environ),
+                           2 * len(names))
+        theirs = (count_calls(str(peer / "bin" / "python"), VLLM_TOKENS.format(**args),
+                              {k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+                              2 * len(names))
+                  if peer is not None else [0] * len(ours))
+    vllm = "its engine and parse_delta" if peer is not None else "not run"
+    print(f"instructions per token delta, {'compiled' if _compiled() else 'pure Python'}, "
+          f"{reps} passes of {target_tokens} tokens, PYTHONHASHSEED=0; vLLM: {vllm}\n")
+    print(f"{'format':<18}{'events':>10}{'vLLM':>10}{'ratio':>8}{'OpenAI':>10}{'vLLM':>10}"
+          f"{'ratio':>8}")
+    for i, fmt in enumerate(names):
+        cells = []
+        for mine, other in zip(ours[2 * i : 2 * i + 2], theirs[2 * i : 2 * i + 2]):
+            n = deltas[i]
+            cells.append(f"{mine / n:>10,.0f}{other / n:>10,.0f}"
+                         + (f"{other / mine:>7.1f}x" if other else f"{'-':>8}"))
+        print(f"{fmt:<18}" + "".join(cells), flush=True)
     return 0

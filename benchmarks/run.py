@@ -440,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tokens", type=int, default=4000, help="tokens per completion (default 4000)")
     ap.add_argument("--json", type=Path, help="also write the raw numbers to this file")
     ap.add_argument("--workloads", help="--dense and --instructions: these of "
-                    "calls1k,calls10k,batch (default all; --instructions: calls1k)")
+                    "calls1k,calls10k,batch (default all; --instructions: calls1k, or "
+                    "tokens: per token delta against vLLM's streaming parsers)")
     ap.add_argument("--peer-all", action="store_true",
                     help="--dense only: vLLM's side on every workload, its PEER_SKIPS too "
                     "(minutes per repetition)")
@@ -518,6 +519,11 @@ def main(argv: list[str] | None = None) -> int:
         chosen = tuple(args.workloads.split(",")) if args.workloads else ("calls1k",)
         if not set(chosen) <= set(instructions.WORKLOADS):
             ap.error(f"--workloads: some of {', '.join(instructions.WORKLOADS)}")
+        if "tokens" in chosen:
+            if len(chosen) > 1:
+                ap.error("--workloads tokens: on its own")
+            return instructions.tokens_main(names, args.reps, peer_dir_of(args, ap),
+                                            args.tokens)
         return instructions.main(names, args.reps, chosen)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
