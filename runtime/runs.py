@@ -47,13 +47,17 @@ class CallPath:
     """One call's steps over one set of per-state matchers (``steps`` None: they cannot
     be followed without the lexer, so no run is read)."""
 
-    __slots__ = ("run", "matchers", "search", "names", "start_name", "steps", "last",
+    __slots__ = ("run", "matchers", "search", "names", "start_name", "start", "steps", "last",
                  "reach", "bounds")
 
     def __init__(self, run: RunSteps, matchers: Sequence[Matcher]) -> None:
         self.run, self.matchers = run, matchers
         home = matchers[run[0][0]]
         self.search, self.names, self.start_name = home.search, home.names, run[0][2]
+        # The start marker's one spelling, where the home state's matcher takes it
+        # wherever the text starts with it ("": searched for): calls right after one
+        # another need no search for it.
+        self.start = _only_literal(home, self.start_name) or ""
         # Per step (literal, search, names, terminal, role): a literal for markers that
         # follow right there, else the search that finds the marker after the text.
         steps: list[Step] = []
@@ -104,20 +108,27 @@ class CallPath:
         steps = self.steps
         assert steps is not None  # (the driver reads no run without them)
         search, names, start_name, last = self.search, self.names, self.start_name, self.last
+        # (Looked for right there while calls follow one another with nothing between:
+        # the first is at ``pos``.)
+        start = self.start
         limit = len(buf) - self.reach  # a call whose last marker starts before it is sure
         calls: list[RunCall] = []
         at = pos
         while True:
-            # (Compiled, each method of a match is a generic call: one span() per marker,
-            # its text sliced natively.)
-            m = search(buf, at)
-            if m is None:
-                break
-            begin, end = m.span()
-            if names[buf[begin:end]] != start_name:
-                break
-            if framing is not None and begin > at and framing(buf, at, begin).end() < begin:
-                break  # words between calls: the lexer gives them out as content
+            if start and buf[at : at + len(start)] == start:
+                begin, end = at, at + len(start)  # (the marker a search finds)
+            else:
+                start = ""
+                # (Compiled, each method of a match is a generic call: one span() per
+                # marker, its text sliced natively.)
+                m = search(buf, at)
+                if m is None:
+                    break
+                begin, end = m.span()
+                if names[buf[begin:end]] != start_name:
+                    break
+                if framing is not None and begin > at and framing(buf, at, begin).end() < begin:
+                    break  # words between calls: the lexer gives them out as content
             name: str | None = None
             opens = closes = at_marker = end
             for literal, find, found, terminal, role in steps:
