@@ -75,8 +75,9 @@ def _compiled() -> bool:
 
 
 def main(names: list[str] | None, reps: int | None,
-         chosen: tuple[str, ...] = ("calls1k",)) -> int:
-    """Print instructions per call, per format and workload."""
+         chosen: tuple[str, ...] = ("calls1k",), peer: Path | None = None) -> int:
+    """Print instructions per call, per format and workload (with ``peer``, vLLM's
+    legacy tool parser's too, as dense.py runs it, and their ratio)."""
     if shutil.which("valgrind") is None:
         print("valgrind is not on PATH: nothing counted", file=sys.stderr)
         return 1
@@ -84,16 +85,82 @@ def main(names: list[str] | None, reps: int | None,
 
     names = names or list(dense.DEFAULT_FORMATS[:9])
     reps = reps or 3
+    ours = {(fmt, w): count(fmt, w, reps) for fmt in names for w in chosen}
+    theirs = vllm_counts(names, chosen, reps, peer) if peer is not None else {}
+    vllm = "beside ours vLLM's legacy tool parser, as --dense runs it" if peer else "no vLLM"
     print(f"instructions per call of parse(), {'compiled' if _compiled() else 'pure Python'}"
-          f", {reps} passes, PYTHONHASHSEED=0\n")
-    print(f"{'format':<16}" + "".join(f"{w:>12}" for w in chosen))
+          f", {reps} passes, PYTHONHASHSEED=0; {vllm}\n")
+    print(f"{'format':<16}" + "".join(f"{w:>12}" + (f"{'vLLM':>10}{'ratio':>8}" if peer else "")
+                                      for w in chosen))
     for fmt in names:
         cells = []
         for w in chosen:
-            instructions, calls = count(fmt, w, reps)
+            instructions, calls = ours[(fmt, w)]
             cells.append(f"{instructions / max(calls, 1):>12,.0f}")
+            if peer is not None:
+                other = theirs.get((fmt, w))
+                cells.append(f"{other / max(calls, 1):>10,.0f}{other / max(instructions, 1):>7.2f}x"
+                             if other is not None else f"{'-':>10}{'-':>8}")
         print(f"{fmt:<16}" + "".join(cells), flush=True)
     return 0
+
+
+# vLLM's side of the call-dense texts: every format's legacy tool parser constructed
+# per text and its extract_tool_calls, as dense_vllm.py times them (the workloads
+# dense.py's PEER_SKIPS leaves out, where vLLM takes minutes, are left out here too).
+VLLM_DENSE = """
+import gc, operator, sys
+sys.path.insert(0, {here!r})
+import dense_vllm
+driver = dense_vllm.Driver()
+def passes(w):
+    cls, tok, request = driver.cls, driver.tok, driver.request
+    for _ in range({reps}):
+        for text in driver.data["workloads"][w]:
+            try:
+                cls(tok, request.tools).extract_tool_calls(text, request)
+            except Exception:
+                pass
+for file, chosen in {jobs!r}:
+    driver.load(file)  # every text once: the warm-up
+    for w in chosen:
+        gc.collect()
+        gc.freeze()
+        operator.call(passes, w)
+"""
+
+
+def vllm_counts(names: list[str], chosen: tuple[str, ...], reps: int,
+                peer: Path) -> dict[tuple[str, str], int]:
+    """Instructions of ``reps`` passes of vLLM's legacy tool parser per (format,
+    workload), one child under the peer's python for all."""
+    import json
+
+    import completions as C
+    import dense
+
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs, keys = [], []
+        for fmt in names:
+            legacy = dense.LEGACY_TOOL.get(fmt)
+            theirs = [w for w in chosen if w not in dense.PEER_SKIPS.get(fmt, frozenset())]
+            if legacy is None or not theirs:
+                continue
+            _, tools, work = dense.workloads(fmt)
+            file = Path(tmp) / f"dense-{fmt}.json"
+            file.write_text(json.dumps({"tool_parser": legacy, "tools": tools,
+                                        "tokenizer": C.tokenizer_table()[fmt],
+                                        "workloads": {w: work[w]["texts"] for w in theirs}},
+                                       ensure_ascii=False), encoding="utf-8")  # fmt: skip
+            jobs.append((str(file), theirs))
+            keys += [(fmt, w) for w in theirs]
+        if not jobs:
+            return {}
+        counts = count_calls(str(peer / "bin" / "python"),
+                             VLLM_DENSE.format(here=str(HERE), jobs=jobs, reps=reps),
+                             {k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+                             len(keys))
+    return dict(zip(keys, counts))
 
 
 # -- per token: the streaming parsers, ours and vLLM's ---------------------------------
@@ -105,7 +172,17 @@ def main(names: list[str] | None, reps: int | None,
 # inside operator.call (new in Python 3.11: neither side's code calls it), which the
 # child calls once per format and level: one dump each, in order.
 
-OURS_TOKENS = """
+# The one replay loop of both sides' event level (the same loop: counted on both).
+REPLAY = """
+def replay(parsers, deltas):
+    for parser in parsers:
+        feed = parser.feed
+        for text, ids in deltas:
+            feed(text, ids)
+        parser.finish()
+"""
+
+OURS_TOKENS = REPLAY + """
 import gc, json, operator, sys
 sys.path.insert(0, {here!r})
 import completions as C, parsergen
@@ -114,48 +191,36 @@ for file in {files!r}:
     module = parsergen.load(data["format"])
     tok = C.get_tokenizer(data["format"])
     deltas = [(text, ids) for text, ids in data["cadences"]["tokens"]]
-    def replay(parsers):
-        for parser in parsers:
-            feed = parser.feed
-            for text, ids in deltas:
-                feed(text, ids)
-            parser.finish()
     for make in (lambda: module.StreamingParser(tok, thinking=data["thinking"]),
                  lambda: module.ChatParser(tok, tools=data["tools"], thinking=data["thinking"])):
-        replay([make()])  # warm-up
+        replay([make()], deltas)  # warm-up
         parsers = [make() for _ in range({reps})]
         gc.collect()
         gc.freeze()
-        operator.call(replay, parsers)
+        operator.call(replay, parsers, deltas)
 """
 
-VLLM_TOKENS = """
+VLLM_TOKENS = REPLAY + """
 import gc, operator, sys
 sys.path.insert(0, {here!r})
 import vllm_driver
 driver = vllm_driver.Driver()
+def assembly(parsers, deltas):
+    last = len(deltas) - 1
+    for parser in parsers:
+        parse_delta = parser.parse_delta
+        for i, (text, ids) in enumerate(deltas):
+            parse_delta(text, ids, request, finished=i == last)
 for file in {files!r}:
     driver.load(file)  # every variant once: the warm-up
     deltas = driver.data["cadences"]["tokens"]
-    last = len(deltas) - 1
     request = driver.request()
-    def engine(parsers):
-        for parser in parsers:
-            feed = parser.feed
-            for text, ids in deltas:
-                feed(text, ids)
-            parser.finish()
-    def assembly(parsers):
-        for parser in parsers:
-            parse_delta = parser.parse_delta
-            for i, (text, ids) in enumerate(deltas):
-                parse_delta(text, ids, request, finished=i == last)
-    for replay, make in ((engine, lambda: driver.engine_cls(driver.config, driver.tok)),
-                         (assembly, driver.parser)):
+    for run, make in ((replay, lambda: driver.engine_cls(driver.config, driver.tok)),
+                      (assembly, driver.parser)):
         parsers = [make() for _ in range({reps})]
         gc.collect()
         gc.freeze()
-        operator.call(replay, parsers)
+        operator.call(run, parsers, deltas)
 """
 
 

@@ -524,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error("--workloads tokens: on its own")
             return instructions.tokens_main(names, args.reps, peer_dir_of(args, ap),
                                             args.tokens)
-        return instructions.main(names, args.reps, chosen)
+        return instructions.main(names, args.reps, chosen, peer_dir_of(args, ap))
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled
