@@ -333,3 +333,24 @@ def test_arguments_search_passes_over_tags_only_where_none_hides_a_marker() -> N
     assert _search_past(Matcher({**tags, "p>x": "END"}), ("OPEN", "CLOSE")) is None
     assert _search_past(Matcher({**tags, "</p>x": "END"}), ("OPEN", "CLOSE")) is None
     assert _search_past(Matcher({**tags, "</": "END"}), ("OPEN", "CLOSE")) is None
+
+
+def test_start_marker_compared_in_place_only_where_a_search_takes_it() -> None:
+    """Calls right after one another: the next start marker is compared where the last
+    call ended, not searched for, where no longer literal of its state begins with it;
+    the calls read are the same either way."""
+    from parsergen.runtime.lexicon import Matcher
+    from parsergen.runtime.runs import CallPath
+
+    run = ((0, "between", "S", "", ()), (1, "arguments", "E", "", ()))
+    plain = CallPath(run, [Matcher({"<s>": "S"}), Matcher({"<e>": "E"})])
+    longer = CallPath(run, [Matcher({"<s>": "S", "<s>!": "X"}), Matcher({"<e>": "E"})])
+    assert plain.start == "<s>" and longer.start == ""
+    text = "<s>a<e><s>b<e> <s>c<e><s>d<e>" + " " * 16
+    for path in (plain, longer):
+        calls, end = path.read(text, 0, lambda name, body: ("f", body, ""), None)
+        assert [call[4][1] for call in calls] == ["a", "b", "c", "d"]
+        assert [call[0] for call in calls] == ["", "", " ", ""] and end == text.index("d") + 4
+    # The longer literal right there is not the start marker: the run ends before it.
+    calls, _ = longer.read("<s>a<e><s>!b<e>" + " " * 16, 0, lambda n, b: ("f", b, ""), None)
+    assert [call[4][1] for call in calls] == ["a"]
