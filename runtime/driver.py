@@ -376,8 +376,12 @@ class StreamingParserBase:
         state = self.state_id
         kind = self._plain_kinds[state]
         if kind is not None:
-            stop = self._matchers[state].stop
-            if stop is not None and stop(delta_text) is not None:
+            matcher = self._matchers[state]
+            char = matcher.start_char
+            if char:
+                if char in delta_text:
+                    return None
+            elif matcher.stop is not None and matcher.stop(delta_text) is not None:
                 return None
         return kind
 
@@ -457,8 +461,12 @@ class StreamingParserBase:
         its events in ``out``; None (nothing done) where it must be lexed."""
         if not delta_text or self._pending or self._fresh:
             return None
-        stop = self._matchers[TOOL_ARGS].stop
-        if stop is not None and stop(delta_text) is not None:
+        matcher = self._matchers[TOOL_ARGS]
+        char = matcher.start_char
+        if char:
+            if char in delta_text:
+                return None
+        elif matcher.stop is not None and matcher.stop(delta_text) is not None:
             return None
         chunk = self.body.take_plain(delta_text)
         if chunk is None:

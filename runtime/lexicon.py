@@ -61,7 +61,7 @@ class Matcher:
     """Finds the next relevant literal of one state, holding back a possible prefix."""
 
     __slots__ = ("search", "names", "prefixes", "first_chars", "reach", "literals", "stop",
-                 "sizes")
+                 "start_char", "sizes")
 
     def __init__(self, names: Mapping[str, str | None],
                  sizes: Mapping[str, int] | None = None) -> None:
@@ -83,6 +83,9 @@ class Matcher:
         # Text without any of these characters holds no literal, nor the start of one.
         starts = sorted({lit[0] for lit in self.literals})
         self.stop = re.compile(f"[{''.join(map(re.escape, starts))}]").search if starts else None
+        # Where every literal starts with one character, that character: ``in`` is
+        # cheaper than the regex call for a delta of a token or a few ("": use stop).
+        self.start_char = starts[0] if len(starts) == 1 else ""
 
     def clear(self, buf: str, pos: int, stop: int) -> bool:
         """Whether no relevant literal starts in ``buf[pos:stop]``, searching only as far
