@@ -142,8 +142,8 @@ MUTANTS: list[Mutant] = [
       "            return False\n        # The call may only lack",
       "finish() drops a held JSON closer"),
     M("driver-plain-ignores-stop", "runtime/driver.py",
-      "            if stop is not None and stop(delta_text) is not None:\n                return None",
-      "            if False:\n                return None",
+      "                if char in delta_text:\n                    return None",
+      "                if False:\n                    return None",
       "the plain fast path takes deltas that may hold a marker"),
     M("driver-marker-before-pending", "runtime/driver.py",
       "        if self._pending:\n            pending, self._pending = self._pending, \"\"\n"
