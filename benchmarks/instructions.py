@@ -7,9 +7,9 @@ the streaming parsers against vLLM's, counted by valgrind.
 
 Timing on a shared machine moves by 1.5x from one minute to the next; an instruction
 count does not. Each format's ``dense.py`` workload runs in a child process under
-valgrind's callgrind with a fixed hash seed, once with ``reps`` counted passes of
-``parse()`` and once without them (its imports and warm-up); the difference over the
-calls parsed is printed. Whatever ``parsergen`` the child imports is counted: put a
+valgrind's callgrind with a fixed hash seed, which counts only ``reps`` passes of
+``parse()`` after a warm-up one (inside operator.call: ``count_calls``, as every count
+here); the count over the calls parsed is printed. Whatever ``parsergen`` the child imports is counted: put a
 compiled build first on ``PYTHONPATH`` to count it. No tokenizer: the texts are read as
 text. Needs ``valgrind`` on PATH; a change to a call's path is read as the difference
 of two such runs (README, "Call-dense text").
@@ -29,42 +29,33 @@ HERE = Path(__file__).resolve().parent
 WORKLOADS = ("calls1k", "calls10k", "batch", "tokens")
 
 # What the child runs: one warm-up pass (caches filled), then ``reps`` passes of parse()
-# over the workload's texts; it prints the calls one pass parses.
+# over the workload's texts, counted inside operator.call (count_calls).
 CHILD = """
-import gc, sys
+import gc, operator, sys
 sys.path.insert(0, {here!r})
 import dense, parsergen
 module = parsergen.load({fmt!r})
 thinking, tools, work = dense.workloads({fmt!r})
 texts = work[{workload!r}]["texts"]
-for _ in range({reps} + 1):
-    for text in texts:
-        module.parse(text, tools=tools, thinking=thinking)
-    gc.collect()
-    gc.freeze()
-print(work[{workload!r}]["calls"])
+def passes(n):
+    for _ in range(n):
+        for text in texts:
+            module.parse(text, tools=tools, thinking=thinking)
+passes(1)
+gc.collect()
+gc.freeze()
+operator.call(passes, {reps})
 """
 
 
 def count(fmt: str, workload: str, reps: int) -> tuple[int, int]:
     """(instructions of ``reps`` passes of parse(), calls they parse) of one format's
-    workload: the child's count with those passes, less its count without them."""
-    totals, calls = [], 0
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "child.py"
-        for passes in (reps, 0):
-            script.write_text(CHILD.format(here=str(HERE), fmt=fmt, workload=workload,
-                                           reps=passes))  # fmt: skip
-            done = subprocess.run(
-                ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                 sys.executable, str(script)],
-                capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-            m = re.search(r"Collected : (\d+)", done.stderr)
-            if done.returncode or m is None:
-                raise SystemExit(f"{fmt}: valgrind failed:\n{done.stderr[-2000:]}")
-            totals.append(int(m.group(1)))
-            calls = int(done.stdout.split()[-1])
-    return totals[0] - totals[1], calls * reps
+    workload."""
+    import dense
+
+    script = CHILD.format(here=str(HERE), fmt=fmt, workload=workload, reps=reps)
+    counted = count_calls(sys.executable, script, dict(os.environ), 1)[0]
+    return counted, dense.workloads(fmt)[2][workload]["calls"] * reps
 
 
 def _compiled() -> bool:

@@ -461,6 +461,7 @@ class StreamingParserBase:
         its events in ``out``; None (nothing done) where it must be lexed."""
         if not delta_text or self._pending or self._fresh:
             return None
+        # (_plain's check, written out: a shared helper is a Python call per delta.)
         matcher = self._matchers[TOOL_ARGS]
         char = matcher.start_char
         if char:
