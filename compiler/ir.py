@@ -272,6 +272,10 @@ class FormatIR:
     # Terminals whose transition from TOOL_ARGS ends the call (and starts none): inside
     # an ambiguous argument value, what follows one decides (runtime/arguments/values.py).
     call_closers: tuple[str, ...]
+    # Terminals the render's call template writes after the marker that ends the call
+    # (Step-3's <｜tool_call_end｜> after </steptml:invoke>): read with no call open,
+    # they close the call before, never lead into the next (runtime: ToolCalls.settle).
+    call_trailers: tuple[str, ...]
     # Where a parse may read a run of whole calls at once (runtime: the driver's
     # CALL_RUNS): per state, the steps of one call.
     call_runs: tuple[CallRunIR, ...]
@@ -385,6 +389,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                                    "cut_header",
                                    "thinking_switch", "reasoning", "render")
     }
+    lines["render.call"] = line("render", "call")
     lines.update({f"assembly.{flag}": line("assembly", flag)
                   for flag in spec["assembly"]
                   if flag in lowered.source.get("assembly", {})})
@@ -408,6 +413,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=type(syntax).__name__,
         call_closers=_call_closers(states),
+        call_trailers=_call_trailers(render, terminals, _call_closers(states)),
         call_runs=_call_runs(states, body, syntax, render, terminals),
         object_runs=_object_runs(states, body, syntax.names_call,
                                  line("tool_body")),
@@ -630,6 +636,29 @@ def _call_path(home: StateIR, markers: list[tuple[str, str | None, bool]],
     if roles.count("arguments") != 1 or roles.count("name") != (0 if names_call else 1):
         return None
     return tuple(steps), state.name
+
+
+def _call_trailers(render: RenderIR, terminals: tuple[TerminalIR, ...],
+                   closers: tuple[str, ...]) -> tuple[str, ...]:
+    """The terminals of the markers the render's call template writes after the call's
+    arguments and the first marker after them that ends the call from TOOL_ARGS (a
+    marker with several terminals is none: the lexer tells which it was)."""
+    named: dict[str, list[str]] = {}
+    for term in terminals:
+        for spelling in term.spellings[:1]:
+            named.setdefault(spelling, []).append(term.name)
+    out: list[str] = []
+    stage = "arguments"  # then "end", then "after"
+    for kind, text in render.call or ():
+        if stage == "arguments":
+            stage = "end" if (kind, text) == ("field", "arguments") else stage
+        elif kind == "marker" and len(named.get(text, ())) == 1:
+            (terminal,) = named[text]
+            if stage == "after":
+                out.append(terminal)
+            elif terminal in closers:
+                stage = "after"
+    return tuple(sorted(set(out)))
 
 
 def _call_closers(states: list[StateIR]) -> tuple[str, ...]:

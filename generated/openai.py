@@ -24,7 +24,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(12)
+require_runtime(13)
 
 FORMAT = "openai"
 

@@ -23,7 +23,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(12)
+require_runtime(13)
 
 FORMAT = "seed_oss"
 
@@ -424,6 +424,8 @@ class ChatParser(ChatParserBase):
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }
+    # Markers the render writes after a call's end (render.call, line 70): the call's, not the next one's.
+    CALL_TRAILERS = frozenset(("TOOL_END",))
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

@@ -67,7 +67,8 @@ from .structural import structural_tag as build_structural_tag
 # 10: Lexicon takes followed_by and framing (a terminal's framing newlines).
 # 11: CALL_RUNS holds each call's steps (state, what its text is, terminal), not (start, end).
 # 12: ... and each step's framing before its terminal and the terminals it passes over.
-RUNTIME_VERSION = 12
+# 13: ChatParser.CALL_TRAILERS (markers the render writes after a call's end).
+RUNTIME_VERSION = 13
 
 
 def require_runtime(version: int) -> None:

@@ -137,6 +137,7 @@ class ChatParser:
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
     TOOL_NAME_ENTITIES: ClassVar[str | None] = None  # references decoded in names ("xml")
     TOOL_NAME_GLUED_PREFIX: ClassVar[str | None] = None  # see ToolCalls.glued_name
+    CALL_TRAILERS: ClassVar[frozenset[str]] = frozenset()  # see ToolCalls.trailers
 
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
@@ -173,7 +174,7 @@ class ChatParser:
             self.events, self._text, syntax=self.SYNTAX, typing=typing, valid_names=valid,
             name_pattern=self.TOOL_NAME_PATTERN,
             name_entities=ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""),
-            glued_prefix=self.TOOL_NAME_GLUED_PREFIX,
+            glued_prefix=self.TOOL_NAME_GLUED_PREFIX, trailers=self.CALL_TRAILERS,
             stream_args=flags["stream_arg_deltas"],
             ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
             warnings=self.warnings, whole_calls=stream_calls == "complete")

@@ -125,7 +125,7 @@ class ToolCalls:
                  name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
                  no_tools: bool, warnings: list[str], whole_calls: bool = False,
-                 glued_prefix: str | None = None) -> None:
+                 glued_prefix: str | None = None, trailers: frozenset[str] = frozenset()) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
@@ -151,6 +151,9 @@ class ToolCalls:
         # Markup read since the last call ended, while no call is open (a tool section's
         # opener, a message header): the start of the next call's text.
         self.between: list[str] = []
+        # Terminals written after a call's end (Step-3's <｜tool_call_end｜>): read with
+        # no call open, they and the markup before them are the previous call's.
+        self.trailers = trailers
         self.plain: RawText | None = None  # a piece that carried text or reasoning
         # The piece that just ended a call, until the next piece: it may start the next
         # call too (one marker between two calls, as Mistral's [TOOL_CALLS]).
@@ -243,7 +246,10 @@ class ToolCalls:
         if call is None:
             # Markup leading into a call or a header; the way out of them drops it.
             if next_state in _MARKUP_STATES and raw is not self.plain:
-                self.between.append(raw.text)
+                if raw.marker in self.trailers:
+                    self.between = []  # (a cut call's text starts after it)
+                else:
+                    self.between.append(raw.text)
             elif self.between:
                 self.between = []
             return

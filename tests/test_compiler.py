@@ -308,3 +308,14 @@ def test_reasoning_options_are_checked(tmp_path: Path) -> None:
         """)
     assert any("$.reasoning.start_optional: 'maybe' is not of type 'boolean'" in e
                for e in errors(path)), errors(path)
+
+
+@pytest.mark.parametrize("fmt, trailers", [
+    ("step3", ("CALL_END",)),  # </steptml:invoke> ends the call, <｜tool_call_end｜> follows
+    ("qwen3", ("TOOL_END",)),  # </function> ends it, </tool_call> follows
+    ("deepseek_v3", ()),  # <｜tool▁call▁end｜> ends the call itself: nothing follows
+    ("hermes", ()),  # </tool_call> ends the call: nothing follows
+])
+def test_call_trailers_are_the_markers_after_the_calls_end(fmt: str, trailers: tuple) -> None:
+    ir = compile_spec(ROOT / "grammars" / f"{fmt}.yaml", f"grammars/{fmt}.yaml")
+    assert ir.call_trailers == trailers

@@ -53,6 +53,21 @@ def _inside(module: Any, text: str, thinking: bool, index: int) -> list[int]:
 
 
 
+def _end_of_calls(module: Any, drawn: Drawn, index: int, thinking: bool) -> int:
+    """Where the render's text of the first ``index`` calls of ``drawn`` ends (0 for
+    none): the message with only them, less its ``calls_close`` (and a content after
+    the calls), is the whole message's first pieces."""
+    if not index:
+        return 0
+    renderer = module.RENDERER
+    fewer = dataclasses.replace(drawn, calls=drawn.calls[:index],
+                                content=None if renderer.calls_first else drawn.content)
+    pieces = renderer.pieces(fewer.as_dict(), thinking=thinking)
+    pieces = pieces[: len(pieces) - len(renderer.calls_close)]
+    assert renderer.pieces(drawn.as_dict(), thinking=thinking)[: len(pieces)] == pieces
+    return sum(len(text) for text, _ in pieces)
+
+
 def _calls(message: Any) -> list[tuple[str, Any]]:
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -94,6 +109,8 @@ def test_a_cut_call_is_never_a_call_and_never_leaks(fmt: str, data: st.DataObjec
         assert len(got) == index
         (cut,) = whole.cut_calls
         assert head.endswith(cut) and cut.strip()
+        # Its text is its own: none of the calls before it, their end markers included.
+        assert len(head) - len(cut) >= _end_of_calls(module, drawn, index, thinking), cut
     accounting = account(module.StreamingParser(thinking=thinking), [(head, [])],
                          whole.cut_calls)
     assert accounting.text == head and accounting.problems == []
