@@ -187,6 +187,7 @@ class ChatParser:
         # never completed, never content; parse() returns their text in its cut_calls.
         self.cut_calls: list[CutCall] = self._calls.cut_calls
         self._done = False
+        self._late = False  # text came after finish() (see _after_finish)
 
     # -- public ---------------------------------------------------------------
 
@@ -200,9 +201,7 @@ class ChatParser:
         parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids,
                      stream_calls="complete")
         parser.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
-        message = parser.complete(text, token_ids or ())
-        parser.events.release()  # (done with: freed as soon as it goes, not by the gc)
-        return message
+        return parser.complete(text, token_ids or ())
 
     def complete(self, text: str, token_ids: Sequence[int] = ()) -> ParsedMessage:
         """The rest of the completion, all at once: the whole message (a fresh parser
@@ -277,7 +276,11 @@ class ChatParser:
         return self.events.extract_content_ids(token_ids)
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> DeltaMessage | None:
-        """Parse one streamed delta; return what it adds, or None."""
+        """Parse one streamed delta; return what it adds, or None (after ``finish()``:
+        nothing, with a warning)."""
+        if self._done:
+            self._after_finish(delta_text)
+            return None
         events = self.events
         got = events.advance(delta_text, delta_token_ids)
         if isinstance(got, list):
@@ -320,7 +323,18 @@ class ChatParser:
         if self._done:
             return None
         self._done = True
-        return self._push(self.events.finish(), finished=True)
+        delta = self._push(self.events.finish(), finished=True)
+        # Done with: the streaming parser and its body (each refers to the other) are
+        # freed as soon as this parser goes, not left to the cycle collector (a server
+        # makes one per request).
+        self.events.release()
+        return delta
+
+    def _after_finish(self, text: str) -> None:
+        """Text fed after the completion ended: not parsed, said once."""
+        if text and not self._late:
+            self._late = True
+            self.warnings.append("text fed after finish() is not parsed")
 
     # -- assembly -------------------------------------------------------------
 

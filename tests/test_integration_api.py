@@ -235,10 +235,12 @@ def test_start_in_content_drops_a_framing_newline() -> None:
 
 
 @pytest.mark.parametrize("fmt", parsergen.formats())
-def test_parse_leaves_no_cyclic_garbage(fmt: str) -> None:
-    """parse() frees its parser by reference counting: a batch of short completions does
-    not leave one cycle per completion for the collector (StreamingParserBase.release).
-    The completion is the format's own render of two calls, typed by their tools."""
+@pytest.mark.parametrize("how", ["parse", "stream"])
+def test_a_finished_parser_leaves_no_cyclic_garbage(fmt: str, how: str) -> None:
+    """parse(), and a ChatParser streamed to its finish(), free their parser by reference
+    counting: a server's requests and a batch of short completions do not leave one
+    cycle each for the collector (StreamingParserBase.release).  The completion is the
+    format's own render of two calls, typed by their tools."""
     import gc
 
     module = parsergen.load(fmt)
@@ -248,12 +250,20 @@ def test_parse_leaves_no_cyclic_garbage(fmt: str) -> None:
                "tool_calls": calls if module.RENDERER.call is not None else []}
     thinking = module.StreamingParser.THINKING_DEFAULT
     text = "".join(t for t, _ in module.RENDERER.pieces(message, thinking=thinking))
-    module.parse(text, tools=TOOLS, thinking=thinking)  # (caches filled outside the count)
+
+    def run() -> Any:
+        if how == "parse":
+            return module.parse(text, tools=TOOLS, thinking=thinking, ids="sequential")
+        chat = module.ChatParser(tools=TOOLS, thinking=thinking, ids="sequential")
+        deltas = [chat.feed(ch) for ch in text] + [chat.finish()]
+        return accumulate(deltas)
+
+    expected = run()  # (caches filled outside the count)
     enabled = gc.isenabled()
     gc.disable()
     try:
         gc.collect()
-        parsed = module.parse(text, tools=TOOLS, thinking=thinking)
+        parsed = run()
         gc.set_debug(gc.DEBUG_SAVEALL)
         found = gc.collect()
         garbage = [type(o).__name__ for o in gc.garbage]
@@ -263,4 +273,14 @@ def test_parse_leaves_no_cyclic_garbage(fmt: str) -> None:
         if enabled:
             gc.enable()
     assert found == 0, garbage
-    assert parsed is not None
+    assert parsed.tool_calls == expected.tool_calls and len(parsed.tool_calls) == len(
+        message["tool_calls"])
+
+
+def test_text_fed_after_finish_is_not_parsed_and_said() -> None:
+    hermes = parsergen.load("hermes")
+    chat = hermes.ChatParser()
+    assert chat.feed("Hi") is not None and chat.finish() is None
+    assert chat.feed('<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>') is None
+    assert chat.feed(" more") is None and chat.finish() is None
+    assert chat.warnings == ["text fed after finish() is not parsed"]
