@@ -591,7 +591,7 @@ INDEX = (
     # grammars/llama3_json.yaml
     FormatEntry(
         name="llama3_json",
-        description='Meta Llama 3.1/3.2/3.3 - JSON calls {"name": NAME, "parameters": {...}}, bare or after <|python_tag|>, several joined by ;',
+        description='Meta Llama 3.1/3.2/3.3 (and Llama 4 JSON calls) - {"name": NAME, "parameters": {...}}, bare, after <|python_tag|> or between <|python_start|> and <|python_end|>, several joined by ;',
         aliases=("llama4_json",),
         models=(
             ModelPattern("llama-3.1"),  # models (line 5)
