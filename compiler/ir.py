@@ -390,6 +390,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                                    "thinking_switch", "reasoning", "render")
     }
     lines["render.call"] = line("render", "call")
+    closers = _call_closers(states)
     lines.update({f"assembly.{flag}": line("assembly", flag)
                   for flag in spec["assembly"]
                   if flag in lowered.source.get("assembly", {})})
@@ -412,8 +413,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         tool_body_defaulted="tool_body" not in lowered.written,
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=type(syntax).__name__,
-        call_closers=_call_closers(states),
-        call_trailers=_call_trailers(render, terminals, _call_closers(states)),
+        call_closers=closers,
+        call_trailers=_call_trailers(render, terminals, closers),
         call_runs=_call_runs(states, body, syntax, render, terminals),
         object_runs=_object_runs(states, body, syntax.names_call,
                                  line("tool_body")),
