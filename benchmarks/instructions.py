@@ -4,6 +4,7 @@ the streaming parsers against vLLM's, counted by valgrind.
     .venv/bin/python benchmarks/run.py --instructions [--formats hermes,deepseek_v3]
                                                       [--workloads calls1k,batch] [--reps N]
     .venv/bin/python benchmarks/run.py --instructions --workloads tokens [--formats qwen3]
+    .venv/bin/python benchmarks/run.py --instructions --workloads linearity [--formats qwen3]
 
 Timing on a shared machine moves by 1.5x from one minute to the next; an instruction
 count does not. Each format's ``dense.py`` workload runs in a child process under
@@ -26,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = ("calls1k", "calls10k", "batch", "tokens")
+WORKLOADS = ("calls1k", "calls10k", "batch", "tokens", "linearity")
 
 # What the child runs: one warm-up pass (caches filled), then ``reps`` passes of parse()
 # over the workload's texts, counted inside operator.call (count_calls).
@@ -218,6 +219,12 @@ for file in {files!r}:
 def count_calls(python: str, script: str, env: dict[str, str], expected: int) -> list[int]:
     """Instructions counted in each of the ``expected`` operator.call calls of ``script``
     run by ``python`` under callgrind, in order."""
+    return count_with_output(python, script, env, expected)[0]
+
+
+def count_with_output(python: str, script: str, env: dict[str, str],
+                      expected: int) -> tuple[list[int], list[str]]:
+    """``count_calls``, and the lines the script printed."""
     with tempfile.TemporaryDirectory() as tmp:
         child = Path(tmp) / "child.py"
         child.write_text(script)
@@ -234,7 +241,7 @@ def count_calls(python: str, script: str, env: dict[str, str], expected: int) ->
                   if (m := re.search(r"^summary: (\d+)", p.read_text(), re.M))]
         if len(counts) != expected:
             raise SystemExit(f"{python}: {len(counts)} counted calls, not {expected}")
-        return counts
+        return counts, done.stdout.splitlines()
 
 
 def tokens_main(names: list[str] | None, reps: int | None, peer: Path | None,
@@ -285,3 +292,62 @@ def tokens_main(names: list[str] | None, reps: int | None, peer: Path | None,
                          + (f"{other / mine:>7.1f}x" if other else f"{'-':>8}"))
         print(f"{fmt:<18}" + "".join(cells), flush=True)
     return 0
+
+
+# -- linear cost, counted: linearity.py's completions, instructions per token ----------
+# ``linearity``: the completions of 16k, 128k and 1M tokens linearity.py times
+# (completions.scaled), fed per token with ids to both levels, once each, in one child
+# per format (built one after another: a 1M-token completion is hundreds of MB).  The
+# timed run moves with the machine; a count per token that stays flat as the completion
+# grows 64x is linear cost without that noise.
+
+LINEAR_SIZES = (1 << 14, 1 << 17, 1 << 20)
+
+OURS_LINEAR = REPLAY + """
+import gc, operator, sys
+sys.path.insert(0, {here!r})
+import completions as C, parsergen
+module = parsergen.load({fmt!r})
+tok = C.get_tokenizer({fmt!r})
+for n in {sizes!r}:
+    c = C.scaled({fmt!r}, tok, n)
+    deltas = list(c.token_deltas(tok))
+    print(len(deltas), flush=True)
+    for make in (lambda: module.StreamingParser(tok, thinking=c.thinking),
+                 lambda: module.ChatParser(tok, tools=c.tools, thinking=c.thinking)):
+        parser = make()
+        gc.collect()
+        gc.freeze()
+        operator.call(replay, [parser], deltas)
+        gc.unfreeze()
+    del c, deltas
+"""
+
+
+def linearity_main(names: list[str] | None, sizes: tuple[int, ...] = LINEAR_SIZES) -> int:
+    """Print instructions per token delta at each size, events and OpenAI level."""
+    if shutil.which("valgrind") is None:
+        print("valgrind is not on PATH: nothing counted", file=sys.stderr)
+        return 1
+    import linearity
+
+    names = names or linearity.FORMATS
+    print(f"instructions per token delta, {'compiled' if _compiled() else 'pure Python'}, "
+          f"PYTHONHASHSEED=0; the largest size over the smallest, target <= "
+          f"{linearity.SLACK}\n")
+    print(f"{'format':<16}{'level':<8}" + "".join(f"{_short(n):>10}" for n in sizes)
+          + f"{'x':>8}")
+    for fmt in names:
+        script = OURS_LINEAR.format(here=str(HERE), fmt=fmt, sizes=sizes)
+        counts, lines = count_with_output(sys.executable, script, dict(os.environ),
+                                          2 * len(sizes))
+        tokens = [int(line) for line in lines]
+        for level, offset in (("events", 0), ("OpenAI", 1)):
+            per = [counts[2 * i + offset] / tokens[i] for i in range(len(sizes))]
+            print(f"{fmt:<16}{level:<8}" + "".join(f"{p:>10,.0f}" for p in per)
+                  + f"{per[-1] / per[0]:>8.3f}", flush=True)
+    return 0
+
+
+def _short(n: int) -> str:
+    return f"{n >> 20}M" if n >= 1 << 20 else f"{n >> 10}k"

@@ -441,7 +441,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the raw numbers to this file")
     ap.add_argument("--workloads", help="--dense and --instructions: these of "
                     "calls1k,calls10k,batch (default all; --instructions: calls1k, or "
-                    "tokens: per token delta against vLLM's streaming parsers)")
+                    "tokens: per token delta against vLLM's streaming parsers, or "
+                    "linearity: per token at 16k, 128k and 1M tokens)")
     ap.add_argument("--peer-all", action="store_true",
                     help="--dense only: vLLM's side on every workload, its PEER_SKIPS too "
                     "(minutes per repetition)")
@@ -519,11 +520,14 @@ def main(argv: list[str] | None = None) -> int:
         chosen = tuple(args.workloads.split(",")) if args.workloads else ("calls1k",)
         if not set(chosen) <= set(instructions.WORKLOADS):
             ap.error(f"--workloads: some of {', '.join(instructions.WORKLOADS)}")
-        if "tokens" in chosen:
-            if len(chosen) > 1:
-                ap.error("--workloads tokens: on its own")
+        for alone in ("tokens", "linearity"):
+            if alone in chosen and len(chosen) > 1:
+                ap.error(f"--workloads {alone}: on its own")
+        if chosen == ("tokens",):
             return instructions.tokens_main(names, args.reps, peer_dir_of(args, ap),
                                             args.tokens)
+        if chosen == ("linearity",):
+            return instructions.linearity_main(names)
         return instructions.main(names, args.reps, chosen, peer_dir_of(args, ap))
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
