@@ -1,7 +1,8 @@
 """A call the completion cuts off (max_tokens) is never a call and never leaks (README,
 "Broken output"): in every format, cut inside a first or a second call's name or
 arguments, ``parse()`` returns the complete calls before it, none of the cut call's
-markup in content, and its whole text in ``cut_calls``; the accounting places every
+markup in content, and its whole text in ``cut_calls`` (nothing of the calls before it,
+their trailing markers included); the accounting places every
 byte; streamed with ``stream_calls="complete"`` the deltas add up to ``parse()``, and
 with ``"incremental"`` the calls before it are the same.
 """
