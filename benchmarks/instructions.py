@@ -335,7 +335,7 @@ def linearity_main(names: list[str] | None, sizes: tuple[int, ...] = LINEAR_SIZE
     print(f"instructions per token delta, {'compiled' if _compiled() else 'pure Python'}, "
           f"PYTHONHASHSEED=0; the largest size over the smallest, target <= "
           f"{linearity.SLACK}\n")
-    print(f"{'format':<16}{'level':<8}" + "".join(f"{_short(n):>10}" for n in sizes)
+    print(f"{'format':<16}{'level':<8}" + "".join(f"{linearity.short(n):>10}" for n in sizes)
           + f"{'x':>8}")
     for fmt in names:
         script = OURS_LINEAR.format(here=str(HERE), fmt=fmt, sizes=sizes)
@@ -347,7 +347,3 @@ def linearity_main(names: list[str] | None, sizes: tuple[int, ...] = LINEAR_SIZE
             print(f"{fmt:<16}{level:<8}" + "".join(f"{p:>10,.0f}" for p in per)
                   + f"{per[-1] / per[0]:>8.3f}", flush=True)
     return 0
-
-
-def _short(n: int) -> str:
-    return f"{n >> 20}M" if n >= 1 << 20 else f"{n >> 10}k"

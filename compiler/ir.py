@@ -492,10 +492,7 @@ def _call_runs(states: list[StateIR], body: type[ToolBody], syntax: ArgumentSynt
     that open with a marker of their own (GLM's ``<arg_key>``) may end the name."""
     if not body.whole_calls or render.call is None or not _reads_whole(type(syntax)):
         return ()
-    by_spelling: dict[str, list[TerminalIR]] = {}
-    for term in terminals:
-        for spelling in term.spellings[:1]:
-            by_spelling.setdefault(spelling, []).append(term)
+    by_spelling = _by_spelling(terminals)
     # (terminal, the render's text before it, whether it opens the arguments)
     markers: list[tuple[str, str | None, bool]] = []
     before: str | None = ""  # (None: a field comes before)
@@ -639,22 +636,28 @@ def _call_path(home: StateIR, markers: list[tuple[str, str | None, bool]],
     return tuple(steps), state.name
 
 
+def _by_spelling(terminals: tuple[TerminalIR, ...]) -> dict[str, list[TerminalIR]]:
+    """The terminals by the spelling the render writes them in (their first)."""
+    out: dict[str, list[TerminalIR]] = {}
+    for term in terminals:
+        for spelling in term.spellings[:1]:
+            out.setdefault(spelling, []).append(term)
+    return out
+
+
 def _call_trailers(render: RenderIR, terminals: tuple[TerminalIR, ...],
                    closers: tuple[str, ...]) -> tuple[str, ...]:
     """The terminals of the markers the render's call template writes after the call's
     arguments and the first marker after them that ends the call from TOOL_ARGS (a
     marker with several terminals is none: the lexer tells which it was)."""
-    named: dict[str, list[str]] = {}
-    for term in terminals:
-        for spelling in term.spellings[:1]:
-            named.setdefault(spelling, []).append(term.name)
+    named = _by_spelling(terminals)
     out: list[str] = []
     stage = "arguments"  # then "end", then "after"
     for kind, text in render.call or ():
         if stage == "arguments":
             stage = "end" if (kind, text) == ("field", "arguments") else stage
         elif kind == "marker" and len(named.get(text, ())) == 1:
-            (terminal,) = named[text]
+            terminal = named[text][0].name
             if stage == "after":
                 out.append(terminal)
             elif terminal in closers:
