@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -228,6 +229,10 @@ def test_equal_schemas_share_one_compiled_form_and_a_cyclic_one_is_its_own() -> 
     def plain() -> dict[str, Any]:
         return {"type": "object", "properties": {"n": {"type": "integer"}}}
     assert tool_properties(tools(plain()), "f") is tool_properties(tools(plain()), "f")
+    # A mapping that is not a dict is typed alike, compiled on its own.
+    proxy = tool_properties(tools(MappingProxyType(plain())), "f")  # type: ignore[arg-type]
+    assert proxy is not tool_properties(tools(plain()), "f")
+    assert schema_types(proxy["n"]) == {"integer"}
     # Two cycles back to different nodes print alike ({...}): they must not share.
     outer: dict[str, Any] = {"type": "object", "properties": {}}
     outer["properties"]["x"] = {"type": "object", "properties": {"y": outer}}
