@@ -123,9 +123,11 @@ _COMPILED_LIMIT: Final = 512
 
 def _compiled_parameters(params: Mapping[str, Any]) -> Compiled:
     """``compile_schema(params)``, shared by every request whose schema is the same."""
+    if type(params) is not dict:  # (what marshal refuses, and mypy asks for a dict)
+        return compile_schema(params)
     try:
         key = marshal.dumps(params, marshal.version)
-    except Exception:  # not plain JSON data (or nested past marshal's depth): not shared
+    except ValueError:  # not plain JSON data inside (or nested past marshal's depth)
         return compile_schema(params)
     found = _COMPILED.get(key)
     if found is None:
