@@ -8,9 +8,12 @@ warnings, cut calls and content offset.  JSON arguments and element syntaxes' fi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
@@ -354,3 +357,22 @@ def test_start_marker_compared_in_place_only_where_a_search_takes_it() -> None:
     # The longer literal right there is not the start marker: the run ends before it.
     calls, _ = longer.read("<s>a<e><s>!b<e>" + " " * 16, 0, lambda n, b: ("f", b, ""), None)
     assert [call[4][1] for call in calls] == ["a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["\n```", "\n```json\n", "<｜e｜>", "<｜", "\n", "<", "ab", "é",
+                                 "東京", "x" * 300]), max_size=12),
+       st.integers(min_value=0, max_value=700))
+def test_first_char_search_finds_what_the_regex_finds(parts: list[str], pos: int) -> None:
+    """An arguments step over literals that begin with different characters searches
+    with str.find (``FirstCharSearch``): the same match as the regex of their
+    alternation, anywhere in the text, across its doubling windows too."""
+    from parsergen.runtime.runs import FirstCharSearch, _search_for
+
+    literals = ["\n```", "\n```json\n", "<｜e｜>"]
+    pattern = re.compile("|".join(map(re.escape, sorted(literals, key=lambda s: (-len(s), s)))))
+    search = _search_for(literals)
+    assert isinstance(getattr(search, "__self__", None), FirstCharSearch)
+    text = "".join(parts)
+    found, expected = search(text, pos), pattern.search(text, pos)
+    assert (found and found.span()) == (expected and expected.span())
