@@ -60,7 +60,7 @@ def relevant_closure(live: Iterable[str], universe: Iterable[str]) -> frozenset[
 class Matcher:
     """Finds the next relevant literal of one state, holding back a possible prefix."""
 
-    __slots__ = ("search", "names", "prefixes", "first_chars", "reach", "literals", "stop",
+    __slots__ = ("search", "names", "prefixes", "reach", "literals", "stop",
                  "start_char", "sizes")
 
     def __init__(self, names: Mapping[str, str | None],
@@ -78,7 +78,6 @@ class Matcher:
         else:
             self.search = None  # type: ignore[assignment]  # (no literal: nothing to find)
         self.prefixes = frozenset(lit[:i] for lit in self.literals for i in range(1, len(lit)))
-        self.first_chars = frozenset(p[0] for p in self.prefixes)
         self.reach = max((len(lit) for lit in self.literals), default=1) - 1
         # Text without any of these characters holds no literal, nor the start of one.
         starts = sorted({lit[0] for lit in self.literals})
@@ -101,10 +100,17 @@ class Matcher:
         k = n - self.reach
         if k < pos:
             k = pos
-        first = self.first_chars
-        prefixes = self.prefixes
+        stop, prefixes = self.stop, self.prefixes
+        if stop is None:
+            return n
+        # (Only where a literal may start, found by the regex of their first characters:
+        # a whole text's tail, up to the longest literal, is mostly other characters.)
         while k < n:
-            if buf[k] in first and buf[k:] in prefixes:
+            m = stop(buf, k)
+            if m is None:
+                return n
+            k = m.start()
+            if buf[k:] in prefixes:
                 return k
             k += 1
         return n
