@@ -208,7 +208,9 @@ def _search_past(matcher: Matcher, passes: Sequence[str]) -> Search | None:
             if any(other.startswith(lit[k:]) or lit[k:].startswith(other)
                    for k in range(len(lit))):
                 return None
-    return _search_for(others) if others else None
+    # (Not a FirstCharSearch: the tags passed over begin like the others, and each one
+    # would be a step in Python.)
+    return re.compile("|".join(map(re.escape, others))).search if others else None
 
 
 def _search_for(literals: Sequence[str]) -> Search:
@@ -228,10 +230,11 @@ class FirstCharSearch:
     character of a call's arguments against the set instead (a run's arguments step:
     about 3k instructions a call on DeepSeek's fenced JSON)."""
 
-    __slots__ = ("match", "firsts")
+    __slots__ = ("match", "rest", "firsts")
 
     def __init__(self, pattern: re.Pattern[str], firsts: str) -> None:
         self.match = pattern.match
+        self.rest = pattern.search
         self.firsts = firsts
 
     def search(self, buf: str, pos: int) -> re.Match[str] | None:
@@ -250,14 +253,13 @@ class FirstCharSearch:
                 k = buf.find(c, pos, at)
                 if k >= 0:
                     at = k
-            if at == stop:
-                pos = stop
-                window *= 2
-                continue
-            m = self.match(buf, at)
-            if m is not None:
-                return m
-            pos = at + 1
+            if at < stop:
+                # (No literal there: sre goes on from it, so text full of such
+                # characters, pretty-printed JSON's newlines, costs one step here.)
+                m = self.match(buf, at)
+                return m if m is not None else self.rest(buf, at + 1)
+            pos = stop
+            window *= 2
         return None
 
 
