@@ -30,18 +30,20 @@ HERE = Path(__file__).resolve().parent
 WORKLOADS = ("calls1k", "calls10k", "batch", "tokens", "linearity")
 
 # What the child runs: one warm-up pass (caches filled), then ``reps`` passes of parse()
-# over the workload's texts, counted inside operator.call (count_calls).
+# over the workload's texts, with the format's test tokenizer as --dense passes it (and
+# vLLM's side has), counted inside operator.call (count_calls).
 CHILD = """
 import gc, operator, sys
 sys.path.insert(0, {here!r})
-import dense, parsergen
+import completions, dense, parsergen
 module = parsergen.load({fmt!r})
+tokenizer = completions.get_tokenizer({fmt!r})
 thinking, tools, work = dense.workloads({fmt!r})
 texts = work[{workload!r}]["texts"]
 def passes(n):
     for _ in range(n):
         for text in texts:
-            module.parse(text, tools=tools, thinking=thinking)
+            module.parse(text, tools=tools, tokenizer=tokenizer, thinking=thinking)
 passes(1)
 gc.collect()
 gc.freeze()
