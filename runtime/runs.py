@@ -71,7 +71,7 @@ class CallPath:
                 # (The arguments are long: str.find jumps over them; a name is a few
                 # characters, which sre tests faster than a call into FirstCharSearch.)
                 search = (_search_past(matcher, passes) if passes
-                          else _search_for(matcher.literals) if role == "arguments"
+                          else _search_for(matcher) if role == "arguments"
                           else matcher.search)
                 if search is None:
                     usable = False
@@ -213,13 +213,16 @@ def _search_past(matcher: Matcher, passes: Sequence[str]) -> Search | None:
     return re.compile("|".join(map(re.escape, others))).search if others else None
 
 
-def _search_for(literals: Sequence[str]) -> Search:
-    """The leftmost of ``literals`` (the longest first at one position), as the regex of
-    their alternation finds it; where they begin with more than one character, a
-    ``FirstCharSearch`` (sre would test each character against the set of them)."""
-    pattern = re.compile("|".join(map(re.escape, sorted(literals, key=lambda s: (-len(s), s)))))
-    firsts = "".join(sorted({lit[0] for lit in literals}))
-    return FirstCharSearch(pattern, firsts).search if len(firsts) > 1 else pattern.search
+def _search_for(matcher: Matcher) -> Search:
+    """``matcher``'s search; where its literals begin with more than one character, a
+    ``FirstCharSearch`` of the same alternation (sre would test each character against
+    the set of them)."""
+    firsts = "".join(sorted({lit[0] for lit in matcher.literals}))
+    if len(firsts) < 2:
+        return matcher.search
+    # (Its literals are in the matcher's order, longest first; re's cache gives back the
+    # matcher's own pattern.)
+    return FirstCharSearch(re.compile("|".join(map(re.escape, matcher.literals))), firsts).search
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

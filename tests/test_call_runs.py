@@ -367,11 +367,12 @@ def test_first_char_search_finds_what_the_regex_finds(parts: list[str], pos: int
     """An arguments step over literals that begin with different characters searches
     with str.find (``FirstCharSearch``): the same match as the regex of their
     alternation, anywhere in the text, across its doubling windows too."""
+    from parsergen.runtime.lexicon import Matcher
     from parsergen.runtime.runs import FirstCharSearch, _search_for
 
     literals = ["\n```", "\n```json\n", "<｜e｜>"]
     pattern = re.compile("|".join(map(re.escape, sorted(literals, key=lambda s: (-len(s), s)))))
-    search = _search_for(literals)
+    search = _search_for(Matcher(dict.fromkeys(literals, "END")))
     assert isinstance(getattr(search, "__self__", None), FirstCharSearch)
     text = "".join(parts)
     found, expected = search(text, pos), pattern.search(text, pos)
