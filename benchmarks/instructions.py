@@ -246,14 +246,35 @@ def count_with_output(python: str, script: str, env: dict[str, str],
         return counts, done.stdout.splitlines()
 
 
+def token_files(names: list[str], folder: Path, reps: int,
+                target_tokens: int) -> tuple[list[str], list[int]]:
+    """Each format's realistic completion and its cadences, one JSON file each in
+    ``folder`` (what the token children read), and the deltas ``reps`` passes feed."""
+    import json
+
+    import completions as C
+
+    files, deltas = [], []
+    for fmt in names:
+        tokenizer = C.get_tokenizer(fmt)
+        c = C.realistic(fmt, tokenizer, target_tokens)
+        cadences = C.cadences(c, tokenizer)
+        deltas.append(len(cadences["tokens"]) * reps)
+        file = folder / f"{fmt}.json"
+        file.write_text(json.dumps({
+            "format": fmt, "tokenizer": C.tokenizer_table()[fmt], "thinking": c.thinking,
+            "tools": c.tools, "text": c.text(), "ids": list(c.ids()),
+            "cadences": cadences}, ensure_ascii=False), encoding="utf-8")
+        files.append(str(file))
+    return files, deltas
+
+
 def tokens_main(names: list[str] | None, reps: int | None, peer: Path | None,
                 target_tokens: int = 4000) -> int:
     """Print instructions per token delta, ours and vLLM's, events and OpenAI level."""
     if shutil.which("valgrind") is None:
         print("valgrind is not on PATH: nothing counted", file=sys.stderr)
         return 1
-    import json
-
     import completions as C
     import parsergen
 
@@ -262,18 +283,7 @@ def tokens_main(names: list[str] | None, reps: int | None, peer: Path | None,
     names = names or [f for f in parsergen.formats()
                       if getattr(C.vllm_reference(f), "parser", None) is not None]
     with tempfile.TemporaryDirectory() as tmp:
-        files, deltas = [], []
-        for fmt in names:
-            tokenizer = C.get_tokenizer(fmt)
-            c = C.realistic(fmt, tokenizer, target_tokens)
-            cadences = C.cadences(c, tokenizer)
-            deltas.append(len(cadences["tokens"]) * reps)
-            file = Path(tmp) / f"{fmt}.json"
-            file.write_text(json.dumps({
-                "format": fmt, "tokenizer": C.tokenizer_table()[fmt], "thinking": c.thinking,
-                "tools": c.tools, "text": c.text(), "ids": list(c.ids()),
-                "cadences": cadences}, ensure_ascii=False), encoding="utf-8")
-            files.append(str(file))
+        files, deltas = token_files(names, Path(tmp), reps, target_tokens)
         args = {"here": str(HERE), "files": files, "reps": reps}
         ours = count_calls(sys.executable, OURS_TOKENS.format(**args), dict(os.environ),
                            2 * len(names))

@@ -7,6 +7,7 @@
     /work/venv/bin/python benchmarks/run.py --against REV [--formats ...]  (see against.py)
     /work/venv/bin/python benchmarks/run.py --dense [--formats ...]       (see dense.py)
     /work/venv/bin/python benchmarks/run.py --instructions [--formats ...]  (see instructions.py)
+    /work/venv/bin/python benchmarks/run.py --instructions-against REV [--compiled]  (see instructions_against.py)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -476,6 +477,14 @@ def main(argv: list[str] | None = None) -> int:
         "(instructions.py; --workloads as --dense, default calls1k)",
     )
     mode.add_argument(
+        "--instructions-against",
+        metavar="REV",
+        help="instructions per token delta and per parsed call, this working tree against "
+        "git revision REV side by side, under valgrind (instructions_against.py)",
+    )
+    ap.add_argument("--compiled", action="store_true",
+                    help="--instructions-against: build both trees with mypyc first")
+    mode.add_argument(
         "--profile",
         metavar="FORMATS",
         help="cProfile parsergen on these formats (see --profile-level)",
@@ -529,6 +538,11 @@ def main(argv: list[str] | None = None) -> int:
         if chosen == ("linearity",):
             return instructions.linearity_main(names)
         return instructions.main(names, args.reps, chosen, peer_dir_of(args, ap))
+    if args.instructions_against:
+        import instructions_against
+
+        return instructions_against.main(args.instructions_against, names or bundled,
+                                         args.reps, args.compiled, args.tokens)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled

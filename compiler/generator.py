@@ -15,17 +15,21 @@ from parsergen.runtime import RUNTIME_VERSION
 
 from .ir import (
     STATE_IDS,
+    CallProgramIR,
+    CallStepIR,
     DropText,
     Emit,
     EmitText,
     EndFraming,
     EnterBody,
+    EnterValues,
     FeedBody,
     FormatIR,
     FramingText,
     GoTo,
     KeepHeader,
     LeaveBody,
+    LexingIR,
     NextCall,
     StateIR,
     TakeHeader,
@@ -63,8 +67,6 @@ class Branch:
     condition: str
     comment: str
     body: tuple[str, ...]
-    # In on_text: (state id, event) when the body is that chunk event of the text as it is.
-    plain: tuple[int, str] | None = None
 
 
 class ModuleGenerator:
@@ -96,15 +98,19 @@ class ModuleGenerator:
         emit_branches = self._emit_branches()
         # A format without TOOL_ARGS names no body (the driver's default stays unused).
         body_class = fmt.body_class
+        lexers = [self._lexing(sid, lexing) for sid, lexing in enumerate(fmt.lexing)]
+        parse_lexers = [self._lexing(sid, lexing) for sid, lexing in enumerate(fmt.parse_lexing)]
         classes = ["ChatParserBase", "EventType", "Lexicon", "Reasoning", "Renderer",
                    "SemanticEvent", "StreamingParserBase", fmt.syntax_class,
-                   *([body_class] if body_class else [])]
+                   *([body_class] if body_class else []),
+                   *{lexing.lexer for lexing in (*fmt.lexing, *fmt.parse_lexing)},
+                   *(["CallProgram"] if fmt.call_programs else [])]
         return {
             "header": HEADER.format(source=_printable(fmt.source)),
             "fmt": fmt,
             "body_class": body_class,
             "body_note": self._body_note(),
-            "runtime_imports": ["DROP", *sorted(classes), "build_structural_tag",
+            "runtime_imports": ["DROP", *sorted(set(classes)), "build_structural_tag",
                                 "require_runtime"],
             "runtime_version": RUNTIME_VERSION,
             "docstring": f"{fmt.name}: {fmt.description}",
@@ -113,7 +119,9 @@ class ModuleGenerator:
             "initial": {v.thinking: v.initial_state for v in fmt.variants},
             "state_ids": STATE_IDS,
             "emit_branches": emit_branches,
-            "plain_text": self._plain_text(emit_branches),
+            "lexers": lexers,
+            "parse_lexers": parse_lexers,
+            "programs": [self._program(p) for p in fmt.call_programs],
             "step_states": self._step_states(),
             "events_used": self._events_used(),
             "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
@@ -166,8 +174,7 @@ class ModuleGenerator:
                 continue  # its text goes nowhere (SPEC_DROPPED says the spec wants it so)
             action = state.text_action
             body, note = self.visit(action, state)
-            plain = (state.id, action.event) if isinstance(action, EmitText) else None
-            branches.append(Branch(f"state == {state.id}", f"{name}: {note}", body, plain))
+            branches.append(Branch(f"state == {state.id}", f"{name}: {note}", body))
         return branches
 
     # -- the visitor: one method per kind of IR action -----------------------------
@@ -222,6 +229,59 @@ class ModuleGenerator:
     def visit_EnterBody(self, action: EnterBody) -> list[str]:
         return [f"self.body.enter(value, {action.in_arguments})"]
 
+    def visit_EnterValues(self, action: EnterValues) -> list[str]:
+        return ["self.values.entered(value)"]
+
+    # -- how each state's text is lexed ---------------------------------------------
+
+    def _lexing(self, sid: int, lexing: LexingIR) -> dict[str, str]:
+        """A state lexer's constructor and its comment, citing where it comes from."""
+        args = f"_{lexing.event}" if lexing.event else ""
+        if lexing.program is not None:
+            args = f"{args or 'None'}, {_program_constant(lexing.program)}"
+        name = STATE_NAMES_BY_ID[sid]
+        return {"code": f"{lexing.lexer}({args})", "state": name,
+                "comment": f"{name}: {_printable(lexing.why)} ({self._lexing_source(sid)})"}
+
+    def _lexing_source(self, sid: int) -> str:
+        """Where a state's lexer comes from: its text's event, the reasoning rules, the
+        tool body and syntax."""
+        fmt = self.fmt
+        state = fmt.states[sid]
+        if state.name not in fmt.reachable:
+            return "no transition leads here"
+        if state.name == "TOOL_ARGS":
+            return self._body_note()
+        if fmt.lexing[sid].lexer == "ClosingReasoning":
+            return f"reasoning, {fmt.cite('reasoning')}"
+        return f"line {state.content_line}" if state.content_line else "default"
+
+    def _program(self, program: CallProgramIR) -> dict[str, Any]:
+        """The template's view of a call program."""
+        starts = [name for name, _, _ in program.starts]
+        steps = ", then ".join(_step_note(step) for step in program.steps)
+        lines = (", ".join(f"line {line}" for _, _, line in program.starts)
+                 or "none: the body's markup leads to each call")
+        cite = (self.fmt.cite("render.call") if program.source == "render.call"
+                else "default" if self.fmt.tool_body_line is None
+                else f"line {self.fmt.tool_body_line}")
+        return {
+            "constant": _program_constant(program),
+            "state": program.state,
+            "state_id": program.state_id,
+            "starts": tuple(starts),
+            "start_lines": lines,
+            "starts_note": (" or ".join(starts) if starts
+                            else f"the {self.fmt.tool_body} body's own markup"),
+            "steps": program.steps,
+            "steps_note": _printable(steps),
+            "after": program.after,
+            "after_id": program.after_id,
+            "framing": program.framing,
+            "opens": tuple(name for name, opens, _ in program.starts if opens),
+            "cite": f"{program.source}, {cite}",
+        }
+
     def _body_note(self) -> str:
         """Where the spec chooses its tool body, for comments."""
         fmt = self.fmt
@@ -231,11 +291,6 @@ class ModuleGenerator:
         if fmt.tool_body_line is None:
             return f"default for arguments.syntax {syntax}"
         return f"default for arguments.syntax {syntax}, line {fmt.tool_body_line}"
-
-    def _plain_text(self, emit_branches: list[Branch]) -> list[tuple[int, str, str]]:
-        """(state id, event, state name) where plain text is one chunk event as it is."""
-        return sorted((sid, event, STATE_NAMES_BY_ID[sid])
-                      for sid, event in (b.plain for b in emit_branches if b.plain))
 
     def _step_states(self) -> list[dict[str, Any]]:
         out = []
@@ -290,6 +345,19 @@ class ModuleGenerator:
 
 
 STATE_NAMES_BY_ID = {v: k for k, v in STATE_IDS.items()}
+
+
+def _step_note(step: CallStepIR) -> str:
+    """What one step of a call program reads, for comments."""
+    if step.role == "object":
+        return "its JSON object"
+    text = step.role or (f"nothing but {step.framing!r}" if step.framing else "no text")
+    return f"{text} up to {step.terminal}"
+
+
+def _program_constant(program: CallProgramIR) -> str:
+    """The module-level name of a call program."""
+    return f"_CALLS_{program.state}"
 
 
 def generate_module(fmt: FormatIR, *, formatted: bool = True) -> str:

@@ -10,7 +10,10 @@ from mypy_extensions import mypyc_attr
 
 from parsergen.runtime import (
     DROP,
+    CallProgram,
+    CallRuns,
     ChatParserBase,
+    ClosingReasoning,
     EventType,
     JsonBody,
     JsonSyntax,
@@ -18,12 +21,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    ValueArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "deepseek_v31"
 
@@ -135,6 +140,48 @@ _LEXICON_THINKING = Lexicon(
     ),  # turn_boundary_tokens (line 38)
 )
 
+# Calls a parse may read whole from TOOL_PREAMBLE (render.call, line 44): each starts
+# at CALL_BEGIN, then name up to SEP, then arguments up to CALL_END.
+_CALLS_TOOL_PREAMBLE = CallProgram(
+    3,  # TOOL_PREAMBLE
+    ("CALL_BEGIN",),  # the start terminal (line 29)
+    (
+        (4, "name", "SEP", "", ()),  # TOOL_NAME (line 32)
+        (5, "arguments", "CALL_END", "", ()),  # TOOL_ARGS (line 35)
+    ),
+    3,  # each call ends in TOOL_PREAMBLE
+    True,  # the text between calls is framing
+)
+
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 16)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (default)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the json body's text through the syntax's value scanner (default for arguments.syntax json, line 37)
+    ValueArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+# ... in a parse of a whole text: the same, but where runs of calls are read at once.
+_PARSE_LEXING = (
+    _LEXING[0],  # CONTENT
+    _LEXING[1],  # REASONING
+    _LEXING[2],  # MESSAGE_HEADER
+    # TOOL_PREAMBLE: markers and the text between; runs of whole calls (the render's call markers) read at once (default)
+    CallRuns(None, _CALLS_TOOL_PREAMBLE),
+    _LEXING[4],  # TOOL_NAME
+    _LEXING[5],  # TOOL_ARGS
+    _LEXING[6],  # TOOL_BETWEEN
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -152,17 +199,6 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 37): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
-    # Runs of whole calls a parse may read at once (the render's call, line 42):
-    # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal; the whitespace the
-    # render writes before it; terminals that stay in the state, their text the role's).
-    CALL_RUNS = {
-        3: (  # TOOL_PREAMBLE
-            (3, "between", "CALL_BEGIN", "", ()),  # TOOL_PREAMBLE (line 29)
-            (4, "name", "SEP", "", ()),  # TOOL_NAME (line 32)
-            (5, "arguments", "CALL_END", "", ()),  # TOOL_ARGS (line 35)
-        ),
-    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("CALL_END",))
@@ -184,12 +220,13 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3})  # TOOL_PREAMBLE
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
+    # ... in a parse of a whole text, where runs of whole calls are read at once.
+    PARSE_LEXING = _PARSE_LEXING
+    # The calls a parse may read whole, by the state they start in.
+    WHOLE_CALLS = {
+        3: _CALLS_TOOL_PREAMBLE,  # TOOL_PREAMBLE
     }
 
     def on_text(
@@ -258,6 +295,7 @@ class StreamingParser(StreamingParserBase):
             if name == "SEP":
                 self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
             # TOOL_NAME --CALL_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 33)
             if name == "CALL_END":

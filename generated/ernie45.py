@@ -10,7 +10,10 @@ from mypy_extensions import mypyc_attr
 
 from parsergen.runtime import (
     DROP,
+    CallProgram,
+    CallRuns,
     ChatParserBase,
+    ClosingReasoning,
     EnvelopeSyntax,
     EventType,
     JsonBody,
@@ -18,12 +21,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    ValueArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "ernie45"
 
@@ -128,6 +133,45 @@ _LEXICON_THINKING = Lexicon(
     framing={"RESPONSE_END": ("\n", "\n")},
 )
 
+# Calls a parse may read whole from CONTENT (render.call, line 26): each starts
+# at TOOL_START, then arguments up to TOOL_END.
+_CALLS_CONTENT = CallProgram(
+    0,  # CONTENT
+    ("TOOL_START",),  # the start terminal (line 18)
+    ((5, "arguments", "TOOL_END", "", ()),),  # TOOL_ARGS (line 20)
+    0,  # each call ends in CONTENT
+    False,  # the text between calls is content
+)
+
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 12)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: the json body's text through the syntax's value scanner (default for arguments.syntax json_envelope, line 22)
+    ValueArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+# ... in a parse of a whole text: the same, but where runs of calls are read at once.
+_PARSE_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK; runs of whole calls (the render's call markers) read at once (default)
+    CallRuns(_TEXT_CHUNK, _CALLS_CONTENT),
+    _LEXING[1],  # REASONING
+    _LEXING[2],  # MESSAGE_HEADER
+    _LEXING[3],  # TOOL_PREAMBLE
+    _LEXING[4],  # TOOL_NAME
+    _LEXING[5],  # TOOL_ARGS
+    _LEXING[6],  # TOOL_BETWEEN
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -151,16 +195,6 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["arguments", "parameters", "args"],
         }
     )
-    # Runs of whole calls a parse may read at once (the render's call, line 25):
-    # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal; the whitespace the
-    # render writes before it; terminals that stay in the state, their text the role's).
-    CALL_RUNS = {
-        0: (  # CONTENT
-            (0, "between", "TOOL_START", "", ()),  # CONTENT (line 18)
-            (5, "arguments", "TOOL_END", "", ()),  # TOOL_ARGS (line 20)
-        ),
-    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("TOOL_END",))
@@ -175,11 +209,13 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
+    # ... in a parse of a whole text, where runs of whole calls are read at once.
+    PARSE_LEXING = _PARSE_LEXING
+    # The calls a parse may read whole, by the state they start in.
+    WHOLE_CALLS = {
+        0: _CALLS_CONTENT,  # CONTENT
     }
 
     def on_text(
@@ -209,6 +245,7 @@ class StreamingParser(StreamingParserBase):
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
             # CONTENT --RESPONSE_START--> CONTENT (line 24)
             if name == "RESPONSE_START":
@@ -238,6 +275,7 @@ class StreamingParser(StreamingParserBase):
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
         # TOOL_ARGS (line 19)
         elif state == 5:

@@ -14,16 +14,18 @@ from parsergen.runtime import (
     EventType,
     Lexicon,
     NotationSyntax,
+    PlainValueArgs,
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
     TextBody,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "gemma4"
 
@@ -144,6 +146,24 @@ _LEXICON_THINKING = Lexicon(
     ),  # turn_boundary_tokens (line 51)
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK (default)
+    StateLexer(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (default)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the text body's text (one ARG_VALUE_CHUNK as it is) through the syntax's value scanner (default for arguments.syntax notation, line 49)
+    PlainValueArgs(_ARG_VALUE_CHUNK),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -182,14 +202,8 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3})  # TOOL_PREAMBLE
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-        5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -276,10 +290,12 @@ class StreamingParser(StreamingParserBase):
             # TOOL_NAME --OPEN_BRACE--> TOOL_ARGS (line 43)
             if name == "OPEN_BRACE":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
             # TOOL_NAME --OPEN_PAREN--> TOOL_ARGS (line 44)
             if name == "OPEN_PAREN":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
             # TOOL_NAME --TOOL_END--> CONTENT [TOOL_CALL_END] (line 45)
             if name == "TOOL_END":

@@ -10,12 +10,17 @@ from mypy_extensions import mypyc_attr
 
 from parsergen.runtime import (
     DROP,
+    CallProgram,
+    CallRuns,
     ChatParserBase,
+    ClosingReasoning,
     EventType,
     Lexicon,
+    PlainValueArgs,
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
     TaggedSyntax,
     TextBody,
@@ -23,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "glm47_moe"
 
@@ -198,6 +203,54 @@ _LEXICON_PLAIN = Lexicon(
     ),  # turn_boundary_tokens (line 59)
 )
 
+# Calls a parse may read whole from CONTENT (render.call, line 65): each starts
+# at TOOL_START, then name, arguments up to ARG_KEY_START, then arguments up to TOOL_END.
+_CALLS_CONTENT = CallProgram(
+    0,  # CONTENT
+    ("TOOL_START",),  # the start terminal (line 33)
+    (
+        (4, "name, arguments", "ARG_KEY_START", "", ()),  # TOOL_NAME (line 39)
+        (
+            5,
+            "arguments",
+            "TOOL_END",
+            "",
+            ("ARG_KEY_END", "ARG_KEY_START", "ARG_VALUE_END", "ARG_VALUE_START"),
+        ),  # TOOL_ARGS (line 46)
+    ),
+    0,  # each call ends in CONTENT
+    False,  # the text between calls is content
+)
+
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 16)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (default)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the text body's text (one ARG_VALUE_CHUNK as it is) through the syntax's value scanner (default for arguments.syntax xml_parameters, line 54)
+    PlainValueArgs(_ARG_VALUE_CHUNK),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+# ... in a parse of a whole text: the same, but where runs of calls are read at once.
+_PARSE_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK; runs of whole calls (the render's call markers) read at once (default)
+    CallRuns(_TEXT_CHUNK, _CALLS_CONTENT),
+    _LEXING[1],  # REASONING
+    _LEXING[2],  # MESSAGE_HEADER
+    _LEXING[3],  # TOOL_PREAMBLE
+    _LEXING[4],  # TOOL_NAME
+    _LEXING[5],  # TOOL_ARGS
+    _LEXING[6],  # TOOL_BETWEEN
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -223,23 +276,6 @@ class StreamingParser(StreamingParserBase):
             "close": "</arg_value>",
         }
     )
-    # Runs of whole calls a parse may read at once (the render's call, line 64):
-    # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal; the whitespace the
-    # render writes before it; terminals that stay in the state, their text the role's).
-    CALL_RUNS = {
-        0: (  # CONTENT
-            (0, "between", "TOOL_START", "", ()),  # CONTENT (line 33)
-            (4, "name, arguments", "ARG_KEY_START", "", ()),  # TOOL_NAME (line 39)
-            (
-                5,
-                "arguments",
-                "TOOL_END",
-                "",
-                ("ARG_KEY_END", "ARG_KEY_START", "ARG_VALUE_END", "ARG_VALUE_START"),
-            ),  # TOOL_ARGS (line 46)
-        ),
-    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("TOOL_END",))
@@ -254,13 +290,13 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-        5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
+    # ... in a parse of a whole text, where runs of whole calls are read at once.
+    PARSE_LEXING = _PARSE_LEXING
+    # The calls a parse may read whole, by the state they start in.
+    WHOLE_CALLS = {
+        0: _CALLS_CONTENT,  # CONTENT
     }
 
     def on_text(
@@ -324,11 +360,13 @@ class StreamingParser(StreamingParserBase):
             if name == "ARG_KEY_START":
                 self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_ARG_VALUE_CHUNK, value, self.tool_index))
+                self.values.entered(value)
                 return
             # TOOL_NAME --ARG_KEY_END--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 43)
             if name == "ARG_KEY_END":
                 self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_ARG_VALUE_CHUNK, value, self.tool_index))
+                self.values.entered(value)
                 return
             # TOOL_NAME --TOOL_END--> CONTENT [TOOL_CALL_END] (line 44)
             if name == "TOOL_END":

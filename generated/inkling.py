@@ -18,12 +18,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    ValueArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "inkling"
 
@@ -164,6 +166,24 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK (default)
+    StateLexer(_REASONING_CHUNK),
+    # MESSAGE_HEADER: markers and the text between (default)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: the json body's text through the syntax's value scanner (default for arguments.syntax json_envelope, line 49)
+    ValueArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -201,12 +221,8 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -252,6 +268,7 @@ class StreamingParser(StreamingParserBase):
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
             # CONTENT --TOOL_TEXT--> CONTENT [REASONING_END] (line 27)
             if name == "TOOL_TEXT":
@@ -279,6 +296,7 @@ class StreamingParser(StreamingParserBase):
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
             # REASONING --THINK_END--> CONTENT (line 43)
             if name == "THINK_END":
@@ -327,6 +345,7 @@ class StreamingParser(StreamingParserBase):
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
             # MESSAGE_HEADER --TOOL_TEXT--> CONTENT [TEXT_CHUNK, REASONING_END] (line 36)
             if name == "TOOL_TEXT":

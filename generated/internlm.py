@@ -18,12 +18,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    ValueArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "internlm"
 
@@ -96,6 +98,24 @@ _LEXICON_THINKING = Lexicon(
     followed_by={"ACTION_START": (("PLUGIN",), ())},
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: never reached (no transition leads here)
+    StateLexer(),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: the json body's text through the syntax's value scanner (default for arguments.syntax json_envelope, line 26)
+    ValueArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -130,11 +150,8 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3})  # TOOL_PREAMBLE
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -170,6 +187,7 @@ class StreamingParser(StreamingParserBase):
                 self.tool_index += 1
                 out.append(SemanticEvent(_TOOL_CALL_START, value, self.tool_index))
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
         # TOOL_ARGS (line 23)
         elif state == 5:

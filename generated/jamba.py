@@ -10,6 +10,8 @@ from mypy_extensions import mypyc_attr
 
 from parsergen.runtime import (
     DROP,
+    BodyRuns,
+    CallProgram,
     ChatParserBase,
     EnvelopeSyntax,
     EventType,
@@ -18,12 +20,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    WindowedArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "jamba"
 
@@ -80,6 +84,45 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
+# Calls a parse may read whole from TOOL_ARGS (tool_body, line 19): each starts
+# at the json_array body's own markup, then its JSON object.
+_CALLS_TOOL_ARGS = CallProgram(
+    5,  # TOOL_ARGS
+    (),  # the start terminal (none: the body's markup leads to each call)
+    ((5, "object", "", "", ()),),  # TOOL_ARGS (line 19)
+    5,  # each call ends in TOOL_ARGS
+    True,  # the text between calls is framing
+)
+
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: never reached (no transition leads here)
+    StateLexer(),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: the json_array body's text, in windows (it ends its calls) (tool_body, line 19)
+    WindowedArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+# ... in a parse of a whole text: the same, but where runs of calls are read at once.
+_PARSE_LEXING = (
+    _LEXING[0],  # CONTENT
+    _LEXING[1],  # REASONING
+    _LEXING[2],  # MESSAGE_HEADER
+    _LEXING[3],  # TOOL_PREAMBLE
+    _LEXING[4],  # TOOL_NAME
+    # TOOL_ARGS: the json_array body's text, in windows (it ends its calls); the json_array body's calls in a row read at once (tool_body, line 19)
+    BodyRuns(None, _CALLS_TOOL_ARGS),
+    _LEXING[6],  # TOOL_BETWEEN
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -100,10 +143,13 @@ class StreamingParser(StreamingParserBase):
         {"syntax": "json_envelope", "name_key": "name", "argument_keys": ["arguments"]}
     )
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
+    # ... in a parse of a whole text, where runs of whole calls are read at once.
+    PARSE_LEXING = _PARSE_LEXING
+    # The calls a parse may read whole, by the state they start in.
+    WHOLE_CALLS = {
+        5: _CALLS_TOOL_ARGS,  # TOOL_ARGS
     }
 
     def on_text(

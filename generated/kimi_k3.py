@@ -11,12 +11,17 @@ from mypy_extensions import mypyc_attr
 
 from parsergen.runtime import (
     DROP,
+    CallProgram,
+    CallRuns,
     ChatParserBase,
+    ClosingReasoning,
     EventType,
     Lexicon,
+    PlainValueArgs,
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
     TaggedSyntax,
     TextBody,
@@ -24,7 +29,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "kimi_k3"
 
@@ -170,6 +175,74 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
+# Calls a parse may read whole from TOOL_PREAMBLE (render.call, line 84): each starts
+# at CALL_OPEN, then name up to SEP, then arguments up to CALL_CLOSE.
+_CALLS_TOOL_PREAMBLE = CallProgram(
+    3,  # TOOL_PREAMBLE
+    ("CALL_OPEN",),  # the start terminal (line 40)
+    (
+        (4, "name", "SEP", "", ()),  # TOOL_NAME (line 43)
+        (
+            5,
+            "arguments",
+            "CALL_CLOSE",
+            "",
+            ("ARG_CLOSE", "ARG_OPEN"),
+        ),  # TOOL_ARGS (line 47)
+    ),
+    6,  # each call ends in TOOL_BETWEEN
+    True,  # the text between calls is framing
+)
+
+# Calls a parse may read whole from TOOL_BETWEEN (render.call, line 84): each starts
+# at CALL_OPEN, then name up to SEP, then arguments up to CALL_CLOSE.
+_CALLS_TOOL_BETWEEN = CallProgram(
+    6,  # TOOL_BETWEEN
+    ("CALL_OPEN",),  # the start terminal (line 49)
+    (
+        (4, "name", "SEP", "", ()),  # TOOL_NAME (line 43)
+        (
+            5,
+            "arguments",
+            "CALL_CLOSE",
+            "",
+            ("ARG_CLOSE", "ARG_OPEN"),
+        ),  # TOOL_ARGS (line 47)
+    ),
+    6,  # each call ends in TOOL_BETWEEN
+    True,  # the text between calls is framing
+)
+
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (line 57)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 10)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (line 59)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the text body's text (one ARG_VALUE_CHUNK as it is) through the syntax's value scanner (default for arguments.syntax xml_parameters, line 64)
+    PlainValueArgs(_ARG_VALUE_CHUNK),
+    # TOOL_BETWEEN: markers and the text between (default)
+    StateLexer(),
+)
+# ... in a parse of a whole text: the same, but where runs of calls are read at once.
+_PARSE_LEXING = (
+    _LEXING[0],  # CONTENT
+    _LEXING[1],  # REASONING
+    _LEXING[2],  # MESSAGE_HEADER
+    # TOOL_PREAMBLE: markers and the text between; runs of whole calls (the render's call markers) read at once (default)
+    CallRuns(None, _CALLS_TOOL_PREAMBLE),
+    _LEXING[4],  # TOOL_NAME
+    _LEXING[5],  # TOOL_ARGS
+    # TOOL_BETWEEN: markers and the text between; runs of whole calls (the render's call markers) read at once (default)
+    CallRuns(None, _CALLS_TOOL_BETWEEN),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -202,39 +275,6 @@ class StreamingParser(StreamingParserBase):
             "entities": "xml",
         }
     )
-    # Runs of whole calls a parse may read at once (the render's call, line 81):
-    # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal; the whitespace the
-    # render writes before it; terminals that stay in the state, their text the role's).
-    CALL_RUNS = {
-        3: (  # TOOL_PREAMBLE
-            (3, "between", "CALL_OPEN", "", ()),  # TOOL_PREAMBLE (line 40)
-            (4, "name", "SEP", "", ()),  # TOOL_NAME (line 43)
-            (
-                5,
-                "arguments",
-                "CALL_CLOSE",
-                "",
-                ("ARG_CLOSE", "ARG_OPEN"),
-            ),  # TOOL_ARGS (line 47)
-        ),
-        6: (  # TOOL_BETWEEN
-            (6, "between", "CALL_OPEN", "", ()),  # TOOL_BETWEEN (line 49)
-            (4, "name", "SEP", "", ()),  # TOOL_NAME (line 43)
-            (
-                5,
-                "arguments",
-                "CALL_CLOSE",
-                "",
-                ("ARG_CLOSE", "ARG_OPEN"),
-            ),  # TOOL_ARGS (line 47)
-        ),
-    }
-    # Runs that read one call and go on in another state's run (a framing state a
-    # section of calls opens into: the state after its first call): state -> that state.
-    CALL_RUNS_END = {
-        3: 6,  # TOOL_PREAMBLE -> TOOL_BETWEEN
-    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("CALL_CLOSE",))
@@ -256,13 +296,14 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3, 6})  # TOOL_PREAMBLE, TOOL_BETWEEN
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-        5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
+    # ... in a parse of a whole text, where runs of whole calls are read at once.
+    PARSE_LEXING = _PARSE_LEXING
+    # The calls a parse may read whole, by the state they start in.
+    WHOLE_CALLS = {
+        3: _CALLS_TOOL_PREAMBLE,  # TOOL_PREAMBLE
+        6: _CALLS_TOOL_BETWEEN,  # TOOL_BETWEEN
     }
 
     def on_text(
@@ -347,6 +388,7 @@ class StreamingParser(StreamingParserBase):
             # TOOL_NAME --SEP--> TOOL_ARGS (line 43)
             if name == "SEP":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
         # TOOL_ARGS (line 44)
         elif state == 5:

@@ -19,12 +19,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    ValueArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "magistral_2506"
 
@@ -123,6 +125,24 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK (default)
+    StateLexer(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (default)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the json body's text through the syntax's value scanner (default for arguments.syntax json, line 36)
+    ValueArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -153,13 +173,8 @@ class StreamingParser(StreamingParserBase):
         calls_are_text=True,
     )
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -215,6 +230,7 @@ class StreamingParser(StreamingParserBase):
             if name == "ARGS":
                 self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
             # TOOL_NAME --CALL_ID--> TOOL_NAME [TOOL_NAME] (line 31)
             if name == "CALL_ID":
@@ -225,6 +241,7 @@ class StreamingParser(StreamingParserBase):
                 self.state_id = 5  # TOOL_ARGS
                 out.append(SemanticEvent(_ARG_VALUE_CHUNK, value, self.tool_index))
                 self.body.enter(value, True)
+                self.values.entered(value)
                 return
         # TOOL_ARGS (line 33)
         elif state == 5:

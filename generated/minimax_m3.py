@@ -11,19 +11,22 @@ from mypy_extensions import mypyc_attr
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    ClosingReasoning,
     ElementsSyntax,
     EventType,
     Lexicon,
+    PlainValueArgs,
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
     TextBody,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "minimax_m3"
 
@@ -150,6 +153,24 @@ _LEXICON_THINKING = Lexicon(
     at_start={"<mm:think>": "THINK_START"},
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 10)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (default)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the text body's text (one ARG_VALUE_CHUNK as it is) through the syntax's value scanner (default for arguments.syntax nested_elements, line 53)
+    PlainValueArgs(_ARG_VALUE_CHUNK),
+    # TOOL_BETWEEN: markers and the text between (default)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -188,14 +209,8 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3, 6})  # TOOL_PREAMBLE, TOOL_BETWEEN
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-        5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -278,14 +293,17 @@ class StreamingParser(StreamingParserBase):
             # TOOL_NAME --NAME_END_DQ--> TOOL_ARGS (line 40)
             if name == "NAME_END_DQ":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
             # TOOL_NAME --NAME_END_SQ--> TOOL_ARGS (line 41)
             if name == "NAME_END_SQ":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
             # TOOL_NAME --NAME_END_UNQUOTED--> TOOL_ARGS (line 42)
             if name == "NAME_END_UNQUOTED":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
         # TOOL_ARGS (line 43)
         elif state == 5:

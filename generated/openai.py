@@ -12,6 +12,7 @@ from mypy_extensions import mypyc_attr
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    ClosingReasoning,
     EventType,
     JsonBody,
     JsonSyntax,
@@ -19,12 +20,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    ValueArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "openai"
 
@@ -138,6 +141,24 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (line 48)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 14)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: markers and the text between (default)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (line 50)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: the json body's text through the syntax's value scanner (default for arguments.syntax json, line 52)
+    ValueArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -176,12 +197,8 @@ class StreamingParser(StreamingParserBase):
     # States whose text the spec gives no event on purpose (not framing).
     SPEC_DROPPED = frozenset({2, 3})  # MESSAGE_HEADER, TOOL_PREAMBLE
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -248,6 +265,7 @@ class StreamingParser(StreamingParserBase):
                         SemanticEvent(_TOOL_NAME, match.group("name"), self.tool_index)
                     )
                     self.body.enter(value, False)
+                    self.values.entered(value)
                     return
                 match = _HEADER_RULE_1(header)
                 if match is not None:

@@ -10,6 +10,8 @@ from mypy_extensions import mypyc_attr
 
 from parsergen.runtime import (
     DROP,
+    CallProgram,
+    CallRuns,
     ChatParserBase,
     EnvelopeSyntax,
     EventType,
@@ -18,12 +20,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    WindowedArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "phi4_mini_json"
 
@@ -93,6 +97,46 @@ _LEXICON_THINKING = Lexicon(
     followed_by={"FUNCTOOLS": ((), ("{", "\n", " "))},
 )
 
+# Calls a parse may read whole from TOOL_BETWEEN (tool_body, line 26): each starts
+# at CALL_OPEN, then its JSON object.
+_CALLS_TOOL_BETWEEN = CallProgram(
+    6,  # TOOL_BETWEEN
+    ("CALL_OPEN",),  # the start terminal (line 23)
+    ((5, "object", "", "", ()),),  # TOOL_ARGS (line 26)
+    6,  # each call ends in TOOL_BETWEEN
+    True,  # the text between calls is framing
+    opens=("CALL_OPEN",),  # start terminals whose text opens the object
+)
+
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: never reached (no transition leads here)
+    StateLexer(),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: the json_object body's text, in windows (it ends its calls) (tool_body, line 26)
+    WindowedArgs(),
+    # TOOL_BETWEEN: markers and the text between (default)
+    StateLexer(),
+)
+# ... in a parse of a whole text: the same, but where runs of calls are read at once.
+_PARSE_LEXING = (
+    _LEXING[0],  # CONTENT
+    _LEXING[1],  # REASONING
+    _LEXING[2],  # MESSAGE_HEADER
+    _LEXING[3],  # TOOL_PREAMBLE
+    _LEXING[4],  # TOOL_NAME
+    _LEXING[5],  # TOOL_ARGS
+    # TOOL_BETWEEN: markers and the text between; runs of whole calls (a marker and one JSON object) read at once (default)
+    CallRuns(None, _CALLS_TOOL_BETWEEN),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -116,12 +160,6 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["arguments", "parameters"],
         }
     )
-    # Runs of calls that are one JSON object each, which a parse may read at once:
-    # state -> (the state after each call, {start terminal: its text opens the object}).
-    OBJECT_RUNS = {
-        # TOOL_BETWEEN (line 23), then TOOL_BETWEEN (tool_body, line 26)
-        6: (6, {"CALL_OPEN": True}),
-    }
 
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
@@ -130,10 +168,13 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({6})  # TOOL_BETWEEN
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
+    # ... in a parse of a whole text, where runs of whole calls are read at once.
+    PARSE_LEXING = _PARSE_LEXING
+    # The calls a parse may read whole, by the state they start in.
+    WHOLE_CALLS = {
+        6: _CALLS_TOOL_BETWEEN,  # TOOL_BETWEEN
     }
 
     def on_text(

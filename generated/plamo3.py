@@ -11,6 +11,7 @@ from mypy_extensions import mypyc_attr
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    ClosingReasoning,
     EventType,
     JsonBody,
     JsonSyntax,
@@ -18,12 +19,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    ValueArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "plamo3"
 
@@ -217,6 +220,24 @@ _LEXICON_PLAIN = Lexicon(
     turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 9)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (default)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the json body's text through the syntax's value scanner (default for arguments.syntax json, line 54)
+    ValueArgs(),
+    # TOOL_BETWEEN: markers and the text between (default)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -252,13 +273,8 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3, 6})  # TOOL_PREAMBLE, TOOL_BETWEEN
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -343,6 +359,7 @@ class StreamingParser(StreamingParserBase):
                 self.end_framing()
                 self.state_id = 5  # TOOL_ARGS
                 self.body.enter(value, False)
+                self.values.entered(value)
                 return
             # TOOL_PREAMBLE --TOOL_REQUESTS_END--> CONTENT (line 42)
             if name == "TOOL_REQUESTS_END":

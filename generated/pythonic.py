@@ -18,12 +18,14 @@ from parsergen.runtime import (
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
+    WindowedArgs,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "pythonic"
 
@@ -62,6 +64,24 @@ _LEXICON_THINKING = Lexicon(
     at_start={"[": "LIST_START"},
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: never reached (no transition leads here)
+    StateLexer(),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: the python_list body's text, in windows (it ends its calls) (default for arguments.syntax python_kwargs, line 13)
+    WindowedArgs(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -80,11 +100,8 @@ class StreamingParser(StreamingParserBase):
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = PythonSyntax({"syntax": "python_kwargs"})
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False

@@ -10,12 +10,16 @@ from mypy_extensions import mypyc_attr
 
 from parsergen.runtime import (
     DROP,
+    CallProgram,
+    CallRuns,
     ChatParserBase,
     EventType,
     Lexicon,
+    PlainValueArgs,
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
     TaggedSyntax,
     TextBody,
@@ -23,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "seed_oss"
 
@@ -174,6 +178,56 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=("<seed:bos>", "<seed:eos>"),  # turn_boundary_tokens (line 16)
 )
 
+# Calls a parse may read whole from CONTENT (render.call, line 70): each starts
+# at TOOL_START, then nothing but '\n' up to FUNC_PREFIX, then name up to CLOSE_ANGLE, then arguments up to FUNC_END, then nothing but '\n' up to TOOL_END.
+_CALLS_CONTENT = CallProgram(
+    0,  # CONTENT
+    ("TOOL_START",),  # the start terminal (line 37)
+    (
+        (3, "", "FUNC_PREFIX", "\n", ()),  # TOOL_PREAMBLE (line 41)
+        (4, "name", "CLOSE_ANGLE", "", ()),  # TOOL_NAME (line 43)
+        (
+            5,
+            "arguments",
+            "FUNC_END",
+            "",
+            ("PARAM_END", "PARAM_START"),
+        ),  # TOOL_ARGS (line 49)
+        (6, "", "TOOL_END", "\n", ()),  # TOOL_BETWEEN (line 54)
+    ),
+    0,  # each call ends in CONTENT
+    False,  # the text between calls is content
+)
+
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (line 59)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK (line 60)
+    StateLexer(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (line 61)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the text body's text (one ARG_VALUE_CHUNK as it is) through the syntax's value scanner (default for arguments.syntax xml_parameters, line 63)
+    PlainValueArgs(_ARG_VALUE_CHUNK),
+    # TOOL_BETWEEN: markers and the text between (default)
+    StateLexer(),
+)
+# ... in a parse of a whole text: the same, but where runs of calls are read at once.
+_PARSE_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK; runs of whole calls (the render's call markers) read at once (line 59)
+    CallRuns(_TEXT_CHUNK, _CALLS_CONTENT),
+    _LEXING[1],  # REASONING
+    _LEXING[2],  # MESSAGE_HEADER
+    _LEXING[3],  # TOOL_PREAMBLE
+    _LEXING[4],  # TOOL_NAME
+    _LEXING[5],  # TOOL_ARGS
+    _LEXING[6],  # TOOL_BETWEEN
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -199,25 +253,6 @@ class StreamingParser(StreamingParserBase):
             "trim": "one_newline",
         }
     )
-    # Runs of whole calls a parse may read at once (the render's call, line 69):
-    # state -> one call's steps, each (state, what its text before the terminal is:
-    # between calls, the name, the arguments or none; the terminal; the whitespace the
-    # render writes before it; terminals that stay in the state, their text the role's).
-    CALL_RUNS = {
-        0: (  # CONTENT
-            (0, "between", "TOOL_START", "", ()),  # CONTENT (line 37)
-            (3, "", "FUNC_PREFIX", "\n", ()),  # TOOL_PREAMBLE (line 41)
-            (4, "name", "CLOSE_ANGLE", "", ()),  # TOOL_NAME (line 43)
-            (
-                5,
-                "arguments",
-                "FUNC_END",
-                "",
-                ("PARAM_END", "PARAM_START"),
-            ),  # TOOL_ARGS (line 49)
-            (6, "", "TOOL_END", "\n", ()),  # TOOL_BETWEEN (line 54)
-        ),
-    }
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call.
     CALL_CLOSERS = frozenset(("FUNC_END",))
@@ -239,13 +274,13 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3, 6})  # TOOL_PREAMBLE, TOOL_BETWEEN
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-        5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
+    # ... in a parse of a whole text, where runs of whole calls are read at once.
+    PARSE_LEXING = _PARSE_LEXING
+    # The calls a parse may read whole, by the state they start in.
+    WHOLE_CALLS = {
+        0: _CALLS_CONTENT,  # CONTENT
     }
 
     def on_text(
@@ -329,6 +364,7 @@ class StreamingParser(StreamingParserBase):
             # TOOL_NAME --CLOSE_ANGLE--> TOOL_ARGS (line 43)
             if name == "CLOSE_ANGLE":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
             # TOOL_NAME --FUNC_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 44)
             if name == "FUNC_END":

@@ -11,18 +11,20 @@ from mypy_extensions import mypyc_attr
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    ClosingReasoning,
     EventType,
     JsonSyntax,
     Lexicon,
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "seed_oss_reasoning"
 
@@ -68,6 +70,24 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=("<seed:bos>", "<seed:eos>"),  # turn_boundary_tokens (line 10)
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 7)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_NAME: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_ARGS: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -90,12 +110,8 @@ class StreamingParser(StreamingParserBase):
         start_optional=False,  # reasoning.start_optional (default)
     )
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False

@@ -11,11 +11,14 @@ from mypy_extensions import mypyc_attr
 from parsergen.runtime import (
     DROP,
     ChatParserBase,
+    ClosingReasoning,
     EventType,
     Lexicon,
+    PlainValueArgs,
     Reasoning,
     Renderer,
     SemanticEvent,
+    StateLexer,
     StreamingParserBase,
     TaggedSyntax,
     TextBody,
@@ -23,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(13)
+require_runtime(14)
 
 FORMAT = "step3"
 
@@ -156,6 +159,24 @@ _LEXICON_THINKING = Lexicon(
     turn_boundary_tokens=(),  # turn_boundary_tokens (default)
 )
 
+# How each state's text is lexed (runtime/lexing.py), by state id.
+_LEXING = (
+    # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
+    StateLexer(_TEXT_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 13)
+    ClosingReasoning(_REASONING_CHUNK),
+    # MESSAGE_HEADER: never reached (no transition leads here)
+    StateLexer(),
+    # TOOL_PREAMBLE: markers and the text between (default)
+    StateLexer(),
+    # TOOL_NAME: markers and the text between; a delta no marker can start in is one TOOL_NAME (default)
+    StateLexer(_TOOL_NAME),
+    # TOOL_ARGS: the text body's text (one ARG_VALUE_CHUNK as it is) through the syntax's value scanner (default for arguments.syntax xml_parameters, line 48)
+    PlainValueArgs(_ARG_VALUE_CHUNK),
+    # TOOL_BETWEEN: never reached (no transition leads here)
+    StateLexer(),
+)
+
 
 # (Compiled, a class copies and may be subclassed in Python only so: tools/build_compiled.py.)
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -202,14 +223,8 @@ class StreamingParser(StreamingParserBase):
     # completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3})  # TOOL_PREAMBLE
 
-    # States whose plain text is one chunk event as it is: a delta without a
-    # character that may start a marker there goes straight out (see feed).
-    PLAIN_TEXT = {
-        0: _TEXT_CHUNK,  # CONTENT
-        1: _REASONING_CHUNK,  # REASONING
-        4: _TOOL_NAME,  # TOOL_NAME
-        5: _ARG_VALUE_CHUNK,  # TOOL_ARGS
-    }
+    # How each state's text is lexed, by state id (chosen by the compiler).
+    LEXING = _LEXING
 
     def on_text(
         self, text: str, out: list[SemanticEvent], may_hold: bool = False
@@ -292,6 +307,7 @@ class StreamingParser(StreamingParserBase):
             # TOOL_NAME --NAME_END--> TOOL_ARGS (line 41)
             if name == "NAME_END":
                 self.state_id = 5  # TOOL_ARGS
+                self.values.entered(value)
                 return
         # TOOL_ARGS (line 42)
         elif state == 5:

@@ -2,7 +2,7 @@
 
 Kept small and free of format names: events, token-id scanning, per-state literal
 matching (the lexicon), the prompt walk, the tool bodies (``bodies``: how TOOL_ARGS
-text becomes calls) and the streaming driver.
+text becomes calls), the per-state lexers and the streaming driver.
 """
 
 from __future__ import annotations
@@ -49,6 +49,17 @@ from .render import Renderer
 from .lexicon import Lexicon
 from .prompt import Reasoning, ReasoningEndAt
 from .driver import StreamingParserBase
+from .lexing import (
+    BodyArgs,
+    BodyRuns,
+    ClosingReasoning,
+    PlainValueArgs,
+    ValueArgs,
+    WindowedArgs,
+    WindowedValueArgs,
+)
+from .machine import StateLexer
+from .runs import CallProgram, CallRuns
 from .structural import structural_tag as build_structural_tag
 
 # Bumped whenever generated code and runtime must change together.
@@ -68,7 +79,10 @@ from .structural import structural_tag as build_structural_tag
 # 11: CALL_RUNS holds each call's steps (state, what its text is, terminal), not (start, end).
 # 12: ... and each step's framing before its terminal and the terminals it passes over.
 # 13: ChatParser.CALL_TRAILERS (markers the render writes after a call's end).
-RUNTIME_VERSION = 13
+# 14: per-state lexers chosen by the compiler (LEXING, PARSE_LEXING: runtime/lexing.py)
+#     and call programs (CallProgram, WHOLE_CALLS) instead of PLAIN_TEXT, CALL_RUNS,
+#     CALL_RUNS_END and OBJECT_RUNS; transitions into TOOL_ARGS start the value scanner.
+RUNTIME_VERSION = 14
 
 
 def require_runtime(version: int) -> None:
@@ -81,6 +95,16 @@ def require_runtime(version: int) -> None:
 
 
 __all__ = [
+    "BodyArgs",
+    "BodyRuns",
+    "CallProgram",
+    "CallRuns",
+    "ClosingReasoning",
+    "PlainValueArgs",
+    "StateLexer",
+    "ValueArgs",
+    "WindowedArgs",
+    "WindowedValueArgs",
     "SYNTAXES",
     "ArgumentSyntax",
     "ElementsSyntax",

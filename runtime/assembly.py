@@ -6,9 +6,8 @@ text, and tool calls whose name is sent once complete and whose arguments stream
 typed JSON object (see ``arguments``).  ``parse()`` is the same assembly over one
 delta, so streaming and non-streaming agree by construction.
 
-Here: routing events, reasoning's whitespace/framing/header rules, and content's
-(``ContentText``); each call's lifecycle (names, arguments, ends, cuts, ids) is
-``calls.ToolCalls``.
+Here: routing events; reasoning's and content's text rules are ``text_rules``, each
+call's lifecycle (names, arguments, ends, cuts, ids) ``calls.ToolCalls``.
 """
 
 from __future__ import annotations
@@ -21,7 +20,9 @@ from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax, syntax
 from .arguments.scanning import ENTITY_DECODERS
-from .calls import STREAM_CALLS, CallIds, ToolCalls
+from .call_ids import CallIds
+from .call_names import CallNames
+from .calls import STREAM_CALLS, ToolCalls
 from .events import REASONING, TOOL_ARGS, TOOL_STATES, CallRun, EventType, RawText
 from .messages import (
     CutCall,
@@ -33,6 +34,7 @@ from .messages import (
     without_cut_calls,
 )
 from .schema_types import ToolTyping, read_tools
+from .text_rules import ContentText, ReasoningText
 from .driver import StreamingParserBase
 from .prompt import ReasoningEndAt
 from .tokens import coalesce
@@ -45,78 +47,6 @@ _NAME: Final = EventType.TOOL_NAME
 _ARGS: Final = EventType.ARG_VALUE_CHUNK
 _CALL_END: Final = EventType.TOOL_CALL_END
 _ENDS_REASONING: Final = frozenset((_TEXT, _REASONING_END, _CALL_START))
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)
-class ContentText:
-    """Content text, holding back whitespace that tool calls may yet drop.
-
-    Whitespace-only content before the first non-whitespace waits: tool calls drop it
-    (drop_whitespace_only_content_before_tools).  With strip_content_whitespace_with_tools
-    trailing whitespace also waits, so that content ends stripped when calls follow; more
-    content releases it.
-    """
-
-    __slots__ = ("held", "seen", "after_end", "_tools_seen", "_strip", "_drop_ws_before_tools",
-                 "_lstrip_newlines")
-
-    def __init__(self, flags: Mapping[str, Any]) -> None:
-        self.held = ""  # content whitespace held back
-        self.seen = False  # content with non-whitespace went out
-        self.after_end = False  # the next content may start with reasoning's framing newline
-        self._tools_seen = False
-        self._strip = flags["strip_content_whitespace_with_tools"]
-        self._drop_ws_before_tools = flags["drop_whitespace_only_content_before_tools"]
-        self._lstrip_newlines = flags["strip_leading_content_newlines"]
-
-    def add(self, text: str, out: list[str]) -> None:
-        """Content ``text``: what may go out now is appended to ``out``."""
-        piece = self.take(text)
-        if piece:
-            out.append(piece)
-
-    def take(self, text: str) -> str:
-        """Content ``text``: what may go out now ("" for nothing yet)."""
-        if self.after_end:
-            self.after_end = False
-            if text.startswith("\n"):
-                text = text[1:]
-                if not text:
-                    return ""
-        if self._lstrip_newlines and not self.seen and not self.held:
-            text = text.lstrip("\n")
-            if not text:
-                return ""
-        text = self.held + text
-        self.held = ""
-        if not self.seen:
-            if not text.strip():
-                self.held = text
-                return ""
-            self.seen = True
-        if self._strip:
-            body = text.rstrip()
-            self.held = text[len(body):]
-            return body
-        return text
-
-    def before_call(self) -> str:
-        """A tool call starts: the held whitespace it drops (content again if the call
-        turns out no call)."""
-        self._tools_seen = True
-        self.after_end = False
-        ws = self.held
-        if not self.seen and self._drop_ws_before_tools:
-            self.held = ""
-        return ws
-
-    def finish(self, out: list[str]) -> None:
-        """End of the completion: held whitespace goes out unless calls drop it."""
-        if not self._tools_seen or not self._strip:
-            if self.held and (self.seen or not self._tools_seen
-                              or not self._drop_ws_before_tools):
-                out.append(self.held)
-        self.held = ""
 
 
 # The default arguments; a module constant, as a compiled class body cannot read its own names.
@@ -136,7 +66,7 @@ class ChatParser:
     ASSEMBLY: ClassVar[Mapping[str, Any]]
     TOOL_NAME_PATTERN: ClassVar[re.Pattern[str] | None] = None
     TOOL_NAME_ENTITIES: ClassVar[str | None] = None  # references decoded in names ("xml")
-    TOOL_NAME_GLUED_PREFIX: ClassVar[str | None] = None  # see ToolCalls.glued_name
+    TOOL_NAME_GLUED_PREFIX: ClassVar[str | None] = None  # see CallNames.glued
     CALL_TRAILERS: ClassVar[frozenset[str]] = frozenset()  # see ToolCalls.trailers
 
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
@@ -156,26 +86,20 @@ class ChatParser:
         self._no_tools = tool_choice == "none"
         self.ids = ids
         flags = self.ASSEMBLY
-        self._strip_reasoning = flags["strip_trailing_reasoning_whitespace"]
-        # '\n' + end marker + '\n' framing (Step-3.5): both newlines are dropped.
         reasoning = self.events.reasoning
-        self._framing = reasoning is not None and reasoning.newline_framing
-        self._framing_nl = False  # a newline held at the end of reasoning
-        # A channel-name line opening the reasoning (Gemma's "thought"), dropped.
-        self._header = flags["reasoning_header"]
-        self._header_held: str | None = "" if self._header else None
-        self._reasoning_ws = ""  # trailing reasoning whitespace, held
         self._text = ContentText(flags)
         self._content = self._text.add  # bound once: _push calls it per event
+        self._reasoning = ReasoningText(
+            flags, reasoning is not None and reasoning.newline_framing, self._text)
         typing = ToolTyping(self.tools)
         names = typing.names
         valid = names if flags["validate_tool_names"] and names else None
+        names_read = CallNames(
+            self.SYNTAX, typing, valid, self.TOOL_NAME_PATTERN,
+            ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""), self.TOOL_NAME_GLUED_PREFIX)
         self._calls = ToolCalls(
-            self.events, self._text, syntax=self.SYNTAX, typing=typing, valid_names=valid,
-            name_pattern=self.TOOL_NAME_PATTERN,
-            name_entities=ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""),
-            glued_prefix=self.TOOL_NAME_GLUED_PREFIX, trailers=self.CALL_TRAILERS,
-            stream_args=flags["stream_arg_deltas"],
+            self.events, self._text, syntax=self.SYNTAX, typing=typing, names=names_read,
+            trailers=self.CALL_TRAILERS, stream_args=flags["stream_arg_deltas"],
             ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
             warnings=self.warnings, whole_calls=stream_calls == "complete")
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
@@ -209,8 +133,9 @@ class ChatParser:
         cut off are in its ``cut_calls``, never in ``tool_calls``."""
         # A run of calls the arguments syntax can read whole is read so, not piece by
         # piece (the same message: tests/test_canonical.py).
-        self.events.whole_call = self._calls.whole_call if self._calls.reads_whole else None
-        self.events.whole_object = self._calls.whole_object if self._calls.reads_whole else None
+        calls = self._calls
+        if calls.reads_whole:
+            self.events.read_whole(calls.names.whole_call, calls.names.whole_object)
         delta = self.feed(text, token_ids)
         last = self.finish()
         # (finish() mostly adds nothing: the one delta is then the message's, unmerged.)
@@ -224,7 +149,7 @@ class ChatParser:
         is dropped); see StreamingParserBase.initialize."""
         self.events.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)
         if start == "content":
-            self._text.after_end = self._framing
+            self._text.after_end = self._reasoning.framing
 
     @property
     def reasoning_ended(self) -> bool:
@@ -291,7 +216,7 @@ class ChatParser:
             if got is _REASONING:
                 self._consumed += len(delta_text)
                 self._reasoned = self._consumed
-                piece = self._reasoning_piece(delta_text)
+                piece = self._reasoning.take(delta_text)
                 return DeltaMessage(reasoning=piece) if piece else None
             if got is _TEXT:
                 if not self._reasoning_over:
@@ -372,9 +297,9 @@ class ChatParser:
             elif kind is _REASONING:
                 if calls.open is None:
                     calls.not_markup()
-                self._reasoning(item.value, reasoning)
+                self._reasoning.add(item.value, reasoning)
             elif kind is _REASONING_END:
-                self._end_reasoning(reasoning, closed=bool(item.value))
+                self._reasoning.end(reasoning, closed=bool(item.value))
             elif kind is _CALL_START:
                 if not no_tools:
                     calls.start(item.tool_index, self._text.before_call())
@@ -397,7 +322,7 @@ class ChatParser:
 
     def _whole_calls(self, run: CallRun, content: list[str],
                      deltas: dict[int, DeltaToolCall]) -> None:
-        """Calls the driver read whole (``StreamingParserBase._run``, ``_objects``): what
+        """Calls the lexer read whole (``runs``, ``lexing.BodyRuns``): what
         their pieces and events do, call by call (the text before one is content, or
         framing that is dropped)."""
         calls = self._calls
@@ -439,70 +364,13 @@ class ChatParser:
     def _delta(self, reasoning: list[str], content: list[str], calls: dict[int, DeltaToolCall],
                finished: bool) -> DeltaMessage | None:
         if finished:
-            if self._header_held:
-                self._end_reasoning(reasoning)
+            self._reasoning.finish(reasoning)
             self._text.finish(content)
-            if not self._strip_reasoning and self._reasoning_ws:
-                reasoning.append(self._reasoning_ws)
-            self._reasoning_ws = ""
         if not (reasoning or content or calls):
             return None
         return DeltaMessage(reasoning="".join(reasoning) or None,
                             content="".join(content) or None,
                             tool_calls=[calls[i] for i in sorted(calls)])
 
-    def _reasoning(self, text: str, out: list[str]) -> None:
-        piece = self._reasoning_piece(text)
-        if piece:
-            out.append(piece)
 
-    def _reasoning_piece(self, text: str) -> str:
-        """Reasoning ``text``: what may go out now ("" for nothing yet)."""
-        if self._header_held is not None:
-            text = self._drop_header(text)
-            if not text:
-                return ""
-        if self._framing:
-            if self._framing_nl:
-                text = "\n" + text
-            self._framing_nl = text.endswith("\n")
-            if self._framing_nl:
-                text = text[:-1]
-            if not text:
-                return ""
-        if not self._strip_reasoning:
-            return text
-        text = self._reasoning_ws + text
-        body = text.rstrip()
-        self._reasoning_ws = text[len(body):]
-        return body
-
-    def _drop_header(self, text: str) -> str:
-        """Hold reasoning while it may still be the header line; drop that line."""
-        held = (self._header_held or "") + text  # (called while the header may come)
-        line = self._header + "\n"
-        if line.startswith(held):
-            self._header_held = held
-            return ""
-        self._header_held = None
-        return held[len(line):] if held.startswith(line) else held
-
-    def _end_reasoning(self, out: list[str], closed: bool = True) -> None:
-        """Reasoning is over (``closed``: by a marker, not by the end of the stream)."""
-        held = self._header_held
-        if held is not None:
-            self._header_held = None
-            # The header line alone, with or without its newline, is an empty channel.
-            if held and held not in (self._header, self._header + "\n"):
-                self._reasoning(held, out)
-        if self._framing_nl and not closed:
-            # Only a newline before an end marker is framing; this one is text.
-            self._framing, self._framing_nl = False, False
-            self._reasoning("\n", out)
-            self._framing = True
-        self._reasoning_ws = ""
-        self._framing_nl = False
-        self._text.after_end = self._framing and closed
-
-
-__all__ = ["ChatParser", "ContentText"]
+__all__ = ["ChatParser"]

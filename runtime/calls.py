@@ -1,57 +1,29 @@
 """One completion's tool calls, each from its start marker to its end.
 
 ``ToolCalls`` is the part of ``ChatParser``'s assembly that follows calls: it collects a
-call's name and judges it (sent once complete, or turned into content), feeds the
-arguments to the syntax's reader, ends or cuts calls, and gives them ids.  Model text
+call's name and judges it (sent once complete, or turned into content; the name's text
+read by ``call_names``), feeds the arguments to the syntax's reader, ends or cuts
+calls, and gives them ids (``call_ids``).  Model text
 the driver consumed (``RawText``) is placed here too: it belongs to the open call, whose
 text is content again if the call turns out no call, or is markup read between calls (a
 tool section's opener, a message header) that a cut call's text starts with.  Content
-itself, and its whitespace rules, stay with the assembly (``ContentText``).
+itself, and its whitespace rules, stay with the assembly (``text_rules.ContentText``).
 """
 
 from __future__ import annotations
 
-import re
-import string
-import os
-from random import Random
-from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax, ArgumentsWriter
+from .call_ids import CallIds
+from .call_names import CallNames
+from .driver import StreamingParserBase
 from .events import MESSAGE_HEADER, TOOL_ARGS, TOOL_STATES, RawText
 from .messages import CutCall, DeltaToolCall
 from .schema_types import ToolTyping
-from .driver import StreamingParserBase
-
-if TYPE_CHECKING:
-    from .assembly import ContentText
-
-_ALNUM: Final = string.ascii_letters + string.digits
-# uuid.uuid4()'s version and variant bits, set on 128 random bits (as uuid.UUID does,
-# without building a UUID object per call).
-_UUID4_CLEAR: Final = ~((0xF000 << 64) | (0xC000 << 48))
-_UUID4_SET: Final = (0x4000 << 64) | (0x8000 << 48)
-
-
-# Call ids' random bits: a generator of our own, seeded by the system, so a program
-# that seeds ``random`` for its own reasons does not repeat ids; reseeded in every forked
-# child, so workers do not share them.
-_IDS: Final = Random()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_IDS.seed)
-
-
-_HEX2: Final = tuple(f"{i:02x}" for i in range(256))  # a byte as two hex digits
-
-
-def uuid4_hex() -> str:
-    """``uuid.uuid4().hex`` in form, at a third of its cost (no system call per id: a
-    call id must be unique, not secret)."""
-    return "%032x" % (_IDS.getrandbits(128) & _UUID4_CLEAR | _UUID4_SET)
-
+from .text_rules import ContentText
 
 # States whose text may be the markup that leads into a call.
 _MARKUP_STATES: Final = TOOL_STATES | {MESSAGE_HEADER}
@@ -85,58 +57,19 @@ class Call:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class CallIds:
-    """Tool call ids: ``chatcmpl-tool-...`` or 9 alphanumerics; random or sequential."""
-
-    def __init__(self, style: str | None, ids: str) -> None:
-        self.short = style == "alnum9"
-        self.sequential = ids == "sequential"
-        self.count = 0
-        # Random ids: a uuid4's first 24 hex digits (its version and variant among
-        # them) drawn once per completion, then its last 8 counted on from a random
-        # start: one draw per request, not per call (a call-dense text has thousands).
-        self._prefix = ""
-        self._base = 0
-
-    def next(self) -> str:
-        """The next call's id."""
-        if self.sequential:
-            out = f"call{self.count:05d}" if self.short else f"chatcmpl-tool-{self.count}"
-        elif self.short:
-            out = "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret: as uuid4_hex)
-        else:
-            if not self._prefix:
-                self._prefix = f"chatcmpl-tool-{uuid4_hex()[:24]}"
-                self._base = _IDS.getrandbits(32)
-            n = (self._base + self.count) & 0xFFFFFFFF
-            # (Four table lookups in one build: "%08x" parses its format on every call.)
-            out = (f"{self._prefix}{_HEX2[n >> 24]}{_HEX2[n >> 16 & 255]}"
-                   f"{_HEX2[n >> 8 & 255]}{_HEX2[n & 255]}")
-        self.count += 1
-        return out
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)
 class ToolCalls:
     """The calls of one completion: names judged, arguments read, ends and cuts."""
 
     def __init__(self, events: StreamingParserBase, content: ContentText, *,
-                 syntax: ArgumentSyntax, typing: ToolTyping, valid_names: Collection[str] | None,
-                 name_pattern: re.Pattern[str] | None,
-                 name_entities: Callable[[str], str] | None, stream_args: bool, ids: CallIds,
-                 no_tools: bool, warnings: list[str], whole_calls: bool = False,
-                 glued_prefix: str | None = None, trailers: frozenset[str] = frozenset()) -> None:
+                 syntax: ArgumentSyntax, typing: ToolTyping, names: CallNames,
+                 stream_args: bool, ids: CallIds, no_tools: bool, warnings: list[str],
+                 whole_calls: bool = False, trailers: frozenset[str] = frozenset()) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
         # Compiled once per tool name for this parser's request, not once per call.
         self.typing = typing
-        self._properties = typing.properties  # (bound once: a syntax's whole reads call it)
-        self.requested = typing.names  # the request's function tools
-        self.valid_names = valid_names
-        self.name_pattern = name_pattern
-        self.name_entities = name_entities  # decodes character references in a name
-        self.glued_prefix = glued_prefix  # a name's prefix when its separators were lost
+        self.names = names  # how a call's name text is read
         self.stream_args = stream_args
         self.ids = ids
         # tool_choice "none": no call is started; text read in tool states is content.
@@ -164,61 +97,13 @@ class ToolCalls:
 
     @property
     def reads_whole(self) -> bool:
-        """Whether a call's text may be read whole (``whole_call``): calls are calls (not
-        tool_choice "none")."""
+        """Whether a call's text may be read whole (``CallNames.whole_call``): calls are
+        calls (not tool_choice "none")."""
         return not self.no_tools
-
-    def whole_call(self, name: str | None, text: str) -> tuple[str, str, str] | None:
-        """A call read at once from its name's text (None: the syntax reads the name in
-        the arguments) and its TOOL_ARGS text: (name, arguments, call id or "") when that
-        is what reading it piece by piece gives, a call with no warning; else None."""
-        if name is None:
-            taken = self.syntax.whole_call(text, self._properties)
-            if taken is None:
-                return None
-            name, call_id = self._called(taken[0])
-            return (name, taken[1], call_id) if self.is_call_name(name) else None
-        name, call_id = self._called(name)
-        # (A name no requested tool has may hold the first key: _judge reads it then.)
-        if not self.is_call_name(name) or self.requested and name not in self.requested:
-            return None
-        arguments = self.syntax.whole_arguments(text, self.typing.properties(name))
-        return None if arguments is None else (name, arguments, call_id)
-
-    def _called(self, header: str) -> tuple[str, str]:
-        """(tool name, call id or "") of a call's name text: stripped, read by the
-        tool_name pattern (its name and id groups) or unglued, references decoded."""
-        name, call_id = header.strip(), ""
-        pattern = self.name_pattern
-        if pattern is not None:
-            m = pattern.match(name)
-            if m is not None:
-                groups = m.groupdict()
-                name = groups.get("name") or name
-                call_id = groups.get("id") or ""
-            elif self.glued_prefix is not None:
-                name = self.glued_name(name)
-        if self.name_entities is not None:
-            name = self.name_entities(name)
-        return name, call_id
-
-    def whole_object(self, text: str, pos: int) -> tuple[str, str, str, int] | None:
-        """``whole_call`` of a call that is one JSON object at ``pos`` of ``text``:
-        (name, arguments, call id or "", just past the object), or None."""
-        taken = self.syntax.whole_object(text, pos, self._properties)
-        if taken is None:
-            return None
-        name, call_id = self._called(taken[0])
-        return (name, taken[1], call_id, taken[2]) if self.is_call_name(name) else None
-
-    def is_call_name(self, name: str) -> bool:
-        """Whether a call named ``name`` stands (not empty; a requested tool, where the
-        format validates names)."""
-        return bool(name) and (self.valid_names is None or name in self.valid_names)
 
     def whole(self, index: int, name: str, arguments: str, call_id: str,
               deltas: dict[int, DeltaToolCall]) -> None:
-        """Call ``index``, read whole (``whole_call``), from its start to its end."""
+        """Call ``index``, read whole (``CallNames.whole_call``), from its start to its end."""
         if self.between:  # (an empty one is no call's yet: kept, not made anew per call)
             self.between = []  # what start() takes as the call's text
         self.pending = None
@@ -369,12 +254,12 @@ class ToolCalls:
         """The name is complete: send it, or turn the call into content.  ``args`` is the
         arguments' first text, when it is what completed the name; returns arguments
         JSON text the name's first key gave."""
-        name, call_id = self._called("".join(call.name_parts))
-        split = self._key_in_name(name, args)
+        name, call_id = self.names.called("".join(call.name_parts))
+        split = self.names.key_in_name(name, args)
         key_lead = ""
         if split is not None:
             name, key_lead = split
-        if not self.is_call_name(name):
+        if not self.names.is_call_name(name):
             call.invalid = True
             why = "an empty name" if not name else f"unknown tool {name!r}"
             self.warnings.append(f"tool call {call.index} has {why}; kept as content")
@@ -398,34 +283,6 @@ class ToolCalls:
         call.reader = reader = self.syntax.reader(self._new_writer, name)
         call.writer = reader.writer
         return reader.feed(key_lead) if key_lead else ""
-
-    def glued_name(self, name: str) -> str:
-        """The requested tool a name that lost its separators names (``functionsexec5``:
-        the glued prefix, the tool's name, digits), when exactly one tool fits; else the
-        name as written."""
-        prefix = self.glued_prefix or ""
-        if not self.requested or not name.startswith(prefix):
-            return name
-        rest = name[len(prefix):]
-        fits = [t for t in self.requested
-                if rest.startswith(t) and (rest[len(t):].isdigit() or not rest[len(t):])]
-        return fits[0] if len(fits) == 1 else name
-
-    def _key_in_name(self, name: str, args: str) -> tuple[str, str] | None:
-        """(tool, text opening its first key) when ``name`` is no requested tool but a
-        requested tool's name followed by the first argument's key, and the arguments'
-        text says the key's open tag was left out (GLM: ``send_command_to_shellcommand
-        </arg_key>``); else None.  The longest such tool name wins."""
-        if not self.requested or not args or name in self.requested:
-            return None
-        opening = self.syntax.key_opening(args)
-        if opening is None:
-            return None
-        tool = max((t for t in self.requested if name.startswith(t) and len(name) > len(t)),
-                   key=len, default=None)
-        if tool is None or not name[len(tool):].strip():
-            return None
-        return tool, opening + name[len(tool):].strip()
 
     def _new_writer(self, name: str) -> ArgumentsWriter:
         """The writer of a call to tool ``name`` (typed by the tool's schema)."""

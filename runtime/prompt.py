@@ -12,16 +12,13 @@ counts a completion's reasoning tokens through a fresh parser's ``raw`` tap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
 from .events import DROP, REASONING, RawText
 from .lexicon import Lexicon
 from .tokens import TokenizerInfo
-
-if TYPE_CHECKING:  # the driver imports this module
-    from .driver import StreamingParserBase
 
 # Marker id sequences by their last id (most markers are one token).
 _Seqs = dict[int, list[tuple[int, ...]]]
@@ -241,19 +238,15 @@ class PromptReader:
         return ids
 
 
-def count_reasoning_tokens(parser: StreamingParserBase, texts: Sequence[str],
-                           token_ids: Sequence[int]) -> int:
-    """How many tokens (``texts``, one per id of ``token_ids``) start inside reasoning
-    text, as ``parser`` reads them: a fresh parser with its ``raw`` tap on, started
-    where the completion starts."""
+def count_reasoning_tokens(items: Sequence[Any], texts: Sequence[str],
+                           live: Iterable[str]) -> int:
+    """How many tokens (``texts``, one per id) start inside reasoning text, by the raw
+    tap's ``items`` of a parse of their text (markers REASONING has a transition for,
+    ``live``, and dropped ones are not reasoning text; another marker's token is)."""
     text = "".join(texts)
     reasoning = bytearray(len(text) + 1)  # 1 where a character is reasoning text
-    # Markers REASONING has a transition for (and dropped ones); another marker's
-    # token is plain text there.
-    markers = {DROP, *parser.LEXICONS[parser.thinking].live.get(REASONING, ())}
+    markers = {DROP, *live}
     pos = 0
-    # The raw tap mixes RawText into the events (compiled, the item types are checked).
-    items: list[Any] = [*parser.feed(text, token_ids), *parser.finish()]
     for item in items:
         if type(item) is RawText:
             end = pos + len(item.text)

@@ -1,77 +1,161 @@
-"""Runs of whole calls: a parse reads consecutive calls at once (the driver's CALL_RUNS).
+"""Runs of whole calls: in a parse, consecutive calls read at once, one ``CallRun``
+instead of their pieces and events (the lexer's ``lexing.CallRuns``).
 
-The compiler writes, per state a run may start in, one call's steps: (state, what its
-text before the terminal is, terminal, the framing the render writes before it, the
-terminals that stay in the state), the text being "between" (the run state's own,
-before the call's start marker), "name" ("name, arguments" where the terminal's text
-opens the arguments: GLM's ``<arg_key>``), "arguments" or "" (none, or the framing
-whitespace the render writes there).  ``CallPath`` follows them with the parser's own
-per-state matchers, so a run finds exactly the markers the lexer would: a marker with
-no text before it but its framing is the one literal its state's matcher takes right
-there (consecutive ones checked at once), the name and the arguments are the text up to
-the first literal their state's matcher finds that does not stay in the state (the
-tags of an element syntax, argument text either way: one search for the others).
+The compiler writes a ``CallProgram`` per state a call may start in at a marker: the
+terminals that start one there, then the call's steps (state, what its text before the
+terminal is, terminal, the framing the render writes before it, the terminals that stay
+in the state), the text being "name" ("name, arguments" where the terminal's text opens
+the arguments: GLM's ``<arg_key>``), "arguments", "" (none, or the framing whitespace
+the render writes there) or, last, "object" (one JSON object, right after the start
+marker or opened by its text, whose closing brace ends the call: Llama's JSON calls);
+and the state each call ends in, whose own program reads the calls after it.
+
+``CallPath`` follows a program with the parser's own per-state matchers, so a run finds
+exactly the markers the lexer would: a marker with no text before it but its framing is
+the one literal its state's matcher takes right there (consecutive ones checked at
+once), the name and the arguments are the text up to the first literal their state's
+matcher finds that does not stay in the state (the tags of an element syntax, argument
+text either way: one search for the others).  The syntax reads each call
+(``ArgumentSyntax.whole_call``/``whole_arguments``/``whole_object``, through the
+assembly's ``ToolCalls``) and takes it only where reading it piece by piece gives the
+same; anything else ends the run, and the lexer goes on from there as usual.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from mypy_extensions import mypyc_attr
 
+from .arguments.scanning import NOT_SPACE
+from .events import TOOL_ARGS, CallRun, EventType, SemanticEvent
 from .lexicon import Matcher
+from .bodies.base import Markup
+from .machine import ParserCore, StateLexer, WholeCall, WholeObject
+from .searching import Search, framing_then, no_search, only_literal, search_for, search_past
 
 # Per call: the text before it, its text up to the arguments (markers and name), the
 # arguments' text, its text after them (markers) and what was read (name, arguments,
 # call id or "").
 RunCall = tuple[str, str, str, str, tuple[str, str, str]]
-Accept = Callable[[str | None, str], tuple[str, str, str] | None]
 # Per step (state, role, terminal, framing before it, terminals passed over).
 RunStep = tuple[int, str, str, str, tuple[str, ...]]
 RunSteps = tuple[RunStep, ...]
-Search = Callable[[str, int], "re.Match[str] | None"]
 # Per step (literal, search, names, terminal, role); typed, so that compiled code looks
 # names up natively (a literal step's search and names are never used).
 Step = tuple[str, Search, dict[str, str | None], str, str]
 
 
-def _no_search(buf: str, pos: int) -> re.Match[str] | None:
-    """A literal step's search: never called."""
-    return None
+@mypyc_attr(allow_interpreted_subclasses=True)
+class CallProgram:
+    """What a call read whole is, from state ``state``: one of ``starts`` begins it (the
+    start terminals in ``opens`` with text that opens its object; none: the tool body's
+    own markup leads to it, ``ToolBody.whole_markup``), then ``steps``; it ends in state
+    ``after``; ``framing``: text between calls here is framing (a framing state's own,
+    or the body's markup), else content."""
+
+    __slots__ = ("state", "starts", "opens", "steps", "after", "framing", "end")
+
+    def __init__(self, state: int, starts: tuple[str, ...], steps: RunSteps, after: int,
+                 framing: bool, opens: tuple[str, ...] = ()) -> None:
+        self.state, self.starts, self.opens = state, frozenset(starts), frozenset(opens)
+        self.steps, self.after, self.framing = steps, after, framing
+        # The terminal that ends each call ("": its object's close).
+        self.end = steps[-1][2] if steps[-1][1] != "object" else ""
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class CallRuns(StateLexer):
+    """A whole text's state where calls start at a marker: a start marker begins a run
+    its program may read at once; the lexer goes on as usual where the run ends, or at
+    the marker where none was read."""
+
+    __slots__ = ("program",)
+
+    def __init__(self, event: EventType | None, program: CallProgram) -> None:
+        super().__init__(event)
+        self.program = program
+
+    def take(self, p: ParserCore, buf: str, start: int, end: int, name: str | None,
+             final: bool, out: list[SemanticEvent]) -> int:
+        if name is not None and name in self.program.starts:
+            moved = read_run(p, self.program, buf, start, out)
+            if moved > start:
+                return moved
+        p.take(name, buf[start:end], out)
+        return end
+
+
+def read_run(p: ParserCore, program: CallProgram, buf: str, pos: int,
+             out: list[SemanticEvent], markup: tuple[Markup, Markup] | None = None) -> int:
+    """Read the calls that follow one another from ``pos`` (a start marker of
+    ``program``'s state, or, without start terminals, the body's ``markup`` before
+    them) whole: they go out as one CallRun, the parser as after the last
+    (``ParserCore.ran``); returns where they end (``pos``: none was read)."""
+    calls: list[RunCall] = []
+    at = pos
+    home = program.state
+    while True:
+        path = call_path(program, p.matchers)
+        if path.steps is None:
+            break
+        found, at = path.read(buf, at, p.whole_call, p.whole_object,
+                              p.framing_match if program.framing else None, markup)
+        calls += found
+        after = program.after
+        if not found or after == program.state:
+            break  # (a program that ends in its own state read all it could)
+        lexer = p.lexers[after]
+        if not isinstance(lexer, CallRuns) or lexer.program.after != after:
+            break
+        program = lexer.program  # the calls after one go on in the state it ends in
+    if not calls:
+        return pos
+    run = CallRun(calls, home, p.tool_index + 1, program.end, program.framing)
+    p.ran(run, program.after, out)
+    if markup is not None:
+        p.body.ran_calls()
+    return at
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CallPath:
-    """One call's steps over one set of per-state matchers (``steps`` None: they cannot
-    be followed without the lexer, so no run is read)."""
+    """One program over one set of per-state matchers (``steps`` None: it cannot be
+    followed without the lexer, so no run is read)."""
 
-    __slots__ = ("run", "matchers", "search", "names", "start_name", "start", "steps", "last",
+    __slots__ = ("program", "matchers", "search", "names", "start", "steps", "last",
                  "reach", "bounds")
 
-    def __init__(self, run: RunSteps, matchers: Sequence[Matcher]) -> None:
-        self.run, self.matchers = run, matchers
-        home = matchers[run[0][0]]
-        self.search, self.names, self.start_name = home.search, home.names, run[0][2]
+    def __init__(self, program: CallProgram, matchers: Sequence[Matcher]) -> None:
+        self.program, self.matchers = program, matchers
+        home = matchers[program.state]
+        self.search, self.names = home.search, home.names
         # The start marker's one spelling, where the home state's matcher takes it
         # wherever the text starts with it ("": searched for): calls right after one
         # another need no search for it.
-        self.start = _only_literal(home, self.start_name) or ""
+        starts = [only_literal(home, name) for name in program.starts]
+        self.start = (starts[0] or "") if len(starts) == 1 else ""
         # Per step (literal, search, names, terminal, role): a literal for markers that
         # follow right there, else the search that finds the marker after the text.
         steps: list[Step] = []
-        usable = all(matchers[s].search is not None and not matchers[s].sizes
-                     for s, *_ in run)  # (markers with lookahead are the lexer's)
+        run = program.steps
+        searched = [step[0] for step in run if step[1] != "object"]
+        if program.starts:
+            searched.append(program.state)
+        usable = all(matchers[s].search is not None and not matchers[s].sizes for s in searched)
         last = 0  # the length of the last marker, if a literal
-        for source, role, terminal, framing, passes in run[1:]:
+        for source, role, terminal, framing, passes in run:
             matcher = matchers[source]
+            if role == "object":
+                steps.append(("", no_search, {}, terminal, role))
+                continue
             if role:
                 # (Past the terminals that stay in the state: one search for the others.)
                 # (The arguments are long: str.find jumps over them; a name is a few
                 # characters, which sre tests faster than a call into FirstCharSearch.)
-                search = (_search_past(matcher, passes) if passes
-                          else _search_for(matcher) if role == "arguments"
+                search = (search_past(matcher, passes) if passes
+                          else search_for(matcher) if role == "arguments"
                           else matcher.search)
                 if search is None:
                     usable = False
@@ -79,48 +163,64 @@ class CallPath:
                 steps.append(("", search, matcher.names, terminal, role))
                 last = 0
                 continue
-            literal = _only_literal(matcher, terminal)
-            if literal is None or not _framing_then(matcher, framing, literal):
+            literal = only_literal(matcher, terminal)
+            if literal is None or not framing_then(matcher, framing, literal):
                 usable = False
                 break
             last = len(literal)
             literal = framing + literal
             if steps and steps[-1][0]:
                 literal = steps.pop()[0] + literal
-            steps.append((literal, _no_search, {}, terminal, role))
+            steps.append((literal, no_search, {}, terminal, role))
         self.steps: list[Step] | None = steps if usable else None
         self.last = last
         # The lexer waits for more text when a marker starts at or past its state's
         # matcher's hold point (never before its reach of the buffer's end).  Every marker
         # but the last ends before the last one starts: the last one's start tells for
         # all, with each state's slack, its marker's shortest spelling (see read).
-        *others, (final, *_) = run
+        marked = [(s, t) for s, role, t, *_ in run if role != "object"]
+        final, _ = marked[-1] if marked else (program.state, "")
+        others = [(program.state, name) for name in program.starts] + marked[:-1]
         self.bounds = [(matchers[final], 0)] + [
             (matchers[s], min((len(lit) for lit, n in matchers[s].names.items() if n == t),
-                              default=0)) for s, _, t, *_ in others]
+                              default=0)) for s, t in others]
         self.reach = max(matcher.reach - slack for matcher, slack in self.bounds)
 
-    def read(self, buf: str, pos: int, accept: Accept,
+    def read(self, buf: str, pos: int, accept: WholeCall | None,
+             accept_object: WholeObject | None,
              framing: Callable[[str, int, int], Any] | None,
-             once: bool = False) -> tuple[list[RunCall], int]:
-        """The calls that follow one another from ``pos`` (a start marker), each taken
-        by ``accept`` (its name's text or None, its arguments' text), and where they
-        end; ``framing`` matches the framing run of the text between calls (None: that
-        text is content; else a text between calls that is not all framing ends the
-        run; ``once``: one call at most).  A call whose last marker the lexer might wait
-        on, cut by the buffer's end, ends the run too."""
+             markup: tuple[Markup, Markup] | None = None) -> tuple[list[RunCall], int]:
+        """The calls that follow one another from ``pos`` (a start marker, or, where the
+        program has none, the body's ``markup`` before the first call and between two),
+        each taken by ``accept`` (its name's text or None, its arguments' text) or, an
+        object, ``accept_object``, and where they end (one call where it ends in another
+        state, which reads those after it); ``framing`` matches the framing run of the
+        text between calls (None: that text is content; else a text between calls that
+        is not all framing ends the run).  A call whose last marker the lexer might wait
+        on, cut by the buffer's end, ends it too."""
         steps = self.steps
         assert steps is not None  # (the driver reads no run without them)
-        search, names, start_name, last = self.search, self.names, self.start_name, self.last
+        program = self.program
+        lead, between = markup if markup is not None else (None, None)
+        search, names, starts, last = self.search, self.names, program.starts, self.last
         # (Looked for right there while calls follow one another with nothing between:
         # the first is at ``pos``.)
         start = self.start
         limit = len(buf) - self.reach  # a call whose last marker starts before it is sure
         calls: list[RunCall] = []
         at = pos
+        once = program.after != program.state
         while True:
-            if start and buf[at : at + len(start)] == start:
+            if lead is not None:
+                m = lead(buf, at)  # (the body's markup: no marker)
+                if m is None:
+                    break
+                begin = end = m.end()
+                started = ""
+                lead = between
+            elif start and buf[at : at + len(start)] == start:
                 begin, end = at, at + len(start)  # (the marker a search finds)
+                started = buf[begin:end]
             else:
                 start = ""
                 # (Compiled, each method of a match is a generic call: one span() per
@@ -129,12 +229,15 @@ class CallPath:
                 if m is None:
                     break
                 begin, end = m.span()
-                if names[buf[begin:end]] != start_name:
+                started = buf[begin:end]
+                if names[started] not in starts:
                     break
                 if framing is not None and begin > at and framing(buf, at, begin).end() < begin:
                     break  # words between calls: the lexer gives them out as content
             name: str | None = None
             opens = closes = at_marker = end
+            marker = begin  # where the last marker starts
+            taken: tuple[str, str, str] | None = None
             for literal, find, found, terminal, role in steps:
                 if literal:
                     # (Compared as a slice: compiled, startswith with a position is a
@@ -143,6 +246,16 @@ class CallPath:
                     if buf[end : end + len(literal)] != literal:
                         break  # text where the call has none, or another marker
                     end += len(literal)
+                    marker = end - last
+                    continue
+                if role == "object":
+                    # (After the body's markup, the object is right there.)
+                    opened = not started or names[started] in program.opens
+                    whole = self.object(buf, begin, end, opened, accept_object)
+                    if whole is None:
+                        break
+                    taken, opens, end = whole[:3], end, whole[3]
+                    closes = end
                     continue
                 m = find(buf, end)
                 if m is None:
@@ -150,6 +263,7 @@ class CallPath:
                 at_marker, past = m.span()
                 if found[buf[at_marker:past]] != terminal:
                     break
+                marker = at_marker
                 if role == "arguments":
                     opens, closes = end, at_marker
                     end = past
@@ -158,19 +272,41 @@ class CallPath:
                     # ("name, arguments": the marker's text is the arguments' first.)
                     end = past if role == "name" else at_marker
             else:
-                # (The last marker starts after every other one.)
-                marker = end - last if last else at_marker
                 if marker >= limit and not self.sure(buf, marker):
                     break
-                body = buf[opens:closes]
-                taken = accept(name, body)
+                if taken is None:
+                    assert accept is not None  # (set for a whole text)
+                    taken = accept(name, buf[opens:closes])
                 if taken is not None:
-                    calls.append((buf[at:begin], buf[begin:opens], body, buf[closes:end], taken))
+                    calls.append((buf[at:begin], buf[begin:opens], buf[opens:closes],
+                                  buf[closes:end], taken))
                     at = end
                     if not once:
                         continue
             break
         return calls, at
+
+    def object(self, buf: str, begin: int, end: int, opened: bool,
+               accept: WholeObject | None) -> tuple[str, str, str, int] | None:
+        """The call that is one JSON object after the start marker ``buf[begin:end]``
+        (or opened by its text), complete, read whole, with no TOOL_ARGS terminal inside
+        it (a special token the tokenizer drops): (name, arguments, id, just past it)."""
+        if opened:
+            obj = begin  # the marker's text is the object's opening (or there is none)
+        else:
+            m = NOT_SPACE(buf, end)
+            obj = m.start() if m is not None else len(buf)
+        # (Compared: compiled, startswith with a position is a generic call.)
+        if buf[obj : obj + 1] != "{" or accept is None:
+            return None
+        # (Not complete, or not as the syntax takes it whole: read piece by piece.)
+        taken = accept(buf, obj)
+        if taken is None:
+            return None
+        inside = self.matchers[TOOL_ARGS]
+        if inside.search is not None and not inside.clear(buf, end, taken[3]):
+            return None
+        return taken
 
     def sure(self, buf: str, marker: int) -> bool:
         """Whether the lexer takes every marker of a call near the end of ``buf``, whose
@@ -184,108 +320,18 @@ class CallPath:
 _PATHS: dict[tuple[int, int], CallPath] = {}
 
 
-def call_path(run: RunSteps, matchers: Sequence[Matcher]) -> CallPath:
-    """The CallPath of ``run`` over ``matchers``, made once (matchers are shared by the
-    parsers of one lexicon and tokenizer)."""
-    key = (id(run), id(matchers))
+def call_path(program: CallProgram, matchers: Sequence[Matcher]) -> CallPath:
+    """The CallPath of ``program`` over ``matchers``, made once (matchers are shared by
+    the parsers of one lexicon and tokenizer)."""
+    key = (id(program), id(matchers))
     path = _PATHS.get(key)
-    if path is None or path.run is not run or path.matchers is not matchers:
+    if path is None or path.program is not program or path.matchers is not matchers:
         if len(_PATHS) >= 256:
             _PATHS.clear()  # (what the cache holds alive stays bounded)
-        path = _PATHS[key] = CallPath(run, matchers)
+        path = _PATHS[key] = CallPath(program, matchers)
     return path
 
 
-def _search_past(matcher: Matcher, passes: Sequence[str]) -> Search | None:
-    """A search for ``matcher``'s literals but those of terminals in ``passes`` (their
-    text the step's), which finds what the lexer finds passing over those; None where a
-    passed literal could hide another (one starts inside it, or one begins the other),
-    or there is no other."""
-    passed = [lit for lit in matcher.literals if matcher.names[lit] in passes]
-    others = [lit for lit in matcher.literals if matcher.names[lit] not in passes]
-    for lit in passed:
-        for other in others:
-            if any(other.startswith(lit[k:]) or lit[k:].startswith(other)
-                   for k in range(len(lit))):
-                return None
-    # (Not a FirstCharSearch: the tags passed over begin like the others, and each one
-    # would be a step in Python.)
-    return re.compile("|".join(map(re.escape, others))).search if others else None
 
-
-def _search_for(matcher: Matcher) -> Search:
-    """``matcher``'s search; where its literals begin with more than one character, a
-    ``FirstCharSearch`` of the same alternation (sre would test each character against
-    the set of them)."""
-    firsts = "".join(sorted({lit[0] for lit in matcher.literals}))
-    if len(firsts) < 2:
-        return matcher.search
-    # (Its literals are in the matcher's order, longest first; re's cache gives back the
-    # matcher's own pattern.)
-    return FirstCharSearch(re.compile("|".join(map(re.escape, matcher.literals))), firsts).search
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)
-class FirstCharSearch:
-    """``pattern.search`` for an alternation of literals that begin with ``firsts``:
-    the nearest of those characters found by ``str.find`` (wmemchr on a wide text), the
-    pattern matched there. sre finds no common prefix in such a pattern and tests every
-    character of a call's arguments against the set instead (a run's arguments step:
-    about 3k instructions a call on DeepSeek's fenced JSON)."""
-
-    __slots__ = ("match", "rest", "firsts")
-
-    def __init__(self, pattern: re.Pattern[str], firsts: str) -> None:
-        self.match = pattern.match
-        self.rest = pattern.search
-        self.firsts = firsts
-
-    def search(self, buf: str, pos: int) -> re.Match[str] | None:
-        """The leftmost match at or after ``pos``."""
-        n = len(buf)
-        firsts = self.firsts
-        # (Looked for in windows that double: a character that is not in the rest of the
-        # text must not cost a scan of all of it per call.)
-        window = 256
-        while pos < n:
-            stop = pos + window
-            if stop > n:
-                stop = n
-            at = stop
-            for c in firsts:
-                k = buf.find(c, pos, at)
-                if k >= 0:
-                    at = k
-            if at < stop:
-                # (No literal there: sre goes on from it, so text full of such
-                # characters, pretty-printed JSON's newlines, costs one step here.)
-                m = self.match(buf, at)
-                return m if m is not None else self.rest(buf, at + 1)
-            pos = stop
-            window *= 2
-        return None
-
-
-def _framing_then(matcher: Matcher, framing: str, literal: str) -> bool:
-    """Whether ``matcher`` reads ``framing`` as text and then ``literal`` (no marker
-    starts inside the framing)."""
-    if not framing:
-        return True
-    m = matcher.search(framing + literal, 0)
-    return m is not None and m.span() == (len(framing), len(framing) + len(literal))
-
-
-def _only_literal(matcher: Matcher, terminal: str) -> str | None:
-    """The literal ``matcher`` takes for ``terminal`` wherever the text starts with it:
-    the terminal's one spelling there, which no longer literal of the state begins
-    with; None when there is no such literal."""
-    spelled = [lit for lit, name in matcher.names.items() if name == terminal]
-    if len(spelled) != 1:
-        return None
-    literal = spelled[0]
-    if any(lit != literal and lit.startswith(literal) for lit in matcher.names):
-        return None
-    return literal
-
-
-__all__ = ["CallPath", "RunCall", "RunSteps", "call_path"]
+__all__ = ["CallPath", "CallProgram", "CallRuns", "RunCall", "RunSteps", "call_path",
+           "read_run"]

@@ -1,6 +1,6 @@
 """Runs of calls inside one JSON array of calls (bodies with ``whole_runs``: the
 json_array body of Jamba, Granite 3 and Mistral before v11): ``parse()`` reads the
-elements whole (the driver's _body_run, ``ToolBody.whole_run``), and gives exactly what
+elements whole (``lexing.BodyRuns``, ``ToolBody.whole_run``), and gives exactly what
 reading the same text one character per delta gives (message, cut calls, warnings,
 content offset), with and without a tokenizer, with token ids too."""
 

@@ -1,6 +1,6 @@
-"""Runs of whole calls (the driver's CALL_RUNS): where the render's call markers lead from
-a state through the machine back to it, ``parse()``/``complete()`` read consecutive calls
-at once (``StreamingParserBase._run``), each call's name and arguments taken whole
+"""Runs of whole calls (call programs, runtime/runs.py): where the render's call markers
+lead from a state through the machine back to it, ``parse()``/``complete()`` read
+consecutive calls at once (``runs.read_run``), each call's name and arguments taken whole
 (``ToolCalls.whole_call``) only when reading them piece by piece gives the same.  Every
 text here is compared with the same text streamed one character per delta: message,
 warnings, cut calls and content offset.  JSON arguments and element syntaxes' fields
@@ -19,6 +19,7 @@ import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
 from parsergen.runtime.events import CallRun, RawText
 from support.streams import recording_parser, token_deltas
+from support.programs import programs, run_steps
 from support.tokenizers import deepseek, glm, kimi_k2, kimi_k3, minimax, qwen36, seed_oss
 
 PROPERTIES = {"n": {"type": "integer"}, "x": {"type": "number"}, "s": {"type": "string"},
@@ -28,7 +29,7 @@ TOOLS = [{"type": "function", "function": {"name": name, "parameters": {
 THINKING = False
 NAME, ARGS = "\u2063NAME\u2063", "\u2063ARGS\u2063"
 
-RUNS = sorted(f for f in parsergen.formats() if parsergen.load(f).StreamingParser.CALL_RUNS)
+RUNS = sorted(f for f in parsergen.formats() if programs(parsergen.load(f)))
 # Formats with a tokenizer the tests can build (support/tokenizers.py).
 TOKENIZERS = {"deepseek_r1": deepseek, "deepseek_v3": deepseek, "deepseek_v31": deepseek,
               "deepseek_v32": deepseek, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3,
@@ -41,7 +42,7 @@ def _literal(module: Any, terminal: str) -> str:
 
 
 def _steps(module: Any) -> tuple[tuple[int, str, str, str, tuple[str, ...]], ...]:
-    return next(iter(module.StreamingParser.CALL_RUNS.values()))
+    return run_steps(next(iter(programs(module).values())))
 
 
 def _render(module: Any, arguments: dict[str, Any]) -> str:
@@ -271,7 +272,8 @@ def test_runs_read_calls_whole(fmt: str) -> None:
     parser = recording_parser(module, seen, tools=TOOLS, thinking=THINKING)
     message = parser.complete(text)
     runs = [item for item in seen if type(item) is CallRun]
-    # (The first call too: from the state a section of calls opens into, CALL_RUNS_END.)
+    # (The first call too: from the state a section of calls opens into, whose program
+    # ends its call in another state.)
     assert len(runs) == 1 and len(runs[0].calls) == 3
     assert [c.name for c in message.tool_calls] == ["f"] * 3
     at = 0
@@ -292,15 +294,15 @@ def test_formats_with_runs() -> None:
     """The call shapes the compiler finds: markers only, a name, then the arguments."""
     assert {"hermes", "qwen3_json", "deepseek_v3", "deepseek_r1", "deepseek_v31",
             "kimi_k2"} <= set(RUNS)
-    steps = parsergen.load("deepseek_v3").StreamingParser.CALL_RUNS
-    assert list(steps) == [3] and [step[1] for step in steps[3]] == [
+    steps = programs(parsergen.load("deepseek_v3"))
+    assert list(steps) == [3] and [step[1] for step in run_steps(steps[3])] == [
         "between", "", "", "name", "arguments", ""]
-    assert [step[1] for step in parsergen.load("hermes").StreamingParser.CALL_RUNS[0]] == [
+    assert [step[1] for step in run_steps(programs(parsergen.load("hermes"))[0])] == [
         "between", "arguments"]
     # Element syntaxes: the render's framing whitespace, the tags passed over, the call
     # ended by the marker that leaves its arguments (qwen3's </function>).
     assert {"qwen3", "glm47_moe", "minimax_m2", "deepseek_v32", "kimi_k3"} <= set(RUNS)
-    qwen3 = parsergen.load("qwen3").StreamingParser.CALL_RUNS[0]
+    qwen3 = run_steps(programs(parsergen.load("qwen3"))[0])
     assert [(step[1], step[2], step[3]) for step in qwen3] == [
         ("between", "TOOL_START", ""), ("", "FUNC_PREFIX", "\n"), ("name", "CLOSE_ANGLE", ""),
         ("arguments", "FUNC_END", ""), ("", "TOOL_END", "\n")]
@@ -308,14 +310,16 @@ def test_formats_with_runs() -> None:
     # A section's first call from the state its opening marker leads to, then the rest
     # from the state between calls.
     for fmt in ("kimi_k2", "kimi_k3", "minimax_m2", "deepseek_v32"):
-        parser = parsergen.load(fmt).StreamingParser
-        assert parser.CALL_RUNS_END == {3: 6} and set(parser.CALL_RUNS) == {3, 6}, fmt
+        found = programs(parsergen.load(fmt))
+        assert {s: p.after for s, p in found.items() if p.after != s} == {3: 6}, fmt
+        assert set(found) == {3, 6}, fmt
     # No run where the syntax reads no whole arguments (it could take no call).
     for fmt in ("gemma4", "minimax_m3"):
-        parser = parsergen.load(fmt).StreamingParser
-        assert "whole_arguments" not in vars(type(parser.SYNTAX)) and not parser.CALL_RUNS
+        module = parsergen.load(fmt)
+        assert ("whole_arguments" not in vars(type(module.StreamingParser.SYNTAX))
+                and not programs(module))
     # GLM: the name runs up to the first <arg_key>, whose text opens the arguments.
-    glm = parsergen.load("glm47_moe").StreamingParser.CALL_RUNS[0]
+    glm = run_steps(programs(parsergen.load("glm47_moe"))[0])
     assert [(step[1], step[2]) for step in glm] == [
         ("between", "TOOL_START"), ("name, arguments", "ARG_KEY_START"), ("arguments", "TOOL_END")]
 
@@ -324,7 +328,7 @@ def test_arguments_search_passes_over_tags_only_where_none_hides_a_marker() -> N
     """The arguments step searches for the state's other literals at once where no tag
     could hide one (else the lexer reads those calls): what passing over tags finds."""
     from parsergen.runtime.lexicon import Matcher
-    from parsergen.runtime.runs import _search_past
+    from parsergen.runtime.searching import search_past as _search_past
 
     tags = {"<p=": "OPEN", "</p>": "CLOSE"}
     search = _search_past(Matcher({**tags, "</f>": "END"}), ("OPEN", "CLOSE"))
@@ -343,19 +347,20 @@ def test_start_marker_compared_in_place_only_where_a_search_takes_it() -> None:
     call ended, not searched for, where no longer literal of its state begins with it;
     the calls read are the same either way."""
     from parsergen.runtime.lexicon import Matcher
-    from parsergen.runtime.runs import CallPath
+    from parsergen.runtime.runs import CallPath, CallProgram
 
-    run = ((0, "between", "S", "", ()), (1, "arguments", "E", "", ()))
+    run = CallProgram(0, ("S",), ((1, "arguments", "E", "", ()),), 0, False)
     plain = CallPath(run, [Matcher({"<s>": "S"}), Matcher({"<e>": "E"})])
     longer = CallPath(run, [Matcher({"<s>": "S", "<s>!": "X"}), Matcher({"<e>": "E"})])
     assert plain.start == "<s>" and longer.start == ""
     text = "<s>a<e><s>b<e> <s>c<e><s>d<e>" + " " * 16
     for path in (plain, longer):
-        calls, end = path.read(text, 0, lambda name, body: ("f", body, ""), None)
+        calls, end = path.read(text, 0, lambda name, body: ("f", body, ""), None, None)
         assert [call[4][1] for call in calls] == ["a", "b", "c", "d"]
         assert [call[0] for call in calls] == ["", "", " ", ""] and end == text.index("d") + 4
     # The longer literal right there is not the start marker: the run ends before it.
-    calls, _ = longer.read("<s>a<e><s>!b<e>" + " " * 16, 0, lambda n, b: ("f", b, ""), None)
+    calls, _ = longer.read("<s>a<e><s>!b<e>" + " " * 16, 0, lambda n, b: ("f", b, ""), None,
+                           None)
     assert [call[4][1] for call in calls] == ["a"]
 
 
@@ -368,7 +373,8 @@ def test_first_char_search_finds_what_the_regex_finds(parts: list[str], pos: int
     with str.find (``FirstCharSearch``): the same match as the regex of their
     alternation, anywhere in the text, across its doubling windows too."""
     from parsergen.runtime.lexicon import Matcher
-    from parsergen.runtime.runs import FirstCharSearch, _search_for
+    from parsergen.runtime.searching import FirstCharSearch
+    from parsergen.runtime.searching import search_for as _search_for
 
     literals = ["\n```", "\n```json\n", "<｜e｜>"]
     pattern = re.compile("|".join(map(re.escape, sorted(literals, key=lambda s: (-len(s), s)))))

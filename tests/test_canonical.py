@@ -14,6 +14,7 @@ import parsergen
 from parsergen.runtime import accumulate
 from parsergen.runtime.arguments import envelope
 from parsergen.runtime.arguments import json as json_arguments
+from support.programs import programs
 
 # Formats whose calls are one JSON object (json) or one JSON envelope (json_envelope),
 # rendered here by their own renderer.
@@ -73,10 +74,10 @@ def test_whole_equals_streamed(fmt: str, case: str) -> None:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_canonical_arguments_are_decoded_once(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A canonical object is taken whole: nothing that reads its members one by one
-    runs; where calls run whole (CALL_RUNS, OBJECT_RUNS), nothing reads an envelope piece
-    by piece."""
+    runs; where calls run whole (call programs), nothing reads an envelope piece by
+    piece."""
     module = parsergen.load(fmt)
-    runs = bool(module.StreamingParser.CALL_RUNS or module.StreamingParser.OBJECT_RUNS)
+    runs = bool(getattr(module.StreamingParser, "WHOLE_CALLS", None))
     for reader in (json_arguments, envelope) if runs else (json_arguments,):
         for name in ("whole_member_key", "decode_json_string", "json_string_end"):
             if hasattr(reader, name):
@@ -102,7 +103,7 @@ def test_not_canonical_is_read_member_by_member(fmt: str, arguments: str) -> Non
 
 def test_formats_with_whole_objects() -> None:
     assert {"hermes", "qwen3_json", "llama3_json", "mistral", "granite"} <= set(FORMATS)
-    runs = {f for f in FORMATS if parsergen.load(f).StreamingParser.CALL_RUNS}
+    runs = {f for f in FORMATS if programs(parsergen.load(f))}
     assert {"hermes", "qwen3_json", "deepseek_v3", "deepseek_v31"} <= runs  # test_call_runs.py
-    objects = {f for f in FORMATS if parsergen.load(f).StreamingParser.OBJECT_RUNS}
+    objects = {f for f in FORMATS if programs(parsergen.load(f), objects=True)}
     assert {"llama3_json"} <= objects  # (more in tests/test_object_runs.py)

@@ -1,7 +1,8 @@
-"""Runs of calls that are one JSON object each (the driver's OBJECT_RUNS: Llama 3's JSON
-calls, granite-20b-fc's tagged objects, Phi-4-mini's list): ``parse()`` reads them whole,
-and gives exactly what reading the same text one character per delta gives (message,
-warnings, content offset), with and without a tokenizer, with token ids too."""
+"""Runs of calls that are a marker and one JSON object each (call programs whose last
+step is the object: Llama 3's JSON calls, granite-20b-fc's tagged objects, Phi-4-mini's
+list): ``parse()`` reads them whole, and gives exactly what reading the same text one
+character per delta gives (message, warnings, content offset), with and without a
+tokenizer, with token ids too."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ import pytest
 
 import parsergen
 from parsergen.runtime.events import CallRun
+from support.programs import programs
 from support.specs import build
 from support.json_calls import (PROPERTIES, THINKING, TOOLS, call_cases, check_with_tokenizer,
                                 read_by_chars, read_whole, render_text)
 from support.streams import recording_parser, tapped_text
 from support.tokenizers import FORMAT_TOKENIZERS, TOKENIZERS
 
-FORMATS = sorted(f for f in parsergen.formats() if parsergen.load(f).StreamingParser.OBJECT_RUNS)
+FORMATS = sorted(f for f in parsergen.formats() if programs(parsergen.load(f), objects=True))
 
 
 def _literal(module: Any, terminal: str) -> str:
@@ -36,9 +38,9 @@ def _texts(module: Any) -> dict[str, str]:
         return render_text(renderer.call, {"name_json": name, "arguments": args, "name": name})
 
     c = call()
-    runs = module.StreamingParser.OBJECT_RUNS
-    after = next(iter(runs.values()))[0]
-    starts = runs[after][1]
+    runs = programs(module, objects=True)
+    after = next(iter(runs.values())).after
+    starts = {name: name in runs[after].opens for name in runs[after].starts}
     texts = call_cases(lead, sep, close, call)
     texts.update({
         "text, framing after": lead + c + " x " + c + sep + c + sep + close,
@@ -154,7 +156,7 @@ def test_validated_names(tmp_path: Path) -> None:
     """Where names are validated, a call to a tool not requested is content: the run
     ends before it, and goes on after it."""
     module = build(tmp_path, LLAMA_LIKE % ("", "true"))
-    assert module.StreamingParser.OBJECT_RUNS
+    assert programs(module, objects=True)
     c = '{"name": "f", "parameters": {"n": 1}}'
     for text in (c + "; " + c.replace('"f"', '"zzz"') + "; " + c + "; " + c,
                  c + "; " + c.replace('"f"', '"g"') + "; " + c):
@@ -167,8 +169,8 @@ def test_only_where_the_object_alone_ends_the_call(tmp_path: Path) -> None:
     """A terminal of TOOL_ARGS could end a call inside its object: no runs there."""
     ended = LLAMA_LIKE % ("  TOOL_ARGS:\n        EOT: {to: CONTENT, emit: [TOOL_CALL_END]}",
                           "false")
-    assert not build(tmp_path, ended, "ended").StreamingParser.OBJECT_RUNS
-    assert build(tmp_path, LLAMA_LIKE % ("", "false"), "open").StreamingParser.OBJECT_RUNS
+    assert not programs(build(tmp_path, ended, "ended"), objects=True)
+    assert programs(build(tmp_path, LLAMA_LIKE % ("", "false"), "open"), objects=True)
 
 
 def test_whole_object_reads_as_whole_call() -> None:

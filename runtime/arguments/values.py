@@ -1,8 +1,9 @@
 """Where a call's argument text hides markers: inside its syntax's strings and values.
 
 A format's markers are searched for in a call's argument text only where the value can
-end.  The driver gives a syntax's ``ValueScan`` every piece of TOOL_ARGS text it
-consumes, plain or marker, and asks it two things before it takes a marker there:
+end.  The TOOL_ARGS lexer (``lexing.ValueArgs``, through ``value_gate.ValueGate``) gives a
+syntax's ``ValueScan`` every piece of TOOL_ARGS text it consumes, plain or marker, and
+asks it two things before it takes a marker there:
 
 - ``quoted``: the text is inside a string whose end the syntax makes sure (a JSON or
   Python string, Gemma's ``<|"|>`` string, a DSML ``string="true"`` value).  A marker there is
@@ -132,7 +133,7 @@ class QuotedStrings(ValueScan):
         strings, closed, without raw newlines (strict JSON has none)."""
         if self.inside or self.escape or '"' not in self._stops:
             return pos
-        m = _NOT_SPACE(buf, pos)
+        m = NOT_SPACE(buf, pos)
         if m is None or m.start() >= limit or buf[m.start()] not in "{[":
             return pos
         try:
@@ -245,7 +246,7 @@ class DelimitedStrings(ValueScan):
 
 
 _OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE, _CLOSING = range(5)
-_NOT_SPACE: Final = re.compile(r"\S").search
+NOT_SPACE: Final = re.compile(r"\S").search
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -317,7 +318,7 @@ class ElementValues(ValueScan):
                 # After a close tag: the next field's open tag shows it closed the value
                 # (a marker that ends the call is taken meanwhile); other text, that it
                 # was value text.
-                m = _NOT_SPACE(buf, pos)
+                m = NOT_SPACE(buf, pos)
                 if m is None:
                     return
                 j = m.start()
@@ -354,7 +355,7 @@ class ElementValues(ValueScan):
                     self._enter_value()
             else:  # before the value's open tag: whitespace, the tag, or (tag missing) text
                 assert self.value_open is not None
-                m = _NOT_SPACE(buf, pos)
+                m = NOT_SPACE(buf, pos)
                 if m is None:
                     return
                 i = m.start()
@@ -368,69 +369,4 @@ class ElementValues(ValueScan):
                 self._enter_value()
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
-class ValueGate:
-    """The driver's side of a ``ValueScan``: the scanner while the parser is in TOOL_ARGS
-    (reset as it enters), and what follows a call closer inside an ambiguous value.
-
-    ``held``/``held_after``: a closer that arrived as a token id inside an ambiguous
-    value, and the whitespace read after it, until what follows decides.
-    """
-
-    __slots__ = ("scan", "closers", "literals", "inside", "held", "held_after")
-
-    def __init__(self, scan: ValueScan, closers: frozenset[str], literals: tuple[str, ...]) -> None:
-        self.scan = scan
-        self.closers = closers  # terminal names that end a call from TOOL_ARGS
-        self.literals = literals  # every marker spelling of the format
-        self.inside = False  # the scanner has read this stretch of TOOL_ARGS from its start
-        self.held: Any = None
-        self.held_after = ""
-
-    def at(self, in_args: bool) -> ValueScan | None:
-        """The scanner when the parser is in TOOL_ARGS (``in_args``), else None."""
-        if not in_args:
-            self.inside = False
-            return None
-        return self.args()
-
-    def args(self) -> ValueScan:
-        """The scanner, the parser being in TOOL_ARGS (``at(True)``)."""
-        if not self.inside:
-            self.inside = True
-            self.scan.reset()
-        return self.scan
-
-    def entered(self, marker: str) -> None:
-        """A marker entered TOOL_ARGS: its text may open the arguments (Llama's
-        ``{"name"``, GLM's ``<arg_key>``), so the scanner starts with it."""
-        self.scan.reset()
-        self.inside = True
-        self.scan.feed(marker)
-
-    def waits(self, name: str | None) -> bool:
-        """Whether terminal ``name`` here is a closer inside an ambiguous value."""
-        return self.scan.ambiguous and name in self.closers
-
-    def closes(self, buf: str, end: int, final: bool) -> bool | None:
-        """Whether a closer inside an ambiguous value (ending at ``end`` of ``buf``) ends
-        the call, by what follows it; None: not known yet."""
-        m = _NOT_SPACE(buf, end)
-        if m is None:
-            return True if final else None  # the stream ends: the close tag was missing
-        i = m.start()
-        rest = buf[i : i + 64]
-        for tag in self.scan.tags:
-            if rest.startswith(tag):
-                return False  # the value's own tags follow: it was value text
-            if not final and tag.startswith(rest):
-                return None
-        for lit in self.literals:
-            if rest.startswith(lit):
-                return True  # more markup follows: the value's close tag was missing
-            if not final and lit.startswith(rest):
-                return None
-        return False  # more text follows: it was value text
-
-
-__all__ = ["DelimitedStrings", "ElementValues", "QuotedStrings", "ValueGate", "ValueScan"]
+__all__ = ["NOT_SPACE", "DelimitedStrings", "ElementValues", "QuotedStrings", "ValueScan"]

@@ -8,6 +8,7 @@ the driver calls ``finish`` when the stream ends inside a tool state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import ClassVar, Final, Protocol
 
@@ -21,12 +22,9 @@ TOOL_NAME: Final = EventType.TOOL_NAME
 ARG_VALUE_CHUNK: Final = EventType.ARG_VALUE_CHUNK
 TEXT_CHUNK: Final = EventType.TEXT_CHUNK
 
-# A call that is one JSON object at a position of a text, read whole: (name, arguments,
-# call id or "", just past it), or None (the assembly's ``ToolCalls.whole_object``).
-WholeObject = Callable[[str, int], tuple[str, str, str, int] | None]
-# Calls read whole, as ``events.CallRun`` holds them: per call, the text before it, its
-# text up to its arguments, its arguments' text, its text after them, and what was read.
-WholeCalls = list[tuple[str, str, str, str, tuple[str, str, str]]]
+# The body's own markup before a call that is one JSON object, matched at a position
+# (a compiled regex's ``match``): what ``feed`` passes over there.
+Markup = Callable[[str, int], "re.Match[str] | None"]
 
 
 class BodyHost(Protocol):
@@ -60,8 +58,9 @@ class ToolBody:
     # the arguments syntax (``ArgumentSyntax.whole_call``) instead of fed (see the
     # driver's OBJECT_RUNS).
     whole_objects: ClassVar[bool] = False
-    # Its own text holds calls one after another that ``whole_run`` may read at once in
-    # a parse (the driver's _body_run), not fed piece by piece.
+    # Its own text holds calls one after another, each one JSON object after its markup
+    # (``whole_markup``): a parse may read them at once (a call program from TOOL_ARGS,
+    # runtime/runs.py), not fed piece by piece.
     whole_runs: ClassVar[bool] = False
 
     __slots__ = ("parser",)
@@ -95,12 +94,14 @@ class ToolBody:
         text can end its call answers None wherever it might)."""
         return None
 
-    def whole_run(self, text: str, pos: int, stop: int,
-                  accept: WholeObject) -> tuple[WholeCalls, int, int]:
-        """The calls ``feed`` would read from ``text[pos:]``, read at once where each
-        ends by ``stop`` and is what ``accept`` takes: (calls, just past the last, where
-        reading stopped); the body is left as after the last.  None here: ([], pos, pos)."""
-        return [], pos, pos
+    def whole_markup(self) -> tuple[Markup, Markup] | None:
+        """Where its next calls may be read whole (``whole_runs``): the markup ``feed``
+        passes over before the first of them now, and between two; None where they
+        may not (inside a call)."""
+        return None
+
+    def ran_calls(self) -> None:
+        """Calls were read whole from its text (``runs``): be as after the last."""
 
     def leave(self, out: list[SemanticEvent]) -> None:
         """A marker leaves TOOL_ARGS: flush what is held, close what must close."""

@@ -8,7 +8,7 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from ..events import CONTENT, SemanticEvent
-from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost, WholeCalls, WholeObject
+from .base import TOOL_CALL_END, TOOL_CALL_START, BodyHost, Markup
 from ..arguments.scanning import JsonDepth, whole_json_value
 from .json import JsonBody
 
@@ -31,7 +31,7 @@ class JsonArrayBody(JsonBody):
     starts_calls = True
     exits_to = ("CONTENT",)  # its closing ]
     whole_calls = False  # its own text ends calls
-    whole_runs = True  # ... and whole elements in a row may be read at once (whole_run)
+    whole_runs = True  # ... and whole elements in a row may be read at once (whole_markup)
 
     __slots__ = ("started", "element", "end")
 
@@ -90,35 +90,15 @@ class JsonArrayBody(JsonBody):
             return None
         return self.args.feed(text) if self.end.goes_on(text) else None
 
-    def whole_run(self, text: str, pos: int, stop: int,
-                  accept: WholeObject) -> tuple[WholeCalls, int, int]:
-        """The elements ``feed`` would read from ``pos`` on, read at once: each after
-        what ``feed`` passes over (the ``[`` first if the array has not started, then
-        whitespace and commas), taken by ``accept`` and ending by ``stop``.  Returns
-        (the calls, just past the last, where reading stopped: the first text that is
-        no such element); the array is then as after its last call."""
+    def whole_markup(self) -> tuple[Markup, Markup] | None:
+        """Before the next element: the array's ``[`` first if it has not started (then
+        whitespace and commas), between elements whitespace and commas."""
         if self.element:
-            return [], pos, pos
-        match = _BETWEEN if self.started else _OPENING
-        calls: WholeCalls = []
-        at = pos
-        while True:
-            m = match(text, at)
-            if m is None:
-                return calls, at, at
-            obj = m.end()
-            if text[obj : obj + 1] != "{":
-                break
-            taken = accept(text, obj)
-            # (Not complete, not strict JSON, or not a call as reading it gives: fed.)
-            if taken is None or taken[3] > stop:
-                break
-            close = taken[3]
-            calls.append((text[at:obj], "", text[obj:close], "", taken[:3]))
-            at = close
-            match = _BETWEEN
-            self.started = True
-        return calls, at, obj
+            return None
+        return (_BETWEEN if self.started else _OPENING), _BETWEEN
+
+    def ran_calls(self) -> None:
+        self.started = True  # (as after its last element: between elements)
 
     def _element_end(self, text: str, pos: int) -> int:
         """Just past the element that goes on at ``pos``; -1 if it goes on after ``text``.

@@ -1,0 +1,118 @@
+"""A call's name as the model wrote it, read: the tool it names and the call id in it;
+and a whole call read at once (a parse's runs, ``runs``).
+
+``CallNames`` holds what a format and a request say about names: the spec's
+``tool_name`` pattern (its ``name`` and ``id`` groups), character references to decode,
+a glued prefix (a name that lost its separators), the requested tools and, where the
+format validates names, the names that stand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+
+from mypy_extensions import mypyc_attr
+
+from .arguments import ArgumentSyntax
+from .schema_types import ToolTyping
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class CallNames:
+    """How one request reads a format's call names."""
+
+    __slots__ = ("syntax", "typing", "properties", "requested", "valid_names", "name_pattern",
+                 "name_entities", "glued_prefix")
+
+    def __init__(self, syntax: ArgumentSyntax, typing: ToolTyping,
+                 valid_names: Collection[str] | None, name_pattern: re.Pattern[str] | None,
+                 name_entities: Callable[[str], str] | None,
+                 glued_prefix: str | None) -> None:
+        self.syntax = syntax  # (reads a call whole; a name may hold the first key)
+        self.typing = typing
+        self.properties = typing.properties  # (bound once: a syntax's whole reads call it)
+        self.requested = typing.names  # the request's function tools
+        self.valid_names = valid_names
+        self.name_pattern = name_pattern
+        self.name_entities = name_entities  # decodes character references in a name
+        self.glued_prefix = glued_prefix  # a name's prefix when its separators were lost
+
+    def whole_call(self, name: str | None, text: str) -> tuple[str, str, str] | None:
+        """A call read at once from its name's text (None: the syntax reads the name in
+        the arguments) and its TOOL_ARGS text: (name, arguments, call id or "") when that
+        is what reading it piece by piece gives, a call with no warning; else None."""
+        if name is None:
+            taken = self.syntax.whole_call(text, self.properties)
+            if taken is None:
+                return None
+            name, call_id = self.called(taken[0])
+            return (name, taken[1], call_id) if self.is_call_name(name) else None
+        name, call_id = self.called(name)
+        # (A name no requested tool has may hold the first key: _judge reads it then.)
+        if not self.is_call_name(name) or self.requested and name not in self.requested:
+            return None
+        arguments = self.syntax.whole_arguments(text, self.typing.properties(name))
+        return None if arguments is None else (name, arguments, call_id)
+
+    def whole_object(self, text: str, pos: int) -> tuple[str, str, str, int] | None:
+        """``whole_call`` of a call that is one JSON object at ``pos`` of ``text``:
+        (name, arguments, call id or "", just past the object), or None."""
+        taken = self.syntax.whole_object(text, pos, self.properties)
+        if taken is None:
+            return None
+        name, call_id = self.called(taken[0])
+        return (name, taken[1], call_id, taken[2]) if self.is_call_name(name) else None
+
+    def called(self, header: str) -> tuple[str, str]:
+        """(tool name, call id or "") of a call's name text: stripped, read by the
+        tool_name pattern (its name and id groups) or unglued, references decoded."""
+        name, call_id = header.strip(), ""
+        pattern = self.name_pattern
+        if pattern is not None:
+            m = pattern.match(name)
+            if m is not None:
+                groups = m.groupdict()
+                name = groups.get("name") or name
+                call_id = groups.get("id") or ""
+            elif self.glued_prefix is not None:
+                name = self.glued(name)
+        if self.name_entities is not None:
+            name = self.name_entities(name)
+        return name, call_id
+
+    def is_call_name(self, name: str) -> bool:
+        """Whether a call named ``name`` stands (not empty; a requested tool, where the
+        format validates names)."""
+        return bool(name) and (self.valid_names is None or name in self.valid_names)
+
+    def glued(self, name: str) -> str:
+        """The requested tool a name that lost its separators names (``functionsexec5``:
+        the glued prefix, the tool's name, digits), when exactly one tool fits; else the
+        name as written."""
+        prefix = self.glued_prefix or ""
+        if not self.requested or not name.startswith(prefix):
+            return name
+        rest = name[len(prefix):]
+        fits = [t for t in self.requested
+                if rest.startswith(t) and (rest[len(t):].isdigit() or not rest[len(t):])]
+        return fits[0] if len(fits) == 1 else name
+
+    def key_in_name(self, name: str, args: str) -> tuple[str, str] | None:
+        """(tool, text opening its first key) when ``name`` is no requested tool but a
+        requested tool's name followed by the first argument's key, and the arguments'
+        text says the key's open tag was left out (GLM: ``send_command_to_shellcommand
+        </arg_key>``); else None.  The longest such tool name wins."""
+        if not self.requested or not args or name in self.requested:
+            return None
+        opening = self.syntax.key_opening(args)
+        if opening is None:
+            return None
+        tool = max((t for t in self.requested if name.startswith(t) and len(name) > len(t)),
+                   key=len, default=None)
+        if tool is None or not name[len(tool):].strip():
+            return None
+        return tool, opening + name[len(tool):].strip()
+
+
+__all__ = ["CallNames"]
