@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -107,3 +108,43 @@ def test_every_package_folder_is_packaged() -> None:
             if "__pycache__" not in parts:
                 found.add(".".join((package, *parts)))
     assert found <= listed, sorted(found - listed)
+
+
+def _runtime_imports() -> dict[str, set[str]]:
+    """Each runtime module (dotted, under parsergen.runtime) and the runtime modules it
+    imports, relative imports under TYPE_CHECKING included (a cycle for types only is a
+    cycle a reader follows too)."""
+    folder = ROOT / "runtime"
+    modules = {}
+    for path in folder.rglob("*.py"):
+        parts = path.relative_to(folder).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}".strip(".")
+                    found.add(sub if sub in modules else target)
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def test_runtime_imports_form_no_cycle() -> None:
+    graph = _runtime_imports()
+    assert {"driver", "machine", "lexing", "assembly", "calls", "prompt"} <= set(graph)
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        for dep in sorted(graph[name]):
+            assert dep not in path, " -> ".join((*path[path.index(dep):], dep))
+            if dep not in done:
+                visit(dep, (*path, dep))
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, (name,))
