@@ -15,7 +15,8 @@ from parsergen.runtime.arguments.notation import NotationArguments
 from parsergen.runtime.arguments.python_kwargs import PythonArguments
 from parsergen.runtime.arguments.writer import ArgumentsWriter
 from parsergen.runtime.arguments.xml_parameters import TaggedArguments
-from parsergen.runtime.schema_types import coerce, schema_types
+from parsergen.runtime.coercion import coerce
+from parsergen.runtime.schema_nodes import schema_types
 from support import with_types
 
 PROPS = {
