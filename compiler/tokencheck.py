@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from parsergen.runtime.tokens import special_tokens
+from parsergen.runtime.vocabulary import special_tokens
 
 from .diagnostics import Diagnostic, Position
 from .ir import FormatIR

@@ -37,7 +37,7 @@ from .schema_types import ToolTyping, read_tools
 from .text_rules import ContentText, ReasoningText
 from .driver import StreamingParserBase
 from .prompt import ReasoningEndAt
-from .tokens import coalesce
+from .deltas import coalesce
 
 _TEXT: Final = EventType.TEXT_CHUNK
 _REASONING: Final = EventType.REASONING_CHUNK

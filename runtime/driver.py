@@ -48,7 +48,9 @@ from .machine import ParserCore
 from .opening import Opening
 from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
 from .sequences import Chained, PieceSequencer
-from .tokens import TokenIdScanner, TokenizerInfo, coalesce
+from .deltas import coalesce
+from .tokens import TokenIdScanner
+from .vocabulary import TokenizerInfo
 
 _REASONING_END: Final = EventType.REASONING_END
 _TEXT_CHUNK: Final = EventType.TEXT_CHUNK

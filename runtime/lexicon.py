@@ -25,7 +25,7 @@ from mypy_extensions import mypyc_attr
 
 from .events import DROP
 from .sequences import FollowHold, FramingHold
-from .tokens import TokenizerInfo, tokenizer_info
+from .vocabulary import TokenizerInfo, tokenizer_info
 
 # -- matching: one state's literals ------------------------------------------------------
 

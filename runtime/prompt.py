@@ -18,7 +18,7 @@ from mypy_extensions import mypyc_attr
 
 from .events import DROP, REASONING, RawText
 from .lexicon import Lexicon
-from .tokens import TokenizerInfo
+from .vocabulary import TokenizerInfo
 
 # Marker id sequences by their last id (most markers are one token).
 _Seqs = dict[int, list[tuple[int, ...]]]

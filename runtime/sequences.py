@@ -15,7 +15,8 @@ from collections.abc import Mapping
 
 from mypy_extensions import mypyc_attr
 
-from .tokens import Item, Marker, is_piece
+from .tokens import Item, Marker
+from .vocabulary import is_piece
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

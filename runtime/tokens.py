@@ -5,17 +5,19 @@ tokens become pre-lexed terminals; the text between them is left to the lexer.  
 detokenizer may hold text back and release it later, so the scanner finds each
 terminal's text inside ``delta_text`` (anchors, searched from the right) and defers
 a terminal whose text has not arrived yet.  Same decisions as vLLM 0.33's
-``TokenIDScanner``, minus its token counting.
+``TokenIDScanner``, minus its token counting.  Which ids are markers comes from the
+tokenizer (``vocabulary``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final, NamedTuple, Protocol
+from collections.abc import Callable, Sequence
+from typing import Final, NamedTuple, Protocol
 
 from mypy_extensions import mypyc_attr
 
 from .events import DROP
+from .vocabulary import is_piece
 
 
 class Marker(NamedTuple):
@@ -27,15 +29,6 @@ class Marker(NamedTuple):
 
 # Items of a scanned delta: plain text (str) or a Marker, in stream order.
 Item = str | Marker
-
-# Names of pieces (special tokens of a spelling matched as an id sequence; see
-# sequences.py): characters of Unicode's private-use area B, which no terminal uses.
-PIECE_BASE: Final = 0x100000
-
-
-def is_piece(name: str) -> bool:
-    """Whether a marker name is a piece of a spelling rather than a terminal."""
-    return len(name) == 1 and ord(name) >= PIECE_BASE
 
 # Deltas of more token ids than this are split by counting marker texts first: a
 # whole completion (parse()) then never decodes its tokens one by one.
@@ -53,158 +46,6 @@ class Sequencer(Protocol):
     def feed(self, items: list[Item]) -> list[Item]: ...
 
     def flush(self) -> list[Item]: ...
-
-
-class TokenizerInfo(NamedTuple):
-    """What a parser needs from a tokenizer, computed once per (tokenizer, format)."""
-
-    id_to_name: dict[int, str]  # marker ids, including auto-dropped special tokens
-    resolved: frozenset[str]  # format terminals whose text is a token of the vocab
-    drop_texts: frozenset[str]  # special tokens the format does not name
-    decode: Callable[[int], str]
-    decode_run: Callable[[Sequence[int]], str]  # several ids at once (bytes join up)
-    name_to_ids: dict[str, tuple[int, ...]]  # terminals the vocabulary spells: their ids
-    stop_ids: frozenset[int]  # turn boundaries and every special token: a prompt walk stops
-    boundary_ids: frozenset[int]  # turn boundaries
-    patterns: dict[str, str]  # spellings over special tokens, as pieces: pattern -> name
-
-
-def tokenizer_info(
-    tokenizer: Any,
-    token_terminals: Mapping[str, str],
-    configured_texts: Iterable[str],
-    turn_boundary_tokens: Iterable[str] = (),
-    literals: Mapping[str, str] | None = None,
-    spelled: Mapping[str, str] | None = None,
-) -> TokenizerInfo:
-    """Resolve ``token_terminals`` (name -> token text) and the auto-drop set, and
-    find which ``spelled`` terminals (spelling -> name) are spelled over special
-    tokens (matched as id sequences, see ``sequences``)."""
-    vocab = tokenizer.get_vocab()
-    id_to_name: dict[int, str] = {}
-    resolved: set[str] = set()
-    for name, text in token_terminals.items():
-        tid = vocab.get(text)
-        if tid is not None:
-            id_to_name[tid] = name
-            resolved.add(name)
-    drop_texts: set[str] = set()
-    special_texts = special_tokens(tokenizer)
-    special_ids, specials = list(special_texts), list(special_texts.values())
-    configured = set(configured_texts)
-    # A special token inside a spelling is part of it: never dropped (one that starts
-    # the spelling makes it an id sequence, below; one inside it stays text).
-    inside = list(spelled or {})
-    for text, tid in zip(specials, special_ids):
-        if text not in configured and not any(text in lit for lit in inside):
-            id_to_name[tid] = DROP
-            drop_texts.add(text)
-    decode = Decoder(tokenizer)
-    decode_run = decode.run
-    boundary_ids = frozenset(vocab[t] for t in turn_boundary_tokens if t in vocab)
-    # Markers the format reads as text may still be tokens of the vocabulary, one
-    # (<think>) or several (Kimi K3's <|open|> think <|sep|>): a prompt's ids can show
-    # them (spelling -> name; the first spelling wins).
-    name_to_ids: dict[str, tuple[int, ...]] = {}
-    for text, name in (literals or {}).items():
-        if name in name_to_ids:
-            continue
-        if text in vocab:
-            name_to_ids[name] = (vocab[text],)
-        else:
-            ids = _encode(tokenizer, text)
-            if len(ids) > 1 and "".join(decode(i) for i in ids) == text:
-                name_to_ids[name] = ids
-    name_to_ids.update((name, (tid,)) for tid, name in id_to_name.items() if name != DROP)
-    single = frozenset(ids[0] for ids in name_to_ids.values() if len(ids) == 1)
-    stop_ids = boundary_ids | frozenset(special_ids) | single
-    patterns, pieces = _patterns(tokenizer, spelled or {}, resolved, special_texts)
-    resolved.update(patterns.values())
-    for tid, piece in pieces.items():
-        id_to_name[tid] = piece  # a piece, never dropped: the sequencer reads it
-        drop_texts.discard(decode(tid))
-    return TokenizerInfo(id_to_name, frozenset(resolved), frozenset(drop_texts), decode,
-                         decode_run, name_to_ids, stop_ids, boundary_ids, patterns)
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)
-class Decoder:
-    """A tokenizer's text of one id (cached) or of a run of ids ("" if not a string)."""
-
-    def __init__(self, tokenizer: Any) -> None:
-        self.tokenizer = tokenizer
-        self.cache: dict[int, str] = {}
-
-    def __call__(self, tid: int) -> str:
-        text = self.cache.get(tid)
-        if text is None:
-            text = self.tokenizer.decode([tid])
-            if not isinstance(text, str):
-                text = ""
-            self.cache[tid] = text
-        return text
-
-    def run(self, ids: Sequence[int]) -> str:
-        """The text of ``ids`` decoded together."""
-        text = self.tokenizer.decode(list(ids))
-        return text if isinstance(text, str) else ""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Decoder:
-        # Shared by the parsers of one tokenizer, as the functions it replaces were:
-        # a function is not copied either (and compiled, a closure cannot be).
-        return self
-
-
-def special_tokens(tokenizer: Any) -> dict[int, str]:
-    """The tokenizer's special tokens, id -> text (none when it cannot say)."""
-    try:
-        return dict(zip(tokenizer.all_special_ids, tokenizer.all_special_tokens))
-    except (AttributeError, NotImplementedError):
-        return {}
-
-
-def _patterns(tokenizer: Any, spelled: Mapping[str, str], resolved: set[str],
-              specials: dict[int, str]) -> tuple[dict[str, str], dict[int, str]]:
-    """Patterns of the terminals spelled starting with a special token, and the piece
-    name of each special token in them.
-
-    Only a terminal whose every spelling is such can be known by ids alone (the
-    lexer drops it from text matching once ids come); a spelling that starts with
-    plain text would be lexed before its first piece arrives, so it stays text.
-    """
-    by_name: dict[str, list[str]] = {}
-    for text, name in spelled.items():
-        by_name.setdefault(name, []).append(text)
-    patterns: dict[str, str] = {}
-    pieces: dict[int, str] = {}
-    for name in sorted(by_name):
-        if name in resolved:
-            continue
-        found: dict[str, str] = {}
-        for text in by_name[name]:
-            ids = _encode(tokenizer, text)
-            if not ids or ids[0] not in specials:
-                break
-            parts = [specials.get(tid) for tid in ids]
-            rest = [tokenizer.decode([tid]) for tid, part in zip(ids, parts) if part is None]
-            if "".join(part or rest.pop(0) for part in parts) != text:
-                break  # the ids do not spell it piece by piece
-            pattern = "".join(
-                pieces.setdefault(tid, chr(PIECE_BASE + len(pieces))) if tid in specials
-                else tokenizer.decode([tid]) for tid in ids)
-            found[pattern] = name
-        else:
-            patterns.update(found)
-    return patterns, pieces
-
-
-def _encode(tokenizer: Any, text: str) -> tuple[int, ...]:
-    """The ids ``text`` tokenizes to, special tokens included, or () if it cannot say."""
-    try:
-        ids = tokenizer.encode(text, add_special_tokens=False)
-    except (AttributeError, TypeError, ValueError):
-        return ()
-    return tuple(ids) if all(isinstance(i, int) for i in ids) else ()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -445,45 +286,3 @@ class TokenIdScanner:
         if consumed < len(delta_text):
             out.append(delta_text[consumed:])
         return out
-
-
-
-
-def coalesce(deltas: Iterable[tuple[str, Sequence[int]]]) -> list[tuple[str, list[int]]]:
-    """Consecutive deltas joined into as few as parse the same: texts and ids joined.
-
-    A run breaks where deltas with ids meet deltas of text alone: a marker matched by
-    id must stay an id, and typed text before the first ids is lexed as text was.
-    Empty deltas join any run.
-    """
-    pairs = deltas if type(deltas) is list else list(deltas)
-    texts: list[str] = []
-    ids: list[int] = []
-    bare = False  # some delta is text alone
-    for text, delta_ids in pairs:  # (one plain loop: the common case, all of one kind)
-        texts.append(text)
-        if delta_ids:
-            ids += delta_ids
-        elif text:
-            bare = True
-    if not (bare and ids):
-        return [("".join(texts), ids)] if texts else []
-    return _runs(pairs)
-
-
-def _runs(pairs: list[tuple[str, Sequence[int]]]) -> list[tuple[str, list[int]]]:
-    """``coalesce`` of deltas with ids and deltas of text alone: one run per kind."""
-    out: list[tuple[str, list[int]]] = []
-    run: list[str] = []
-    ids: list[int] = []
-    has_ids: bool | None = None  # the open run's kind (None: only empty deltas yet)
-    for text, delta_ids in pairs:
-        kind = bool(delta_ids) if delta_ids or text else has_ids
-        if kind is not has_ids and has_ids is not None:
-            out.append(("".join(run), ids))
-            run, ids = [], []
-        has_ids = kind
-        run.append(text)
-        ids.extend(delta_ids)
-    out.append(("".join(run), ids))
-    return out

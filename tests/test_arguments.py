@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 import parsergen
 from parsergen.runtime.arguments.json import JsonArguments
 from parsergen.runtime.arguments.nested_elements import ElementArguments
-from parsergen.runtime.arguments.notation import NotationArguments
+from parsergen.runtime.arguments.notation_reader import NotationArguments
 from parsergen.runtime.arguments.python_kwargs import PythonArguments
 from parsergen.runtime.arguments.writer import ArgumentsWriter
-from parsergen.runtime.arguments.xml_parameters import TaggedArguments
-from parsergen.runtime.schema_types import coerce, schema_types
+from parsergen.runtime.arguments.xml_parameters_reader import TaggedArguments
+from parsergen.runtime.coercion import coerce
+from parsergen.runtime.schema_nodes import schema_types
 from support import with_types
 
 PROPS = {

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import parsergen
 from parsergen.runtime import DeltaMessage, DeltaToolCall, accumulate, merge_chunks, merge_deltas
-from parsergen.runtime.tokens import coalesce
+from parsergen.runtime.deltas import coalesce
 from support.strategies import messages, tools_for
 from support.streams import encode_pieces, schema_of, token_deltas
 from support.tokenizers import FORMAT_TOKENIZERS

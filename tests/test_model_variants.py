@@ -168,7 +168,7 @@ def test_deepseek_v41_renders_the_canonical_spelling() -> None:
 
 
 def test_tagged_arguments_read_every_spelling_of_open_and_close() -> None:
-    from parsergen.runtime.arguments.xml_parameters import TaggedArguments
+    from parsergen.runtime.arguments.xml_parameters_reader import TaggedArguments
 
     reader = TaggedArguments(ArgumentsWriter(None), open=("<p=", "<param="), name_end=">",
                              close=("</p>", "</param>"))

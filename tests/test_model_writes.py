@@ -13,7 +13,8 @@ import pytest
 
 import parsergen
 from parsergen.runtime import accumulate
-from parsergen.runtime.arguments.notation import NotationArguments, bare_value
+from parsergen.runtime.arguments.notation_reader import NotationArguments
+from parsergen.runtime.arguments.notation_values import bare_value
 from parsergen.runtime.arguments.scanning import unescape_xml
 from parsergen.runtime.arguments.writer import ArgumentsWriter
 

@@ -134,6 +134,13 @@ def _runtime_imports() -> dict[str, set[str]]:
     return graph
 
 
+def test_runtime_modules_are_small() -> None:
+    """One job per module: none of runtime/ over 400 lines."""
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in (ROOT / "runtime").rglob("*.py")}
+    assert len(sizes) > 30 and not {p: n for p, n in sizes.items() if n > 400}
+
+
 def test_runtime_imports_form_no_cycle() -> None:
     graph = _runtime_imports()
     assert {"driver", "machine", "lexing", "assembly", "calls", "prompt"} <= set(graph)

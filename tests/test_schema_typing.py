@@ -19,8 +19,11 @@ from hypothesis import strategies as st
 import parsergen
 from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.writer import ArgumentsWriter, keeps_members
-from parsergen.runtime.schema_types import (Compiled, ToolTyping, coerce_value, compile_schema,
-                                            schema_types, to_json, tool_properties)
+from parsergen.runtime.coercion import coerce_value
+from parsergen.runtime.json_text import to_json
+from parsergen.runtime.schema_compiler import compile_schema
+from parsergen.runtime.schema_nodes import Compiled, schema_types
+from parsergen.runtime.schema_types import ToolTyping, tool_properties
 from support.compiled import COMPILED
 
 DATA = json.loads((Path(__file__).parent / "data" / "real_tool_schemas.json").read_text("utf-8"))

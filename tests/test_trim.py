@@ -16,7 +16,7 @@ from parsergen.compiler.validate import schema
 from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.trim import TRIM_MODES, ValueTrim, trim_mode
 from parsergen.runtime.arguments.writer import ArgumentsWriter
-from parsergen.runtime.arguments.xml_parameters import TaggedArguments
+from parsergen.runtime.arguments.xml_parameters_reader import TaggedArguments
 from support.specs import build
 from support.streams import text_pieces
 

@@ -16,10 +16,13 @@ from .base import ArgumentReader, ArgumentSyntax, CallReader, Piece, WriterFacto
 from .envelope import EnvelopeArguments, EnvelopeSyntax
 from .json import JsonArguments, JsonSyntax
 from .nested_elements import ElementArguments, ElementsSyntax
-from .notation import NotationArguments, NotationSyntax, parse_notation
+from .notation import NotationSyntax
+from .notation_reader import NotationArguments
+from .notation_values import parse_notation
 from .python_kwargs import PythonArguments, PythonSyntax
 from .writer import ArgumentsWriter, json_type
-from .xml_parameters import TaggedArguments, TaggedSyntax
+from .xml_parameters import TaggedSyntax
+from .xml_parameters_reader import TaggedArguments
 
 # The registry: spec name -> class, in the order of the schema's choices.
 SYNTAXES: dict[str, type[ArgumentSyntax]] = {

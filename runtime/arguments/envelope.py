@@ -11,7 +11,7 @@ from mypy_extensions import mypyc_attr
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
 from .json import JsonArguments
-from ..schema_types import encode_string
+from ..json_text import encode_string
 from .scanning import (NOT_SPACE, JsonDepth, json_string_end, scan_json_value,
                        whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan

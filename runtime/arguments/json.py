@@ -9,7 +9,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from ..schema_types import to_json
+from ..json_text import to_json
 from .scanning import (NOT_SPACE, JsonScan, decode_json_string, scan_json_value,
                        whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan

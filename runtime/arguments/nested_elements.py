@@ -8,7 +8,9 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from ..schema_types import coerce, schema_types, to_json
+from ..coercion import coerce
+from ..json_text import to_json
+from ..schema_nodes import schema_types
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from .scanning import NOT_SPACE, partial_len
 from .trim import TRIM_SCHEMA, trim_mode, trimmed

@@ -17,8 +17,9 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from ..schema_types import (STRING, Properties, coerce, coerce_value, encode_string,
-                            encode_value, properties_keep, schema_types, to_json)
+from ..coercion import coerce, coerce_value
+from ..json_text import encode_string, encode_value, to_json
+from ..schema_nodes import STRING, Properties, properties_keep, schema_types
 
 _NULLABLE_STRING: Final = frozenset(("string", "null"))
 

@@ -1,0 +1,88 @@
+"""Argument values typed by their JSON Schema at run time, the way vLLM coerces them.
+
+``coerce``: raw text to the best value its schema's types admit.
+``coerce_value``: a parsed value typed through properties, items and unions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from .json_text import to_json
+from .schema_compiler import compile_schema
+from .schema_nodes import Compiled, is_mapping, schema_types
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(map(_finite, value))
+    if isinstance(value, dict):
+        return all(map(_finite, value.values()))
+    return True
+
+
+def coerce(raw: str, types: frozenset[str]) -> Any:
+    """Best typed value for raw text: null, integer, number, boolean, object, array,
+    string, in that order of preference; never a value JSON cannot hold."""
+    if "null" in types and raw.lower() == "null":
+        return None
+    if "integer" in types:
+        try:
+            return int(raw)
+        except ValueError:
+            pass
+    if "number" in types:
+        try:
+            return int(raw)
+        except ValueError:
+            pass
+        try:
+            val = float(raw)
+        except ValueError:
+            val = math.nan
+        if math.isfinite(val):
+            return int(val) if val == int(val) else val
+    if "boolean" in types:
+        low = raw.strip().lower()
+        if low in ("true", "1"):
+            return True
+        if low in ("false", "0"):
+            return False
+    if "object" in types or "array" in types:
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, (dict, list)) and _finite(parsed):
+            return parsed
+    if "string" in types:
+        return raw
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return raw
+    return parsed if _finite(parsed) else raw
+
+
+def coerce_value(value: Any, schema: Any) -> Any:
+    """A parsed value typed by its schema, recursing into properties (and
+    ``additionalProperties``) and items, through ``$ref``/``allOf``/``anyOf``."""
+    if not is_mapping(schema):
+        return value
+    if not isinstance(schema, Compiled):
+        schema = compile_schema(schema)
+    if isinstance(value, str):
+        return coerce(value, schema_types(schema))
+    if isinstance(value, dict):
+        props = schema.props
+        if not props:
+            return value
+        return {k: coerce_value(v, props.get(k)) if k in props else v for k, v in value.items()}
+    if isinstance(value, list):
+        if schema.item is None:
+            return value
+        return [coerce_value(v, schema.item) for v in value]
+    return coerce(to_json(value), schema_types(schema))
