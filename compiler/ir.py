@@ -268,9 +268,10 @@ class FormatIR:
     tool_body_defaulted: bool
     body_class: str | None  # the runtime class of tool_body (None: no TOOL_ARGS)
     syntax_class: str  # the runtime class of arguments.syntax
-    # Terminals whose transition from TOOL_ARGS ends the call (and starts none): inside
-    # an ambiguous argument value, what follows one decides (runtime/arguments/values.py).
-    call_closers: tuple[str, ...]
+    # Terminals whose transition from TOOL_ARGS ends the call (and starts none), the state
+    # each leads to and its line: inside a value, what follows one decides
+    # (runtime/value_gate.py).
+    call_closers: tuple[tuple[str, str, int], ...]
     # Terminals the render's call template writes after the marker that ends the call
     # (Step-3's <｜tool_call_end｜> after </steptml:invoke>): read with no call open,
     # they close the call before, never lead into the next (runtime: ToolCalls.settle).

@@ -158,7 +158,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=type(syntax).__name__,
         call_closers=closers,
-        call_trailers=_call_trailers(render, terminals, closers),
+        call_trailers=_call_trailers(render, terminals, tuple(c[0] for c in closers)),
         call_programs=programs,
         lexing=lexing,
         parse_lexing=parse_lexing,
@@ -248,8 +248,9 @@ def _call_trailers(render: RenderIR, terminals: tuple[TerminalIR, ...],
     return tuple(sorted(set(out)))
 
 
-def _call_closers(states: list[StateIR]) -> tuple[str, ...]:
-    """Terminals that end the open call from TOOL_ARGS without starting another."""
+def _call_closers(states: list[StateIR]) -> tuple[tuple[str, str, int], ...]:
+    """Terminals that end the open call from TOOL_ARGS without starting another: (name,
+    the state it leads to, its transition's line)."""
     out = []
     for state in states:
         if state.name != "TOOL_ARGS":
@@ -258,7 +259,7 @@ def _call_closers(states: list[StateIR]) -> tuple[str, ...]:
             ways = [(r.target, r.emit) for r in tr.rules] if tr.rules else [(tr.target, tr.emit)]
             if all(target != "TOOL_ARGS" and "TOOL_CALL_END" in emit
                    and "TOOL_CALL_START" not in emit for target, emit in ways):
-                out.append(tr.terminal)
+                out.append((tr.terminal, ways[0][0], tr.line))
     return tuple(sorted(out))
 
 

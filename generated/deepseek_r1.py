@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "deepseek_r1"
 
@@ -216,9 +216,11 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 33): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("CALL_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "CALL_END": 3,  # TOOL_PREAMBLE (line 29)
+    }
     # reasoning (line 8); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

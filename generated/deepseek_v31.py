@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "deepseek_v31"
 
@@ -199,9 +199,11 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 37): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("CALL_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "CALL_END": 3,  # TOOL_PREAMBLE (line 35)
+    }
     # reasoning (line 16); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

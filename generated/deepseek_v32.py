@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "deepseek_v32"
 
@@ -233,9 +233,12 @@ class StreamingParser(StreamingParserBase):
             "close": "</｜DSML｜parameter>",
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("INVOKE_END", "TOOL_END"))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "INVOKE_END": 6,  # TOOL_BETWEEN (line 43)
+        "TOOL_END": 6,  # TOOL_BETWEEN (line 44)
+    }
     # reasoning (line 18); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "ernie45"
 
@@ -195,9 +195,11 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["arguments", "parameters", "args"],
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("TOOL_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "TOOL_END": 0,  # CONTENT (line 20)
+    }
     # reasoning (line 12); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

@@ -25,7 +25,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "gemma4"
 
@@ -181,9 +181,11 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 49): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = NotationSyntax({"syntax": "notation", "string_delimiter": '<|"|>'})
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("TOOL_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "TOOL_END": 0,  # CONTENT (line 47)
+    }
     # reasoning (line 16); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

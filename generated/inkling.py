@@ -25,7 +25,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "inkling"
 
@@ -207,9 +207,12 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["args", "arguments", "parameters"],
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("END_SAMPLING", "THINK_END"))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "END_SAMPLING": 0,  # CONTENT (line 47)
+        "THINK_END": 0,  # CONTENT (line 46)
+    }
     # reasoning (line 8); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

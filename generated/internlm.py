@@ -25,7 +25,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "internlm"
 
@@ -139,9 +139,11 @@ class StreamingParser(StreamingParserBase):
             "argument_keys": ["parameters", "arguments"],
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("ACTION_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "ACTION_END": 0,  # CONTENT (line 24)
+    }
 
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.

@@ -29,7 +29,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "kimi_k2"
 
@@ -270,9 +270,12 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 59): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("TOOL_END", "TOOL_SECTION_END"))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "TOOL_END": 6,  # TOOL_BETWEEN (line 48)
+        "TOOL_SECTION_END": 3,  # TOOL_PREAMBLE (line 49)
+    }
     # reasoning (line 17); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

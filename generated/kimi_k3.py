@@ -29,7 +29,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "kimi_k3"
 
@@ -275,9 +275,11 @@ class StreamingParser(StreamingParserBase):
             "entities": "xml",
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("CALL_CLOSE",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "CALL_CLOSE": 6,  # TOOL_BETWEEN (line 47)
+    }
     # reasoning (line 10); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_OPEN",),

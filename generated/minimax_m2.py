@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "minimax_m2"
 
@@ -279,9 +279,11 @@ class StreamingParser(StreamingParserBase):
             "close": "</parameter>",
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("INVOKE_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "INVOKE_END": 6,  # TOOL_BETWEEN (line 48)
+    }
     # reasoning (line 7); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "minimax_m3"
 
@@ -188,9 +188,11 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 53): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = ElementsSyntax({"syntax": "nested_elements", "prefix": "]<]minimax[>["})
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("INVOKE_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "INVOKE_END": 6,  # TOOL_BETWEEN (line 45)
+    }
     # reasoning (line 10); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "openai"
 
@@ -180,9 +180,12 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 52): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("CALL", "END"))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "CALL": 2,  # MESSAGE_HEADER (line 41)
+        "END": 2,  # MESSAGE_HEADER (line 42)
+    }
     # reasoning (line 14); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=(),

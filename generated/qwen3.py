@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "qwen3"
 
@@ -254,9 +254,11 @@ class StreamingParser(StreamingParserBase):
             "trim": "one_newline",
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("FUNC_END",))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "FUNC_END": 6,  # TOOL_BETWEEN (line 49)
+    }
     # reasoning (line 17); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(14)
+require_runtime(15)
 
 FORMAT = "step3"
 
@@ -202,9 +202,12 @@ class StreamingParser(StreamingParserBase):
             "close": "</steptml:parameter>",
         }
     )
-    # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
-    # follows one decides whether it ended the call.
-    CALL_CLOSERS = frozenset(("CALL_END", "INVOKE_END"))
+    # Terminals that end a call from TOOL_ARGS, and the state each leads to: inside a
+    # value, what follows one decides whether it ended the call.
+    CALL_CLOSERS = {
+        "CALL_END": 3,  # TOOL_PREAMBLE (line 46)
+        "INVOKE_END": 3,  # TOOL_PREAMBLE (line 45)
+    }
     # reasoning (line 13); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(
         start=("THINK_START",),

@@ -82,7 +82,9 @@ from .structural import structural_tag as build_structural_tag
 # 14: per-state lexers chosen by the compiler (LEXING, PARSE_LEXING: runtime/lexing.py)
 #     and call programs (CallProgram, WHOLE_CALLS) instead of PLAIN_TEXT, CALL_RUNS,
 #     CALL_RUNS_END and OBJECT_RUNS; transitions into TOOL_ARGS start the value scanner.
-RUNTIME_VERSION = 14
+# 15: CALL_CLOSERS maps each closer to the state it leads to (a special-token closer inside
+#     a string is decided by what follows it, runtime/value_gate.py).
+RUNTIME_VERSION = 15
 
 
 def require_runtime(version: int) -> None:

@@ -72,7 +72,7 @@ class StreamingParserBase(ParserCore):
     SYNTAX: ClassVar[ArgumentSyntax | None] = None
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call (see arguments/values.py).
-    CALL_CLOSERS: ClassVar[frozenset[str]] = frozenset()
+    CALL_CLOSERS: ClassVar[Mapping[str, int]] = {}  # -> the state each leads to
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
     SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
 
@@ -112,12 +112,25 @@ class StreamingParserBase(ParserCore):
         # The TOOL_ARGS value scanner, where the compiler gave TOOL_ARGS a lexer that
         # reads one (its strings and values hide markers, and TOOL_ARGS has some).
         if self.LEXING and isinstance(self.LEXING[TOOL_ARGS], ValueArgs) and self.SYNTAX:
-            self.values = ValueGate(self.SYNTAX.values(), self.CALL_CLOSERS,
-                                    tuple(lexicon.literals))
+            # (Special: a terminal the spec reads by token id, which the tokenizer, if
+            # any, has as one token; not one spelled over several.)
+            tokens = frozenset(lexicon.token_terminals)
+            self.values = ValueGate(
+                self.SYNTAX.values(), self._after_closers(lexicon), lexicon.literals,
+                tokens & resolved if tokenizer is not None else tokens)
         if self._closed_by_default():
             self.opening.closed(self)
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
+
+    def _after_closers(self, lexicon: Lexicon) -> dict[str, tuple[str, ...]]:
+        """Per call closer, the spellings of the markers the state it leads to reads
+        (see ``ValueGate``)."""
+        out = {}
+        for name, target in self.CALL_CLOSERS.items():
+            live = lexicon.live.get(target, frozenset())
+            out[name] = tuple(lit for lit, n in lexicon.literals.items() if n in live)
+        return out
 
     # -- prompts and structured output ---------------------------------------
 
@@ -237,6 +250,8 @@ class StreamingParserBase(ParserCore):
         if delta_token_ids and not self._had_ids:
             self._had_ids = True
             self.matchers = self._strict_matchers
+            if self.values.special:  # (a marker in text is ordinary tokens now)
+                self.values.ids_came()
             if self._info is not None:
                 self.opening.ids_came(self._info.resolved)
         scanner = self._scanner

@@ -146,8 +146,17 @@ class ValueArgs(BodyArgs):
         gate = p.values
         values = gate.scan
         if values.quoted:
-            # Inside a string: no marker can start before it ends.
-            stop = values.skip(buf, pos)
+            # Inside a string no marker counts before it ends, but a call closer spelled
+            # as a special token, which what follows it decides: skip to the nearer.
+            limit = len(buf)
+            special = gate.special_search
+            if special is not None:
+                m = special(buf, pos)
+                if m is not None:
+                    limit = m.start()
+                elif not final:  # (nor where one may begin at the end: it comes whole)
+                    limit = p.matchers[TOOL_ARGS].hold_point(buf, pos)
+            stop = values.skip(buf, pos, limit)
             if stop > pos:
                 used = p.give(buf, pos, stop, final, out)
                 if used is None:
@@ -172,31 +181,30 @@ class ValueArgs(BodyArgs):
         if end < 0:
             return ~start
         text = buf[start:end]
-        if values.quoted:
-            values.feed(text)
-            p.as_text(text, out)
-            return end
-        if gate.waits(name):
-            closes = gate.closes(buf, end, final)
+        if gate.waits(name, name in gate.special):
+            closes = gate.closes(buf, end, final, name)
             if closes is None:
                 return ~start  # what follows will tell
             if not closes:
                 values.feed(text)
                 p.as_text(text, out)
                 return end
+        elif values.quoted:  # (inside a string, a marker is string text)
+            values.feed(text)
+            p.as_text(text, out)
+            return end
         values.feed(text)
         p.take(name, text, out)
         return end
 
     def token(self, p: ParserCore, marker: Marker, out: list[SemanticEvent]) -> None:
         gate = p.values
-        if gate.scan.quoted and marker.name != DROP:
-            # Inside a string the tokenizer spells this text as the marker's token too,
-            # so the id says nothing the text does not: string content.
+        if gate.waits(marker.name, True):
+            gate.held = marker  # what follows decides
+        elif gate.scan.quoted and marker.name != DROP:
+            # Inside a string a marker token that ends no call is string content.
             gate.scan.feed(marker.text)
             p.as_text(marker.text, out)
-        elif gate.waits(marker.name):
-            gate.held = marker  # what follows decides
         else:
             gate.scan.feed(marker.text)
             p.take(marker.name, marker.text, out)
@@ -211,7 +219,7 @@ class ValueArgs(BodyArgs):
         after = gate.held_after
         if type(item) is str:
             after += item
-            closes = gate.closes(after, 0, False)
+            closes = gate.closes(after, 0, False, held.name)
             if closes is None:
                 gate.held_after = after  # only whitespace yet
                 return

@@ -34,7 +34,7 @@ from .value_gate import ValueGate
 _TEXT_CHUNK = EventType.TEXT_CHUNK
 _FRAMING_RUNS: dict[str, re.Pattern[str]] = {}
 # The value gate of a parser whose TOOL_ARGS lexer reads no values: never used, shared.
-_NO_VALUES = ValueGate(ValueScan(), frozenset(), ())
+_NO_VALUES = ValueGate(ValueScan(), {}, {})
 
 # A plain delta's answer (``StateLexer.plain``): its event type when it is one chunk as
 # it is, its events when they are ready otherwise, None when it must be lexed.

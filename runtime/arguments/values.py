@@ -53,9 +53,10 @@ class ValueScan:
     def feed(self, text: str) -> None:
         """Argument text the parser consumed (plain text or a marker's text)."""
 
-    def skip(self, text: str, pos: int) -> int:
-        """Consume the text from ``pos`` in which no marker can start (the rest of an open
-        string) and return where it ends; ``pos`` when a marker may start there."""
+    def skip(self, text: str, pos: int, end: int = -1) -> int:
+        """Consume the text from ``pos`` up to ``end`` at most (-1: its end) in which no
+        marker can start (the rest of an open string) and return where it ends; ``pos``
+        when a marker may start there."""
         return pos
 
     def whole(self, buf: str, pos: int, limit: int) -> int:
@@ -95,16 +96,15 @@ class QuotedStrings(ValueScan):
         self.quoted = self.escape = False
         self.inside = ""
 
-    def _string(self, text: str, pos: int, stop_at_break: bool) -> int:
-        """Read string text from ``pos``: the index past its closing quote, of a raw
-        newline that breaks it (``stop_at_break``), or ``len(text)``."""
-        n = len(text)
+    def _string(self, text: str, pos: int, stop_at_break: bool, n: int) -> int:
+        """Read string text from ``pos`` up to ``n``: the index past its closing quote,
+        of a raw newline that breaks it (``stop_at_break``), or ``n``."""
         if self.escape and pos < n:
             self.escape = False
             pos += 1
         stop = self._stops[self.inside]
         while pos < n:
-            m = stop(text, pos)
+            m = stop(text, pos, n)
             if m is None:
                 return n
             i = m.start()
@@ -125,8 +125,10 @@ class QuotedStrings(ValueScan):
                 return i + 1
         return n
 
-    def skip(self, text: str, pos: int) -> int:
-        return self._string(text, pos, True) if self.quoted else pos
+    def skip(self, text: str, pos: int, end: int = -1) -> int:
+        if not self.quoted:
+            return pos
+        return self._string(text, pos, True, len(text) if end < 0 else end)
 
     def whole(self, buf: str, pos: int, limit: int) -> int:
         """A JSON object or array, decoded in C: its strings are this scanner's ``"``
@@ -146,7 +148,7 @@ class QuotedStrings(ValueScan):
         pos, n = 0, len(text)
         while pos < n:
             if self.inside:
-                pos = self._string(text, pos, False)
+                pos = self._string(text, pos, False, n)
                 continue
             m = self._open(text, pos)
             if m is None:
@@ -230,11 +232,17 @@ class DelimitedStrings(ValueScan):
         self.quoted = not self.quoted
         return i + len(delim)
 
-    def skip(self, text: str, pos: int) -> int:
+    def skip(self, text: str, pos: int, end: int = -1) -> int:
         if not self.quoted:
             return pos
-        end = self._toggle(text, pos)
-        return len(text) if end < 0 else end
+        if 0 <= end < len(text) and not self.tail:  # (what follows the limit is no delimiter)
+            i = text.find(self.delimiter, pos, end)
+            if i < 0:
+                return end
+            self.quoted = False
+            return i + len(self.delimiter)
+        past = self._toggle(text, pos)
+        return len(text) if past < 0 else past
 
     def feed(self, text: str) -> None:
         pos = 0
@@ -292,13 +300,14 @@ class ElementValues(ValueScan):
         self.where = _VALUE
         self.quoted, self.ambiguous = self.sure, not self.sure
 
-    def skip(self, text: str, pos: int) -> int:
+    def skip(self, text: str, pos: int, end: int = -1) -> int:
         if not self.quoted or self.buf:
             return pos
-        m = self._ends.search(text, pos)
+        n = len(text) if end < 0 else end
+        m = self._ends.search(text, pos, n)
         if m is not None:
             return m.start()  # the tag itself is read as it is (fed, or a marker)
-        return self._ends.tail(text, pos)
+        return n if n < len(text) else self._ends.tail(text, pos)
 
     def feed(self, text: str) -> None:
         buf = self.buf + text if self.buf else text
