@@ -196,9 +196,13 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             for delta in [*map(chat.feed, pieces), chat.finish()]:
                 if delta is not None:
                     print(json.dumps(delta.to_openai(), ensure_ascii=False))
+            warned = list(chat.warnings)
         else:
             message = module.parse(text, tools=tools, thinking=args.thinking)
             print(json.dumps(message.to_openai(), ensure_ascii=False))
+            warned = list(message.warnings)
+        for warning in warned:  # what went wrong, beside the message (not in it)
+            print(f"warning: {warning}", file=sys.stderr)
         return 0
     parser = module.StreamingParser(thinking=args.thinking)
     events = []

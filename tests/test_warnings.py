@@ -110,3 +110,14 @@ def test_complete_reports_every_warning_made_so_far() -> None:
     message = chat.complete("<tool_call>[1]</tool_call>")
     assert message.warnings == tuple(chat.warnings) == (
         "tool call 0 is not a JSON object: it begins with '['; kept as content",)
+
+
+def test_the_command_line_prints_them_beside_the_message(tmp_path, capsys) -> None:
+    from parsergen.compiler.cli import main
+
+    source = tmp_path / "answer.txt"
+    source.write_text('<tool_call>{"name": "f"}</tool_call>')
+    for extra in ([], ["--stream"]):
+        assert main(["parse", "--format", "hermes", "--openai", str(source), *extra]) == 0
+        assert capsys.readouterr().err == (
+            "warning: tool call 0 names 'f' but has no arguments object; kept as content\n")
