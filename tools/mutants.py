@@ -35,7 +35,7 @@ both caught by the fast selection (test_chat.py, test_integration_api.py); and
 schema-boolean-off and lower-calls-are-text-off are now caught by it too
 (test_arguments.py compares the typed value's type: its check had taken 1 for True;
 test_reasoning.py extends qwen3, which calls from reasoning, with calls_are_text).
-Added 2026-12-03 (an outside audit's gaps, run alone with ``--only``, 27.6 minutes):
+Added 2026-12-04 (an outside audit's gaps, run alone with ``--only``, 27.6 minutes):
 writer-null-case-sensitive, batch-model-precedence-flipped,
 batch-thinking-precedence-flipped, batch-defaults-over-given and
 cli-jsonl-thinking-dropped change no corpus result and are all caught by the fast
