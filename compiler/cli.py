@@ -164,8 +164,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     if args.jsonl:
         return _cmd_parse_jsonl(args)
     try:
-        route = (None if args.format or not args.model
-                 else parsergen.route(args.model, specs=args.user_specs))
+        # The model's route gives its variant's defaults even where --format names the
+        # format (as in batch: parsergen/batch.py settings).
+        route = parsergen.route(args.model, specs=args.user_specs) if args.model else None
     except SpecError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -195,9 +196,13 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             for delta in [*map(chat.feed, pieces), chat.finish()]:
                 if delta is not None:
                     print(json.dumps(delta.to_openai(), ensure_ascii=False))
+            warned = list(chat.warnings)
         else:
             message = module.parse(text, tools=tools, thinking=args.thinking)
             print(json.dumps(message.to_openai(), ensure_ascii=False))
+            warned = list(message.warnings)
+        for warning in warned:  # what went wrong, beside the message (not in it)
+            print(f"warning: {warning}", file=sys.stderr)
         return 0
     parser = module.StreamingParser(thinking=args.thinking)
     events = []
@@ -224,8 +229,9 @@ def _cmd_parse_jsonl(args: argparse.Namespace) -> int:
         return 2
     if args.format is None and _user_entries(args) is None:
         return 1
-    options = {"format": args.format, "model": args.model, "tokenizer": args.tokenizer,
-               "workers": args.workers, "specs": tuple(args.user_specs)}
+    options = {"format": args.format, "model": args.model, "thinking": args.thinking,
+               "tokenizer": args.tokenizer, "workers": args.workers,
+               "specs": tuple(args.user_specs)}
     source = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
     try:
@@ -282,11 +288,13 @@ def main(argv: list[str] | None = None) -> int:
                        help="print the events of a completion, or parse a JSONL batch")
     p.add_argument("--format", metavar="NAME|SPEC",
                    help="the format, or a spec's path (or give --model)")
-    p.add_argument("--model", metavar="ID", help="pick the format from a model id")
+    p.add_argument("--model", metavar="ID",
+                   help="a model id: its format (unless --format) and its variant's "
+                        "defaults (with --jsonl, for records without their own 'model')")
     p.add_argument("file", nargs="?", metavar="FILE|-")
     p.add_argument("--jsonl", metavar="IN|-",
                    help="one JSON object per line ({completion, prompt?, tools?, token_ids?, "
-                        "model?}) -> one OpenAI message per line, in input order")
+                        "model?, thinking?}) -> one OpenAI message per line, in input order")
     p.add_argument("-o", "--output", metavar="OUT", help="with --jsonl: output file (stdout)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="with --jsonl: processes (default: every core)")
@@ -302,8 +310,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tools", metavar="FILE",
                    help="with --openai: the request's tools (a JSON list) for typing arguments")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--thinking", dest="thinking", action="store_true", default=None)
-    group.add_argument("--no-thinking", dest="thinking", action="store_false")
+    group.add_argument("--thinking", dest="thinking", action="store_true", default=None,
+                       help="the model thinks (over --model's default; with --jsonl, for "
+                            "records without their own 'thinking')")
+    group.add_argument("--no-thinking", dest="thinking", action="store_false",
+                       help="the model does not think (as --thinking)")
     p.set_defaults(run=_cmd_parse)
 
     args = parser.parse_args(argv)

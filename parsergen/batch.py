@@ -6,8 +6,15 @@ engine can run it as is (Ray Data's ``map``, a PySpark UDF, ``multiprocessing``)
 
 A record is ``{"completion": str}`` with optionally ``prompt`` (the rendered prompt:
 text, or its token ids), ``tools`` (the request's tool definitions), ``token_ids``
-(the completion's, used with a tokenizer) and ``model`` (picks the format when none is
-given).  The result is the OpenAI ``chat.completion`` message of the completion.
+(the completion's, used with a tokenizer), ``model`` (picks the format when none is
+given, and its variant's defaults) and ``thinking`` (true or false).  The result is the
+OpenAI ``chat.completion`` message of the completion.
+
+One precedence for every option, as for a single parse: the record's own fields, then
+the caller's (the command line's ``--model``, ``--thinking``/``--no-thinking``), then
+the defaults of the model's route (Qwen3-Coder never thinks), then the format's.
+``--format`` names the format; the model, the record's or ``--model``, still brings its
+route's defaults.
 """
 
 from __future__ import annotations
@@ -34,36 +41,48 @@ def _tokenizer(name: str) -> Any:
     return AutoTokenizer.from_pretrained(name)
 
 
-def _format(record: Mapping[str, Any], fmt: str | None, model: str | None,
-            specs: Sequence[str]) -> tuple[str, Mapping[str, Any]]:
-    """The format's name (or spec's path) and the model variant's defaults (none for a
-    given format)."""
-    if fmt:
-        return fmt, {}
+def settings(record: Mapping[str, Any], *, format: str | None = None,
+             model: str | None = None, thinking: bool | None = None,
+             specs: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
+    """The format's name (or spec's path) and the parse options for ``record``: its own
+    fields, then the caller's, then its model's route's defaults (module docstring)."""
+    model = record.get("model") or model
+    if not (model is None or isinstance(model, str)):
+        raise RecordError("'model' must be a string")
+    own = record.get("thinking")
+    if not (own is None or isinstance(own, bool)):
+        raise RecordError("'thinking' must be true, false or null")
     try:
-        route = parsergen.route(record.get("model") or model, specs=specs)
+        route = parsergen.route(model, specs=specs) if model else None
     except parsergen.SpecError as exc:
         raise RecordError(str(exc)) from None
-    if route is None:
-        raise RecordError(f"no format for model {record.get('model') or model!r}; "
-                          "give --format")
-    return route.spec or route.format, route.defaults
+    if format:
+        name = format
+    elif route is not None:
+        name = route.spec or route.format
+    else:
+        raise RecordError(f"no format for model {model!r}; give --format")
+    given = {"thinking": own if own is not None else thinking}
+    defaults = route.defaults if route is not None else {}
+    return name, {**defaults, **{k: v for k, v in given.items() if v is not None}}
 
 
 def parse_record(record: Mapping[str, Any], *, format: str | None = None,
-                 model: str | None = None, tokenizer: str | None = None,
-                 reasoning_key: str = "reasoning_content",
+                 model: str | None = None, thinking: bool | None = None,
+                 tokenizer: str | None = None, reasoning_key: str = "reasoning_content",
                  specs: Sequence[str] = ()) -> dict[str, Any]:
     """The OpenAI message of one record (see the module docstring); RecordError if the
-    record is malformed.  ``tokenizer`` (a transformers name or path) makes token ids
-    count: the prompt's ids and the completion's ``token_ids``.  ``format`` may be a
-    spec's path; ``specs`` (paths) are routed with the bundled formats."""
+    record is malformed.  ``model`` and ``thinking`` apply where the record has none of
+    its own.  ``tokenizer`` (a transformers name or path) makes token ids count: the
+    prompt's ids and the completion's ``token_ids``.  ``format`` may be a spec's path;
+    ``specs`` (paths) are routed with the bundled formats."""
     if not isinstance(record, Mapping):
         raise RecordError("a record is a JSON object")
     text = record.get("completion")
     if not isinstance(text, str):
         raise RecordError("'completion' must be a string")
-    name, defaults = _format(record, format, model, specs)
+    name, defaults = settings(record, format=format, model=model, thinking=thinking,
+                              specs=specs)
     try:
         module = parsergen.load(name)
     except KeyError as exc:
@@ -165,4 +184,4 @@ def _bar(done: int, total: int | None, bad: int) -> str:
     return f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} lines, {bad} bad"
 
 
-__all__ = ["RecordError", "parse_jsonl", "parse_line", "parse_lines", "parse_record"]
+__all__ = ["RecordError", "parse_jsonl", "parse_line", "parse_lines", "parse_record", "settings"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
@@ -129,8 +130,8 @@ class ChatParser:
 
     def complete(self, text: str, token_ids: Sequence[int] = ()) -> ParsedMessage:
         """The rest of the completion, all at once: the whole message (a fresh parser
-        gives ``parse()``'s result, its ``warnings`` left to read); calls the completion
-        cut off are in its ``cut_calls``, never in ``tool_calls``."""
+        gives ``parse()``'s result), with every warning the parser made so far; calls the
+        completion cut off are in its ``cut_calls``, never in ``tool_calls``."""
         # A run of calls the arguments syntax can read whole is read so, not piece by
         # piece (the same message: tests/test_canonical.py).
         calls = self._calls
@@ -140,7 +141,10 @@ class ChatParser:
         last = self.finish()
         # (finish() mostly adds nothing: the one delta is then the message's, unmerged.)
         merged = delta if last is None else merge_deltas([delta, last])
-        return without_cut_calls(message_of(merged), self.cut_calls)
+        message = without_cut_calls(message_of(merged), self.cut_calls)
+        if self.warnings:
+            message = replace(message, warnings=tuple(self.warnings))
+        return message
 
     def initialize(self, prompt_token_ids: Sequence[int] = (), *,
                    prompt_text: str | None = None, start: str | None = None) -> None:

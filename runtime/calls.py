@@ -250,19 +250,20 @@ class ToolCalls:
         self.plain = self.pending
 
     def _judge(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str],
-               args: str = "") -> str:
+               args: str = "", problem: str | None = None) -> str:
         """The name is complete: send it, or turn the call into content.  ``args`` is the
-        arguments' first text, when it is what completed the name; returns arguments
-        JSON text the name's first key gave."""
+        arguments' first text, when it is what completed the name; ``problem``, what
+        makes a call that names itself no call (``_not_a_call``).  Returns arguments JSON
+        text the name's first key gave."""
         name, call_id = self.names.called("".join(call.name_parts))
         split = self.names.key_in_name(name, args)
         key_lead = ""
         if split is not None:
             name, key_lead = split
-        if not self.names.is_call_name(name):
+        if problem is not None or not self.names.is_call_name(name):
             call.invalid = True
-            why = "an empty name" if not name else f"unknown tool {name!r}"
-            self.warnings.append(f"tool call {call.index} has {why}; kept as content")
+            why = problem or ("has an empty name" if not name else f"has unknown tool {name!r}")
+            self.warnings.append(f"tool call {call.index} {why}; kept as content")
             if call.raw:  # whitespace still held joins it in add(); dropped, it is ws_before
                 ws = "" if self.content.held else call.ws_before
                 self.content.add(ws + "".join(call.raw), content)
@@ -294,12 +295,14 @@ class ToolCalls:
             self._cut_off(call, content)
             return
         tail = ""
+        problem = None
         if call.reader is not None and not call.sent and not call.invalid:
-            tail = call.reader.finish()  # an envelope not judged yet
-            # No arguments member: not a call (the name is erased so it is judged so).
-            call.name_parts = [call.reader.name or "" if call.reader.args_seen else ""]
+            # An envelope not judged yet: it lacked a name or arguments, or broke first.
+            problem = _not_a_call(call.reader)
+            tail = call.reader.finish()
+            call.name_parts = [""]
         if not call.sent and not call.invalid:
-            self._judge(call, deltas, content)
+            self._judge(call, deltas, content, problem=problem)
         closing = self.pending
         if closing is not None and call is self.open:
             self.settle(self.events.state_id, content)  # the call's closing text
@@ -312,6 +315,8 @@ class ToolCalls:
             deltas[call.index], call.held = call.held, None
         writer = call.writer or call.reader.writer
         self.warnings.extend(f"tool call {call.index}: {w}" for w in writer.warnings)
+        if self.syntax.names_call:  # what the call's own object broke on after its name
+            self.warnings.extend(f"tool call {call.index} {w}" for w in call.reader.warnings)
 
     def _close(self, call: Call) -> None:
         call.ended = True
@@ -371,6 +376,19 @@ class ToolCalls:
             deltas[call.index] = DeltaToolCall(call.index, arguments=text)
         else:
             delta.arguments = (delta.arguments or "") + text
+
+
+def _not_a_call(reader: Any) -> str:
+    """Why a call whose text names it (an envelope, ``CallReader``) that ended before it
+    was judged is no call: it is judged once it has a name and arguments."""
+    if reader.warnings:
+        return str(reader.warnings[0])
+    if reader.name is None:
+        return ("has arguments but no name" if reader.args_seen
+                else "has no name and no arguments object")
+    if not reader.name:
+        return "has an empty name"
+    return f"names {reader.name!r} but has no arguments object"
 
 
 __all__ = ["STREAM_CALLS", "Call", "CallIds", "ToolCalls"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from mypy_extensions import mypyc_attr
@@ -102,19 +102,25 @@ class ToolCall:
 @dataclass(frozen=True, init=False)
 class ParsedMessage:
     """A complete assistant message; ``cut_calls`` holds the text of calls the completion
-    cut off (markup included), which are neither calls nor content."""
+    cut off (markup included), which are neither calls nor content; ``warnings`` says
+    what went wrong reading it (``ChatParser.warnings``)."""
 
     reasoning: str | None
     content: str | None
     tool_calls: tuple[ToolCall, ...]
     cut_calls: tuple[str, ...]
+    # Not compared: two messages that say the same are equal whatever was reported on
+    # the way (a client's summed stream has no warnings; parse()'s message has them).
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def __init__(self, reasoning: str | None = None, content: str | None = None,
-                 tool_calls: tuple[ToolCall, ...] = (), cut_calls: tuple[str, ...] = ()) -> None:
+                 tool_calls: tuple[ToolCall, ...] = (), cut_calls: tuple[str, ...] = (),
+                 warnings: tuple[str, ...] = ()) -> None:
         object.__setattr__(self, "reasoning", reasoning)
         object.__setattr__(self, "content", content)
         object.__setattr__(self, "tool_calls", tool_calls)
         object.__setattr__(self, "cut_calls", cut_calls)
+        object.__setattr__(self, "warnings", warnings)
 
     def to_openai(self, reasoning_key: str = "reasoning_content") -> dict[str, Any]:
         """The ``choices[0].message`` of a ``chat.completion`` (unset keys omitted);

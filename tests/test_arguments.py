@@ -263,14 +263,15 @@ def test_json_cut_inside_a_value_is_closed_and_reported() -> None:
     reader = JsonArguments(writer)
     out = reader.feed('{"a": [1, {"b": "x') + reader.finish()
     assert json.loads(out) == {"a": [1, {"b": "x"}]}
-    assert writer.warnings == ["arguments ended inside a JSON value"]
+    assert writer.warnings == ["arguments ended inside a JSON value: closed with '\"}]'"]
 
 
 def test_json_that_is_not_an_object_gives_empty_arguments() -> None:
     writer = ArgumentsWriter(None)
     reader = JsonArguments(writer)
     assert reader.feed("[1, 2]") + reader.finish() == "{}"
-    assert writer.warnings == ["arguments are not a JSON object"]
+    assert writer.warnings == ["arguments are not a JSON object: they begin with '[' and are "
+                               "dropped"]
 
 
 NOTATION_PROPS = {"n": {"type": "integer"}, "o": {"type": "object", "properties": {

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 import parsergen
 from parsergen.batch import RecordError, parse_jsonl, parse_record
 from parsergen.compiler.cli import main
@@ -87,3 +89,68 @@ def test_cli_parse_jsonl(tmp_path, capsys) -> None:
     results = [json.loads(line) for line in target.read_text().splitlines()]
     assert [r.get("content") for r in results] == ["answer 0", "answer 1", "answer 2", None]
     assert "1 of 4 lines could not be parsed" in capsys.readouterr().err
+
+
+# -- one precedence: the record's own fields, then the command line, then the route ------
+
+CODER = "Qwen/Qwen3-Coder-30B-A3B-Instruct"  # qwen3; its route: thinking false
+HYBRID = "Qwen/Qwen3.6-35B-A3B"  # qwen3; no route default: the format's (thinking)
+THOUGHT = {"role": "assistant", "content": None, "reasoning_content": "Hello!"}
+SAID = {"role": "assistant", "content": "Hello!"}
+
+
+@pytest.mark.parametrize("fields,options,expected", [
+    # The record's model over --model, both ways (flipped, the other model's default).
+    ({"model": CODER}, {"model": HYBRID}, SAID),
+    ({"model": HYBRID}, {"model": CODER}, THOUGHT),
+    ({}, {"model": CODER}, SAID),  # --model where the record has none
+    # The record's thinking over --thinking/--no-thinking, both ways.
+    ({"thinking": True}, {"model": CODER, "thinking": False}, THOUGHT),
+    ({"thinking": False}, {"model": HYBRID, "thinking": True}, SAID),
+    # --thinking/--no-thinking over the route's default, both ways.
+    ({"model": CODER}, {"thinking": True}, THOUGHT),
+    ({"model": HYBRID}, {"thinking": False}, SAID),
+    # The record's thinking over its own model's default.
+    ({"model": CODER, "thinking": True}, {}, THOUGHT),
+    # --format names the format; the model still brings its route's defaults.
+    ({"model": CODER}, {"format": "qwen3"}, SAID),
+    ({}, {"format": "qwen3", "model": CODER}, SAID),
+    ({}, {"format": "qwen3", "thinking": False}, SAID),
+    ({}, {"format": "qwen3"}, THOUGHT),  # the format's default
+    ({"model": "no-such-model-anywhere"}, {"format": "qwen3"}, THOUGHT),
+])
+def test_options_come_from_the_record_then_the_command_line_then_the_route(
+        fields: dict, options: dict, expected: dict) -> None:
+    assert parse_record({"completion": "Hello!", **fields}, **options) == expected
+
+
+def test_a_records_thinking_must_be_a_boolean() -> None:
+    with pytest.raises(RecordError, match="'thinking' must be true, false or null"):
+        parse_record({"completion": "x", "thinking": "no"}, format="qwen3")
+    with pytest.raises(RecordError, match="'model' must be a string"):
+        parse_record({"completion": "x", "model": 3}, format="qwen3")
+
+
+def test_cli_jsonl_applies_no_thinking_and_the_models_defaults(tmp_path) -> None:
+    source = tmp_path / "in.jsonl"
+    records = [{"completion": "Hello!"}, {"completion": "Hello!", "model": CODER},
+               {"completion": "Hello!", "thinking": True}]
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    target = tmp_path / "out.jsonl"
+    # --no-thinking counts with --jsonl; a record's own thinking still wins.
+    assert main(["parse", "--jsonl", str(source), "-o", str(target), "--workers", "1",
+                 "--format", "qwen3", "--no-thinking"]) == 0
+    assert [json.loads(x) for x in target.read_text().splitlines()] == [SAID, SAID, THOUGHT]
+    # Without it: the format's default, and the Coder record's route default under --format.
+    assert main(["parse", "--jsonl", str(source), "-o", str(target), "--workers", "1",
+                 "--format", "qwen3"]) == 0
+    assert [json.loads(x) for x in target.read_text().splitlines()] == [THOUGHT, SAID, THOUGHT]
+
+
+def test_cli_single_parse_takes_the_models_defaults_under_format(tmp_path, capsys) -> None:
+    source = tmp_path / "answer.txt"
+    source.write_text("Hello!")
+    for extra, expected in [([], SAID), (["--thinking"], THOUGHT)]:
+        assert main(["parse", "--format", "qwen3", "--model", CODER, "--openai",
+                     str(source), *extra]) == 0
+        assert json.loads(capsys.readouterr().out) == expected

@@ -1,4 +1,5 @@
-"""Targeted mutants over runtime/ and compiler/: does the corpus notice, do the tests?
+"""Targeted mutants over runtime/, compiler/ and parsergen/: does the corpus notice, do
+the tests?
 
 Each mutant is one exact source snippet of one file and its replacement.  For each, the
 tool works in a private copy of the tree (a temp dir; the working tree is never
@@ -34,6 +35,11 @@ both caught by the fast selection (test_chat.py, test_integration_api.py); and
 schema-boolean-off and lower-calls-are-text-off are now caught by it too
 (test_arguments.py compares the typed value's type: its check had taken 1 for True;
 test_reasoning.py extends qwen3, which calls from reasoning, with calls_are_text).
+Added 2026-12-04 (an outside audit's gaps, run alone with ``--only``, 27.6 minutes):
+writer-null-case-sensitive, batch-model-precedence-flipped,
+batch-thinking-precedence-flipped, batch-defaults-over-given and
+cli-jsonl-thinking-dropped change no corpus result and are all caught by the fast
+selection (test_value_casings.py, test_batch.py).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
@@ -68,7 +74,8 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_bodies.py", "tests/test_syntaxes.py", "tests/test_cut_calls.py",
         "tests/test_framing.py", "tests/test_terminal_framing.py",
         "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py",
-        "tests/test_call_runs.py", "tests/test_array_runs.py", "tests/test_integration_api.py"]
+        "tests/test_call_runs.py", "tests/test_array_runs.py", "tests/test_integration_api.py",
+        "tests/test_batch.py", "tests/test_value_casings.py", "tests/test_warnings.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -569,6 +576,27 @@ MUTANTS: list[Mutant] = [
       'function: dict[str, Any] = {"name": name, "parameters": params}',
       'function: dict[str, Any] = {"name": name, "parameters": None}',
       "a pydantic tool read from its attributes loses its schema (its calls go untyped)"),
+    # --- an outside audit's: a rule tested in one casing, one precedence -----------
+    M("writer-null-case-sensitive", "runtime/arguments/writer.py",
+      'if not "null".startswith(held.lower()):',
+      'if not "null".startswith(held):',
+      "a nullable string written Null or NULL streams as that text, not null"),
+    M("batch-model-precedence-flipped", "parsergen/batch.py",
+      '    model = record.get("model") or model',
+      '    model = model or record.get("model")',
+      "--model overrides a record's own model"),
+    M("batch-thinking-precedence-flipped", "parsergen/batch.py",
+      '    given = {"thinking": own if own is not None else thinking}',
+      '    given = {"thinking": thinking if thinking is not None else own}',
+      "--thinking/--no-thinking overrides a record's own thinking"),
+    M("batch-defaults-over-given", "parsergen/batch.py",
+      "    return name, {**defaults, **{k: v for k, v in given.items() if v is not None}}",
+      "    return name, {**{k: v for k, v in given.items() if v is not None}, **defaults}",
+      "a route's defaults override the record's and the command line's options"),
+    M("cli-jsonl-thinking-dropped", "compiler/cli.py",
+      '"model": args.model, "thinking": args.thinking,',
+      '"model": args.model,',
+      "--no-thinking is ignored with --jsonl"),
 ]
 
 # The corpus replay, run inside the copy: prints one JSON object {key: result}.
@@ -726,8 +754,8 @@ def check() -> list[str]:
     names = [m.name for m in MUTANTS]
     problems += [f"duplicate name {n}" for n in sorted({n for n in names if names.count(n) > 1})]
     for m in MUTANTS:
-        if not m.file.startswith(("runtime/", "compiler/")):
-            problems.append(f"{m.name}: {m.file} is not in runtime/ or compiler/")
+        if not m.file.startswith(("runtime/", "compiler/", "parsergen/")):
+            problems.append(f"{m.name}: {m.file} is not in runtime/, compiler/ or parsergen/")
             continue
         try:
             _mutated(m)

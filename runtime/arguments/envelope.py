@@ -120,7 +120,7 @@ class EnvelopeArguments:
                 ch = buf[pos]
                 if state == "start":
                     if ch != "{":
-                        self._invalid("a tool call is not a JSON object")
+                        self._invalid(f"is not a JSON object: it begins with {ch!r}")
                         break
                     self.state = "key?"
                 elif state == "key?":
@@ -129,11 +129,11 @@ class EnvelopeArguments:
                     elif ch == '"':
                         self.state, self.key = "key", []
                     else:
-                        self._invalid("bad JSON in a tool call")
+                        self._invalid(self._bad(ch, "a member name"))
                         break
                 elif state == "colon":
                     if ch != ":":
-                        self._invalid("bad JSON in a tool call")
+                        self._invalid(self._bad(ch, "':'"))
                         break
                     self.state = "value?"
                 elif state == "value?":
@@ -158,7 +158,7 @@ class EnvelopeArguments:
                     elif ch == "}":
                         self.state = "done"
                     else:
-                        self._invalid("bad JSON in a tool call")
+                        self._invalid(self._bad(ch, "',' or '}'"))
                         break
                 pos += 1
             elif state in ("key", "name", "args_text"):
@@ -306,6 +306,11 @@ class EnvelopeArguments:
         self.state = "done"
         self.warnings.append(why)
         return ""
+
+    def _bad(self, found: str, wanted: str) -> str:
+        """The warning for ``found`` where ``wanted`` belongs in the call's object."""
+        return (f"is not valid JSON: {found!r} where {wanted} belongs; the rest of its "
+                "object is not read")
 
     def finish(self) -> str:
         """End of the call: close the arguments (``{}`` if there were none)."""

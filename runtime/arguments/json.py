@@ -71,17 +71,17 @@ class JsonArguments:
                         self.inner = JsonArguments(self.writer)
                         self.state = "encoded"
                     else:
-                        self._expect(ch == "{")
+                        self._expect(ch, "{")
                         self.state = "key?"
                 elif state == "key?":
                     if ch == "}" and not self.writer.started:
                         self.state = "done"
                     else:
-                        self._expect(ch == '"')
+                        self._expect(ch, '"')
                         self.state = "key"
                         self.key_parts = []
                 elif state == "colon":
-                    self._expect(ch == ":")
+                    self._expect(ch, ":")
                     self.state = "value?"
                 elif state == "value?":
                     if ch == '"':
@@ -98,7 +98,7 @@ class JsonArguments:
                     if ch == ",":
                         self.state = "key?"
                     else:
-                        self._expect(ch == "}")
+                        self._expect(ch, "}")
                         self.state = "done"
                 pos += 1
             elif state == "encoded":
@@ -258,10 +258,15 @@ class JsonArguments:
         self.state = state
         return "".join(out)
 
-    def _expect(self, ok: bool) -> None:
-        if not ok:
+    def _expect(self, found: str, wanted: str) -> None:
+        """``found`` must be ``wanted``: else the arguments are read no further."""
+        if found != wanted:
             self.invalid = True
-            self.writer.warnings.append("arguments are not a JSON object")
+            self.writer.warnings.append(
+                f"arguments are not a JSON object: they begin with {found!r} and are dropped"
+                if self.state == "start" else
+                f"arguments are not valid JSON: {found!r} where {wanted!r} belongs; the rest "
+                "is dropped")
 
     def _key(self) -> str:
         return "".join(self.key_parts)
@@ -292,7 +297,9 @@ class JsonArguments:
         elif self.state == "raw":
             if self.stack or self.scan.in_string:
                 # Cut inside a nested value: close it so the object stays JSON.
-                self.writer.warnings.append("arguments ended inside a JSON value")
+                closers = ('"' if self.scan.in_string else "") + "".join(reversed(self.stack))
+                self.writer.warnings.append(
+                    f"arguments ended inside a JSON value: closed with {closers!r}")
                 tail = self.ws + '"' if self.scan.in_string else ""
                 out += self.writer.text(tail + "".join(reversed(self.stack)))
             out += self.writer.end()

