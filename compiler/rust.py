@@ -138,7 +138,8 @@ class RustGenerator:
         assert reasoning is not None
         variants: list[_Variant] = []
         for variant in fmt.variants:
-            same = [v for v in variants if v.variant.key == variant.key]
+            same = [v for v in variants if (v.variant.key, v.variant.initial_state)
+                    == (variant.key, variant.initial_state)]
             if same:
                 variants[variants.index(same[0])] = _Variant(
                     same[0].ident, (*same[0].thinking, variant.thinking), same[0].variant)

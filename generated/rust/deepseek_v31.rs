@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   CALLS_BEGIN &["<｜tool▁calls▁begin｜>"] token id (line 19)
 //   CALLS_END &["<｜tool▁calls▁end｜>"] token id (line 20)
 //   CALL_BEGIN &["<｜tool▁call▁begin｜>"] token id (line 21)
@@ -53,11 +53,54 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   CALLS_BEGIN &["<｜tool▁calls▁begin｜>"] token id (line 19)
+//   CALLS_END &["<｜tool▁calls▁end｜>"] token id (line 20)
+//   CALL_BEGIN &["<｜tool▁call▁begin｜>"] token id (line 21)
+//   CALL_END &["<｜tool▁call▁end｜>"] token id (line 22)
+//   SEP &["<｜tool▁sep｜>"] token id (line 23)
+//   THINK_END &["</think>"] token id (line 11)
+//   THINK_START &["<think>"] token id (line 10)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 13)
+    literals: &[
+        ("</think>", "THINK_END"),
+        ("<think>", "THINK_START"),
+        ("<｜tool▁calls▁begin｜>", "CALLS_BEGIN"),
+        ("<｜tool▁calls▁end｜>", "CALLS_END"),
+        ("<｜tool▁call▁begin｜>", "CALL_BEGIN"),
+        ("<｜tool▁call▁end｜>", "CALL_END"),
+        ("<｜tool▁sep｜>", "SEP"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("CALLS_BEGIN", "<｜tool▁calls▁begin｜>"),
+        ("CALLS_END", "<｜tool▁calls▁end｜>"),
+        ("CALL_BEGIN", "<｜tool▁call▁begin｜>"),
+        ("CALL_END", "<｜tool▁call▁end｜>"),
+        ("SEP", "<｜tool▁sep｜>"),
+        ("THINK_END", "</think>"),
+        ("THINK_START", "<think>"),
+    ],
+    live: &[
+        (0, &["CALLS_BEGIN"]), // CONTENT
+        (1, &["THINK_START", "THINK_END", "CALLS_BEGIN"]), // REASONING
+        (3, &["CALL_BEGIN", "CALLS_END"]), // TOOL_PREAMBLE
+        (4, &["SEP", "CALL_END"]), // TOOL_NAME
+        (5, &["CALL_END"]), // TOOL_ARGS
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "deepseek_v31",
     thinking_default: false, // thinking_default (line 14)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT (line 26): Content text
         State {

@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   INVOKE_END &["</｜DSML｜invoke>"] (line 27)
 //   INVOKE_NAME_END &["\">"] (line 26)
 //   INVOKE_PREFIX &["<｜DSML｜invoke name=\""] (line 25)
@@ -55,11 +55,56 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   INVOKE_END &["</｜DSML｜invoke>"] (line 27)
+//   INVOKE_NAME_END &["\">"] (line 26)
+//   INVOKE_PREFIX &["<｜DSML｜invoke name=\""] (line 25)
+//   INVOKE_SELF_CLOSE &["\"/>"] (line 24)
+//   THINK_END &["</think>"] token id (line 19)
+//   THINK_START &["<think>"] token id (line 18)
+//   TOOL_END &["</｜DSML｜tool_calls>"] token id (line 22)
+//   TOOL_START &["<｜DSML｜tool_calls>", "<｜DSML｜toolcalls>", "<｜DSML｜tool>"] token id (line 21)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 12)
+    literals: &[
+        ("\"/>", "INVOKE_SELF_CLOSE"),
+        ("\">", "INVOKE_NAME_END"),
+        ("</think>", "THINK_END"),
+        ("</｜DSML｜invoke>", "INVOKE_END"),
+        ("</｜DSML｜tool_calls>", "TOOL_END"),
+        ("<think>", "THINK_START"),
+        ("<｜DSML｜invoke name=\"", "INVOKE_PREFIX"),
+        ("<｜DSML｜tool>", "TOOL_START"),
+        ("<｜DSML｜tool_calls>", "TOOL_START"),
+        ("<｜DSML｜toolcalls>", "TOOL_START"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("THINK_END", "</think>"),
+        ("THINK_START", "<think>"),
+        ("TOOL_END", "</｜DSML｜tool_calls>"),
+        ("TOOL_START", "<｜DSML｜tool_calls>"),
+    ],
+    live: &[
+        (0, &["TOOL_START", "INVOKE_PREFIX", "THINK_START", "THINK_END"]), // CONTENT
+        (1, &["THINK_START", "THINK_END", "TOOL_START"]), // REASONING
+        (3, &["INVOKE_PREFIX"]), // TOOL_PREAMBLE
+        (4, &["INVOKE_NAME_END", "INVOKE_SELF_CLOSE"]), // TOOL_NAME
+        (5, &["INVOKE_END", "TOOL_END"]), // TOOL_ARGS
+        (6, &["INVOKE_PREFIX", "TOOL_END", "TOOL_START"]), // TOOL_BETWEEN
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "deepseek_v4",
     thinking_default: true, // thinking_default (line 13)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT (line 27): Content text
         State {

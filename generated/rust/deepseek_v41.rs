@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   INVOKE_END &["</｜DSML｜ invoke>", "</｜｜DSML｜｜ invoke>"] (line 16)
 //   INVOKE_NAME_END &["\">"] (line 26)
 //   INVOKE_PREFIX &["<｜DSML｜ invoke name=\"", "<｜｜DSML｜｜ invoke name=\""] (line 15)
@@ -57,11 +57,58 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   INVOKE_END &["</｜DSML｜ invoke>", "</｜｜DSML｜｜ invoke>"] (line 16)
+//   INVOKE_NAME_END &["\">"] (line 26)
+//   INVOKE_PREFIX &["<｜DSML｜ invoke name=\"", "<｜｜DSML｜｜ invoke name=\""] (line 15)
+//   INVOKE_SELF_CLOSE &["\"/>"] (line 24)
+//   THINK_END &["</think>"] token id (line 19)
+//   THINK_START &["<think>"] token id (line 18)
+//   TOOL_END &["</｜DSML｜ calls>", "</｜｜DSML｜｜ calls>"] token id (line 14)
+//   TOOL_START &["<｜DSML｜ calls>", "<｜｜DSML｜｜ calls>"] token id (line 13)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 12)
+    literals: &[
+        ("\"/>", "INVOKE_SELF_CLOSE"),
+        ("\">", "INVOKE_NAME_END"),
+        ("</think>", "THINK_END"),
+        ("</｜DSML｜ calls>", "TOOL_END"),
+        ("</｜DSML｜ invoke>", "INVOKE_END"),
+        ("</｜｜DSML｜｜ calls>", "TOOL_END"),
+        ("</｜｜DSML｜｜ invoke>", "INVOKE_END"),
+        ("<think>", "THINK_START"),
+        ("<｜DSML｜ calls>", "TOOL_START"),
+        ("<｜DSML｜ invoke name=\"", "INVOKE_PREFIX"),
+        ("<｜｜DSML｜｜ calls>", "TOOL_START"),
+        ("<｜｜DSML｜｜ invoke name=\"", "INVOKE_PREFIX"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("THINK_END", "</think>"),
+        ("THINK_START", "<think>"),
+        ("TOOL_END", "</｜DSML｜ calls>"),
+        ("TOOL_START", "<｜DSML｜ calls>"),
+    ],
+    live: &[
+        (0, &["TOOL_START", "INVOKE_PREFIX", "THINK_START", "THINK_END"]), // CONTENT
+        (1, &["THINK_START", "THINK_END", "TOOL_START"]), // REASONING
+        (3, &["INVOKE_PREFIX"]), // TOOL_PREAMBLE
+        (4, &["INVOKE_NAME_END", "INVOKE_SELF_CLOSE"]), // TOOL_NAME
+        (5, &["INVOKE_END", "TOOL_END"]), // TOOL_ARGS
+        (6, &["INVOKE_PREFIX", "TOOL_END", "TOOL_START"]), // TOOL_BETWEEN
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "deepseek_v41",
     thinking_default: true, // thinking_default (line 13)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT (line 27): Content text
         State {

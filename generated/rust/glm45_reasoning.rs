@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   THINK_END &["</think>"] token id (line 11)
 //   THINK_START &["<think>"] token id (line 10)
 static THINKING: Variant = Variant {
@@ -34,11 +34,35 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   THINK_END &["</think>"] token id (line 11)
+//   THINK_START &["<think>"] token id (line 10)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 7)
+    literals: &[
+        ("</think>", "THINK_END"),
+        ("<think>", "THINK_START"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("THINK_END", "</think>"),
+        ("THINK_START", "<think>"),
+    ],
+    live: &[
+        (1, &["THINK_START", "THINK_END"]), // REASONING
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "glm45_reasoning",
     thinking_default: true, // thinking_default (line 8)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT: Content text
         State {

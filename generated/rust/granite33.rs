@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   RESPONSE_END &["</response>"] (line 24)
 //   RESPONSE_START &["<response>"] (line 23)
 //   THINK_END &["</think>"] token id (line 11)
@@ -44,11 +44,45 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   RESPONSE_END &["</response>"] (line 24)
+//   RESPONSE_START &["<response>"] (line 23)
+//   THINK_END &["</think>"] token id (line 11)
+//   THINK_START &["<think>"] token id (line 10)
+//   TOOL_STRING &["<tool_call>"] (line 8)
+//   TOOL_TOKEN &["<|tool_call|>"] token id (line 7)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 12)
+    literals: &[
+        ("</response>", "RESPONSE_END"),
+        ("</think>", "THINK_END"),
+        ("<response>", "RESPONSE_START"),
+        ("<think>", "THINK_START"),
+        ("<tool_call>", "TOOL_STRING"),
+        ("<|tool_call|>", "TOOL_TOKEN"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("THINK_END", "</think>"),
+        ("THINK_START", "<think>"),
+        ("TOOL_TOKEN", "<|tool_call|>"),
+    ],
+    live: &[
+        (0, &["TOOL_TOKEN", "TOOL_STRING", "RESPONSE_START", "RESPONSE_END"]), // CONTENT
+        (1, &["THINK_START", "THINK_END", "RESPONSE_START", "TOOL_TOKEN", "TOOL_STRING"]), // REASONING
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "granite33",
     thinking_default: false, // thinking_default (line 13)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT (line 29): Content text
         State {

@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   THINK_END &["</think>"] token id (line 11)
 //   THINK_START &["<think>"] token id (line 10)
 //   TOOL_SECTION_START &["<|tool_calls_section_begin|>"] token id (line 8)
@@ -37,11 +37,38 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   THINK_END &["</think>"] token id (line 11)
+//   THINK_START &["<think>"] token id (line 10)
+//   TOOL_SECTION_START &["<|tool_calls_section_begin|>"] token id (line 8)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 8)
+    literals: &[
+        ("</think>", "THINK_END"),
+        ("<think>", "THINK_START"),
+        ("<|tool_calls_section_begin|>", "TOOL_SECTION_START"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("THINK_END", "</think>"),
+        ("THINK_START", "<think>"),
+        ("TOOL_SECTION_START", "<|tool_calls_section_begin|>"),
+    ],
+    live: &[
+        (1, &["THINK_START", "THINK_END", "TOOL_SECTION_START"]), // REASONING
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "kimi_k2_reasoning",
     thinking_default: true, // thinking_default (line 9)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT: Content text
         State {

@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   ARG_CLOSE &["<|close|>argument<|sep|>"] (line 25)
 //   ARG_OPEN &["<|open|>argument"] (line 24)
 //   CALL_CLOSE &["<|close|>call<|sep|>"] (line 23)
@@ -57,11 +57,58 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   ARG_CLOSE &["<|close|>argument<|sep|>"] (line 25)
+//   ARG_OPEN &["<|open|>argument"] (line 24)
+//   CALL_CLOSE &["<|close|>call<|sep|>"] (line 23)
+//   CALL_OPEN &["<|open|>call"] (line 22)
+//   MESSAGE_CLOSE &["<|close|>message<|sep|>"] (line 19)
+//   RESPONSE_CLOSE &["<|close|>response<|sep|>"] (line 18)
+//   RESPONSE_OPEN &["<|open|>response<|sep|>"] (line 17)
+//   SEP &["<|sep|>"] (line 26)
+//   THINK_CLOSE &["<|close|>think<|sep|>"] (line 16)
+//   THINK_OPEN &["<|open|>think<|sep|>"] (line 15)
+//   TOOLS_CLOSE &["<|close|>tools<|sep|>"] (line 21)
+//   TOOLS_OPEN &["<|open|>tools<|sep|>"] (line 20)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 7)
+    literals: &[
+        ("<|close|>argument<|sep|>", "ARG_CLOSE"),
+        ("<|close|>call<|sep|>", "CALL_CLOSE"),
+        ("<|close|>message<|sep|>", "MESSAGE_CLOSE"),
+        ("<|close|>response<|sep|>", "RESPONSE_CLOSE"),
+        ("<|close|>think<|sep|>", "THINK_CLOSE"),
+        ("<|close|>tools<|sep|>", "TOOLS_CLOSE"),
+        ("<|open|>argument", "ARG_OPEN"),
+        ("<|open|>call", "CALL_OPEN"),
+        ("<|open|>response<|sep|>", "RESPONSE_OPEN"),
+        ("<|open|>think<|sep|>", "THINK_OPEN"),
+        ("<|open|>tools<|sep|>", "TOOLS_OPEN"),
+        ("<|sep|>", "SEP"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+    ],
+    live: &[
+        (0, &["RESPONSE_OPEN", "RESPONSE_CLOSE", "MESSAGE_CLOSE", "TOOLS_OPEN"]), // CONTENT
+        (1, &["THINK_OPEN", "THINK_CLOSE", "RESPONSE_OPEN", "TOOLS_OPEN"]), // REASONING
+        (3, &["CALL_OPEN", "TOOLS_CLOSE"]), // TOOL_PREAMBLE
+        (4, &["SEP"]), // TOOL_NAME
+        (5, &["ARG_OPEN", "ARG_CLOSE", "CALL_CLOSE"]), // TOOL_ARGS
+        (6, &["CALL_OPEN", "TOOLS_CLOSE"]), // TOOL_BETWEEN
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "kimi_k3",
     thinking_default: true, // thinking_default (line 8)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT (line 33): Content text
         State {

@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   CLOSE_ANGLE &[">"] (line 28)
 //   FUNC_END &["</function>"] (line 25)
 //   FUNC_PREFIX &["<function="] (line 24)
@@ -55,11 +55,56 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   CLOSE_ANGLE &[">"] (line 28)
+//   FUNC_END &["</function>"] (line 25)
+//   FUNC_PREFIX &["<function="] (line 24)
+//   PARAM_END &["</parameter>"] (line 27)
+//   PARAM_START &["<parameter="] (line 26)
+//   THINK_END &["</think>"] token id (line 21)
+//   THINK_START &["<think>"] token id (line 20)
+//   TOOL_END &["</tool_call>"] token id (line 23)
+//   TOOL_START &["<tool_call>"] token id (line 22)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 14)
+    literals: &[
+        ("</function>", "FUNC_END"),
+        ("</parameter>", "PARAM_END"),
+        ("</think>", "THINK_END"),
+        ("</tool_call>", "TOOL_END"),
+        ("<function=", "FUNC_PREFIX"),
+        ("<parameter=", "PARAM_START"),
+        ("<think>", "THINK_START"),
+        ("<tool_call>", "TOOL_START"),
+        (">", "CLOSE_ANGLE"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("THINK_END", "</think>"),
+        ("THINK_START", "<think>"),
+        ("TOOL_END", "</tool_call>"),
+        ("TOOL_START", "<tool_call>"),
+    ],
+    live: &[
+        (0, &["THINK_END", "TOOL_START", "FUNC_PREFIX"]), // CONTENT
+        (1, &["THINK_START", "THINK_END", "TOOL_START"]), // REASONING
+        (3, &["TOOL_END", "FUNC_PREFIX"]), // TOOL_PREAMBLE
+        (4, &["CLOSE_ANGLE", "FUNC_END", "TOOL_END", "TOOL_START", "FUNC_PREFIX"]), // TOOL_NAME
+        (5, &["FUNC_END", "FUNC_PREFIX", "PARAM_START", "PARAM_END"]), // TOOL_ARGS
+        (6, &["TOOL_END", "TOOL_START", "FUNC_PREFIX"]), // TOOL_BETWEEN
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "mimo",
     thinking_default: true, // thinking_default (line 15)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT (line 35): Content text
         State {

@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   INVOKE_END &["]<]minimax[>[</invoke>"] (line 22)
 //   INVOKE_PREFIX_DQ &["]<]minimax[>[<invoke name=\""] (line 19)
 //   INVOKE_PREFIX_SQ &["]<]minimax[>[<invoke name='"] (line 20)
@@ -55,11 +55,56 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   INVOKE_END &["]<]minimax[>[</invoke>"] (line 22)
+//   INVOKE_PREFIX_DQ &["]<]minimax[>[<invoke name=\""] (line 19)
+//   INVOKE_PREFIX_SQ &["]<]minimax[>[<invoke name='"] (line 20)
+//   INVOKE_PREFIX_UNQUOTED &["]<]minimax[>[<invoke name="] (line 21)
+//   NAME_END_DQ &["\">"] (line 23)
+//   NAME_END_SQ &["'>"] (line 24)
+//   NAME_END_UNQUOTED &[">"] (line 25)
+//   THINK_END &["</mm:think>"] (line 16)
+//   THINK_START &["<mm:think>"] at start (line 15)
+//   TOOL_END &["]<]minimax[>[</tool_call>"] (line 18)
+//   TOOL_START &["]<]minimax[>[<tool_call>"] (line 17)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 7)
+    literals: &[
+        ("\">", "NAME_END_DQ"),
+        ("'>", "NAME_END_SQ"),
+        ("</mm:think>", "THINK_END"),
+        (">", "NAME_END_UNQUOTED"),
+        ("]<]minimax[>[</invoke>", "INVOKE_END"),
+        ("]<]minimax[>[</tool_call>", "TOOL_END"),
+        ("]<]minimax[>[<invoke name=", "INVOKE_PREFIX_UNQUOTED"),
+        ("]<]minimax[>[<invoke name=\"", "INVOKE_PREFIX_DQ"),
+        ("]<]minimax[>[<invoke name='", "INVOKE_PREFIX_SQ"),
+        ("]<]minimax[>[<tool_call>", "TOOL_START"),
+    ],
+    at_start: &[
+        ("<mm:think>", "THINK_START"),
+    ],
+    token_terminals: &[
+    ],
+    live: &[
+        (0, &["TOOL_START"]), // CONTENT
+        (1, &["THINK_END"]), // REASONING
+        (3, &["INVOKE_PREFIX_DQ", "INVOKE_PREFIX_SQ", "INVOKE_PREFIX_UNQUOTED", "TOOL_END"]), // TOOL_PREAMBLE
+        (4, &["NAME_END_DQ", "NAME_END_SQ", "NAME_END_UNQUOTED"]), // TOOL_NAME
+        (5, &["INVOKE_END"]), // TOOL_ARGS
+        (6, &["INVOKE_PREFIX_DQ", "INVOKE_PREFIX_SQ", "INVOKE_PREFIX_UNQUOTED", "TOOL_END"]), // TOOL_BETWEEN
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "minimax_m3",
     thinking_default: false, // thinking_default (line 8)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT (line 31): Content text
         State {

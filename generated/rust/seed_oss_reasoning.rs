@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
 use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
-// Terminals with thinking on and off.
+// Terminals with thinking on.
 //   THINK_END &["</seed:think>"] token id (line 9)
 //   THINK_START &["<seed:think>"] token id (line 8)
 static THINKING: Variant = Variant {
@@ -34,11 +34,35 @@ static THINKING: Variant = Variant {
     ],
 };
 
+// Terminals with thinking off.
+//   THINK_END &["</seed:think>"] token id (line 9)
+//   THINK_START &["<seed:think>"] token id (line 8)
+static PLAIN: Variant = Variant {
+    initial: 0, // CONTENT: initial_state (line 8)
+    literals: &[
+        ("</seed:think>", "THINK_END"),
+        ("<seed:think>", "THINK_START"),
+    ],
+    at_start: &[
+    ],
+    token_terminals: &[
+        ("THINK_END", "</seed:think>"),
+        ("THINK_START", "<seed:think>"),
+    ],
+    live: &[
+        (1, &["THINK_START", "THINK_END"]), // REASONING
+    ],
+    followed_by: &[
+    ],
+    framing: &[
+    ],
+};
+
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
 pub static FORMAT: Format = Format {
     name: "seed_oss_reasoning",
     thinking_default: true, // thinking_default (line 9)
-    variants: [&THINKING, &THINKING], // thinking on, off
+    variants: [&THINKING, &PLAIN], // thinking on, off
     states: [
         // CONTENT: Content text
         State {
