@@ -6,8 +6,9 @@ background job (tests/support/background.py), after ``cargo test`` of the shared
 a machine without cargo skips these tests.  Each format with reasoning is compared with
 its Python module (tests/support/rust.py says what a split is) on every golden section
 (every cadence and tokenizer mode) of its goldens, on every corpus case whole, one
-character at a time, in random pieces and one token at a time, each from four prompts
-(none, one ending in the start marker, one in the end marker, one with neither), and on
+character at a time, in random pieces and one token at a time, each from five prompts
+(none, one ending in the start marker, one in the end marker, one with neither,
+one with the start marker in a turn before), and on
 Hypothesis completions made of the format's markers, their prefixes and prose.
 """
 
@@ -118,7 +119,7 @@ def _tokenizer(name: str | None) -> Any:
 
 def _prompts(fmt: str, tok: Any) -> list[tuple[str, list[int]]]:
     """Prompts that leave the model in each place: none, after the start marker, after the
-    end marker, after neither (the prompt's last words)."""
+    end marker, after neither (the prompt's last words, or a turn since the start marker)."""
     if tok is None:
         return [("none", [])]
     entry = parsergen.entry(fmt)
@@ -127,6 +128,11 @@ def _prompts(fmt: str, tok: Any) -> list[tuple[str, list[int]]]:
         if marker:
             out.append((kind, tok.encode("Hi" + marker, add_special_tokens=False)))
     out.append(("neither", tok.encode("Hello there.", add_special_tokens=False)))
+    # A start marker in an earlier turn: the walk stops at the special token after it.
+    stop = [*entry.turn_boundary_tokens, *tok.all_special_tokens][:1]
+    if entry.reasoning_start and stop:
+        out.append(("earlier turn", tok.encode(f"Hi{entry.reasoning_start}x{stop[0]}Hi",
+                                               add_special_tokens=False)))
     return out
 
 
@@ -229,7 +235,7 @@ def _completions(draw: st.DrawFn) -> tuple[str, list[str], str | None, bool | No
     deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
     tok_name = draw(st.sampled_from([FORMAT_TOKENIZERS.get(fmt), None]))
     thinking = draw(st.sampled_from([None, True, False]))
-    prompt = draw(st.integers(0, 3))
+    prompt = draw(st.integers(0, 4))
     return fmt, deltas, tok_name, thinking, prompt
 
 

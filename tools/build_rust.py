@@ -1,7 +1,7 @@
 """Build the Rust reasoning parsers' Python binding (runtime/rust/python, pyo3) offline.
 
 Crates come from Debian's ``librust-*-dev`` packages through runtime/rust/.cargo/config.toml
-(.ci/run installs them); the wheel is built by maturin and unpacked into ``--out``
+(tools/install_rust_crates.sh installs them); the wheel is built by maturin and unpacked into ``--out``
 (default build/rust/site), which the tests and benchmarks put on ``sys.path``: nothing
 is installed.  ``--test`` runs ``cargo test`` on the shared runtime first.
 
@@ -21,16 +21,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CRATE = ROOT / "runtime" / "rust"
 DEFAULT_OUT = ROOT / "build" / "rust" / "site"
-# The Debian packages that serve the crates (.ci/run installs them).
-DEBIAN_CRATES = ("librust-pyo3-dev", "librust-fancy-regex-dev")
+REGISTRY = Path("/usr/share/cargo/registry")
+# The crates the binding needs from Debian's registry (tools/install_rust_crates.sh).
+CRATES = ("pyo3-0.17", "fancy-regex-0.7")
 
 
 def missing_tools() -> str | None:
     """Why the binding cannot be built here (None: it can)."""
     if shutil.which("cargo") is None:
         return "cargo is not installed (rustup's toolchain)"
-    if not Path("/usr/share/cargo/registry").is_dir():
-        return f"Debian's crate registry is missing: apt-get install {' '.join(DEBIAN_CRATES)}"
+    missing = [c for c in CRATES if not any(REGISTRY.glob(c + ".*"))]
+    if missing:
+        return (f"the crates {', '.join(missing)} are not in {REGISTRY}: run "
+                "tools/install_rust_crates.sh (Debian's librust-*-dev packages)")
     return None
 
 
