@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsergen
+from parsergen.routing import compiled
 from support import rust as rs
 from support.background import Job, submit
 from support.goldens import load as load_goldens
@@ -268,11 +269,14 @@ def test_registry_routes_as_parsergen_does() -> None:
              "deepseek-ai/DeepSeek-V4.1-Flash", "stepfun-ai/Step-3.5-Flash", "step-3",
              "zai-org/GLM-4.7", "zai-org/GLM-6", "openai/gpt-oss-20b", "/models/Kimi-K2-Instruct/",
              "mistralai/Magistral-Small-2506", "unknown-model"}
-    names |= {p.replace("{>=", "").split(",")[0].split("}")[0] for p, _, _ in patterns}
+    names |= {f"org/{name}-7b" for p, _, _ in patterns for name in compiled(p).examples()}
     for name in sorted(names):
         route = parsergen.route(name)
         want = None if route is None else (route.format, route.defaults.get("thinking"))
         assert binding.route(name) == want, name
+        # The patterns are in routing's order: the first that matches names the format.
+        if route is not None:
+            assert binding.first_match(name) == route.format, name
 
 
 @needs_rust

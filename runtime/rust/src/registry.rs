@@ -89,6 +89,13 @@ pub fn model_key(name: &str) -> String {
     key.to_lowercase()
 }
 
+/// The first of `patterns` that matches `model` (vLLM's registry decides so: its
+/// patterns are kept most specific first).
+pub fn first_match<'a>(patterns: &'a [ModelPattern], model: &str) -> Option<&'a ModelPattern> {
+    let key = model_key(model);
+    patterns.iter().find(|p| !Compiled::new(&p.pattern.to_lowercase()).spans(&key).is_empty())
+}
+
 /// The format of `model` and the thinking default its patterns give, or None (no pattern
 /// matches, or the most specific ones name two formats or two thinking defaults).
 pub fn route(patterns: &[ModelPattern], model: &str) -> Option<(&'static str, Option<bool>)> {

@@ -160,6 +160,12 @@ fn route(model: &str) -> Option<(&'static str, Option<bool>)> {
     registry::route(formats::MODEL_PATTERNS, model)
 }
 
+/// The format of the registry's first pattern that matches `model` (vLLM's rule).
+#[pyfunction]
+fn first_match(model: &str) -> Option<&'static str> {
+    registry::first_match(formats::MODEL_PATTERNS, model).map(|p| p.format)
+}
+
 /// The registry's patterns in order: (pattern, format, thinking).
 #[pyfunction]
 fn model_patterns() -> Vec<(&'static str, &'static str, Option<bool>)> {
@@ -173,6 +179,7 @@ fn parsergen_rust(_py: Python<'_>, m: &PyModule) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(formats_with_reasoning, m)?)?;
     m.add_function(wrap_pyfunction!(route, m)?)?;
+    m.add_function(wrap_pyfunction!(first_match, m)?)?;
     m.add_function(wrap_pyfunction!(model_patterns, m)?)?;
     Ok(())
 }
