@@ -5,10 +5,8 @@
 //! The reasoning half of the format, for vLLM's Rust front end: compiled by
 //! `parsergen build --target rust` from the same IR as `generated/openai.py`.
 
-use crate::engine::Engine;
 #[allow(unused_imports)]
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
-use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
 // Terminals with thinking on and off.
 //   CALL &["<|call|>"] token id (line 20)
@@ -229,41 +227,9 @@ pub static FORMAT: Format = Format {
     cut_header: Some("(?s)a?s?s?i?s?t?a?n?t?(?:\\s*to=\\S*)?\\s*(?:<\\|channel\\|>.*|<\\|?\\w*)?"), // cut_header (line 13)
 };
 
-/// openai's reasoning parser: reasoning until it ends, then the model's text as
-/// content (tool markup included, for the tool parser).
-pub struct OpenaiReasoningParser {
-    engine: Engine,
-}
-
-impl OpenaiReasoningParser {
-    /// A parser for one stream (`thinking`: None for the format's default).
-    pub fn new(tokenizer: Option<DynTokenizer>, thinking: Option<bool>) -> Self {
-        Self { engine: Engine::new(&FORMAT, tokenizer, thinking) }
-    }
-}
-
-impl ReasoningParser for OpenaiReasoningParser {
-    fn create(tokenizer: DynTokenizer) -> Result<Box<dyn ReasoningParser>>
-    where
-        Self: Sized + 'static,
-    {
-        Ok(Box::new(Self::new(Some(tokenizer), None)))
-    }
-
-    fn initialize(&mut self, prompt_token_ids: &[u32]) -> Result<()> {
-        self.engine.initialize(prompt_token_ids);
-        Ok(())
-    }
-
-    fn preserve_special_tokens(&self) -> bool {
-        self.engine.preserve_special_tokens()
-    }
-
-    fn push(&mut self, delta: &str) -> Result<ReasoningDelta> {
-        Ok(self.engine.push(delta))
-    }
-
-    fn finish(&mut self) -> Result<ReasoningDelta> {
-        Ok(self.engine.finish())
-    }
-}
+crate::reasoning_parser!(
+    /// openai's reasoning parser: reasoning until it ends, then the model's text
+    /// as content (tool markup included, for the tool parser).
+    OpenaiReasoningParser,
+    FORMAT
+);

@@ -5,10 +5,8 @@
 //! The reasoning half of the format, for vLLM's Rust front end: compiled by
 //! `parsergen build --target rust` from the same IR as `generated/seed_oss_reasoning.py`.
 
-use crate::engine::Engine;
 #[allow(unused_imports)]
 use crate::spec::{Event, Followed, Format, Reasoning, Rule, State, Text, Transition, Variant};
-use crate::vllm::{DynTokenizer, ReasoningDelta, ReasoningParser, Result};
 
 // Terminals with thinking on.
 //   THINK_END &["</seed:think>"] token id (line 9)
@@ -144,41 +142,9 @@ pub static FORMAT: Format = Format {
     cut_header: None, // cut_header (default)
 };
 
-/// seed_oss_reasoning's reasoning parser: reasoning until it ends, then the model's text as
-/// content (tool markup included, for the tool parser).
-pub struct SeedOssReasoningOnlyParser {
-    engine: Engine,
-}
-
-impl SeedOssReasoningOnlyParser {
-    /// A parser for one stream (`thinking`: None for the format's default).
-    pub fn new(tokenizer: Option<DynTokenizer>, thinking: Option<bool>) -> Self {
-        Self { engine: Engine::new(&FORMAT, tokenizer, thinking) }
-    }
-}
-
-impl ReasoningParser for SeedOssReasoningOnlyParser {
-    fn create(tokenizer: DynTokenizer) -> Result<Box<dyn ReasoningParser>>
-    where
-        Self: Sized + 'static,
-    {
-        Ok(Box::new(Self::new(Some(tokenizer), None)))
-    }
-
-    fn initialize(&mut self, prompt_token_ids: &[u32]) -> Result<()> {
-        self.engine.initialize(prompt_token_ids);
-        Ok(())
-    }
-
-    fn preserve_special_tokens(&self) -> bool {
-        self.engine.preserve_special_tokens()
-    }
-
-    fn push(&mut self, delta: &str) -> Result<ReasoningDelta> {
-        Ok(self.engine.push(delta))
-    }
-
-    fn finish(&mut self) -> Result<ReasoningDelta> {
-        Ok(self.engine.finish())
-    }
-}
+crate::reasoning_parser!(
+    /// seed_oss_reasoning's reasoning parser: reasoning until it ends, then the model's text
+    /// as content (tool markup included, for the tool parser).
+    SeedOssReasoningOnlyParser,
+    FORMAT
+);

@@ -7,6 +7,7 @@
 
 pub mod engine;
 pub mod matcher;
+pub mod parser;
 pub mod prompt;
 pub mod registry;
 pub mod spec;
