@@ -36,7 +36,7 @@ def main() -> int:
         except Exception as exc:  # (a check of the tokenizer; gpt-oss's only finds the end)
             print(f"{case['fmt']}: {case['vllm']}: {type(exc).__name__}: {exc}", file=sys.stderr)
             continue
-        out[case["fmt"]] = statistics.median(samples) / len(deltas) * 1e6
+        out[case["fmt"]] = statistics.median(samples) / len(case["deltas"]) * 1e6
     print(json.dumps(out))
     return 0
 
