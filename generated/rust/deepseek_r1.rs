@@ -33,8 +33,7 @@ static THINKING: Variant = Variant {
         ("<｜tool▁sep｜>", "SEP"),
         ("function", "CALL_TYPE"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("CALLS_BEGIN", "<｜tool▁calls▁begin｜>"),
         ("CALLS_END", "<｜tool▁calls▁end｜>"),
@@ -52,10 +51,8 @@ static THINKING: Variant = Variant {
         (5, &["FENCE_CLOSE", "CALL_END"]), // TOOL_ARGS
         (6, &["CALL_END"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -115,8 +112,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 19): Framing text
         State {

@@ -27,8 +27,7 @@ static THINKING: Variant = Variant {
         ("<｜tool▁call▁end｜>", "CALL_END"),
         ("<｜tool▁sep｜>", "SEP"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("CALLS_BEGIN", "<｜tool▁calls▁begin｜>"),
         ("CALLS_END", "<｜tool▁calls▁end｜>"),
@@ -45,10 +44,8 @@ static THINKING: Variant = Variant {
         (4, &["SEP", "CALL_END"]), // TOOL_NAME
         (5, &["CALL_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -70,8 +67,7 @@ static PLAIN: Variant = Variant {
         ("<｜tool▁call▁end｜>", "CALL_END"),
         ("<｜tool▁sep｜>", "SEP"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("CALLS_BEGIN", "<｜tool▁calls▁begin｜>"),
         ("CALLS_END", "<｜tool▁calls▁end｜>"),
@@ -88,10 +84,8 @@ static PLAIN: Variant = Variant {
         (4, &["SEP", "CALL_END"]), // TOOL_NAME
         (5, &["CALL_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -151,8 +145,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 28): Framing text
         State {
@@ -220,8 +213,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 16)

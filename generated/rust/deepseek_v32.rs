@@ -27,8 +27,7 @@ static THINKING: Variant = Variant {
         ("<｜DSML｜function_calls>", "TOOL_START"),
         ("<｜DSML｜invoke name=\"", "INVOKE_PREFIX"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -43,10 +42,8 @@ static THINKING: Variant = Variant {
         (5, &["INVOKE_END", "TOOL_END"]), // TOOL_ARGS
         (6, &["INVOKE_PREFIX", "TOOL_END", "TOOL_START"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -124,8 +121,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 38): Framing text
         State {

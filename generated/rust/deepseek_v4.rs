@@ -31,8 +31,7 @@ static THINKING: Variant = Variant {
         ("<｜DSML｜tool_calls>", "TOOL_START"),
         ("<｜DSML｜toolcalls>", "TOOL_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -47,10 +46,8 @@ static THINKING: Variant = Variant {
         (5, &["INVOKE_END", "TOOL_END"]), // TOOL_ARGS
         (6, &["INVOKE_PREFIX", "TOOL_END", "TOOL_START"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -76,8 +73,7 @@ static PLAIN: Variant = Variant {
         ("<｜DSML｜tool_calls>", "TOOL_START"),
         ("<｜DSML｜toolcalls>", "TOOL_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -92,10 +88,8 @@ static PLAIN: Variant = Variant {
         (5, &["INVOKE_END", "TOOL_END"]), // TOOL_ARGS
         (6, &["INVOKE_PREFIX", "TOOL_END", "TOOL_START"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -182,8 +176,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 38): Framing text
         State {

@@ -25,8 +25,7 @@ static THINKING: Variant = Variant {
         ("<think>", "THINK_START"),
         ("<tool_call>", "TOOL_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("RESPONSE_END", "</response>"),
         ("RESPONSE_START", "<response>"),
@@ -40,8 +39,7 @@ static THINKING: Variant = Variant {
         (1, &["THINK_START", "THINK_END", "RESPONSE_START", "TOOL_START"]), // REASONING
         (5, &["TOOL_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
+    followed_by: &[],
     framing: &[
         ("RESPONSE_END", "\n", "\n"), // line 18
     ],
@@ -131,20 +129,17 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS (line 19): Body text
         State {
@@ -164,8 +159,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 12)

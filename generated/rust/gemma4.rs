@@ -29,8 +29,7 @@ static THINKING: Variant = Variant {
         ("call:", "CALL_PREFIX"),
         ("{", "OPEN_BRACE"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "<channel|>"),
         ("THINK_START", "<|channel>"),
@@ -44,10 +43,8 @@ static THINKING: Variant = Variant {
         (4, &["OPEN_BRACE", "OPEN_PAREN", "TOOL_END"]), // TOOL_NAME
         (5, &["TOOL_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -134,8 +131,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 38): Framing text
         State {
@@ -221,8 +217,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 16)

@@ -25,8 +25,7 @@ static THINKING: Variant = Variant {
         ("<tool_call>", "TOOL_STRING"),
         ("<|tool_call|>", "TOOL_TOKEN"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -36,10 +35,8 @@ static THINKING: Variant = Variant {
         (0, &["TOOL_TOKEN", "TOOL_STRING", "RESPONSE_START", "RESPONSE_END"]), // CONTENT
         (1, &["THINK_START", "THINK_END", "RESPONSE_START", "TOOL_TOKEN", "TOOL_STRING"]), // REASONING
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -59,8 +56,7 @@ static PLAIN: Variant = Variant {
         ("<tool_call>", "TOOL_STRING"),
         ("<|tool_call|>", "TOOL_TOKEN"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -70,10 +66,8 @@ static PLAIN: Variant = Variant {
         (0, &["TOOL_TOKEN", "TOOL_STRING", "RESPONSE_START", "RESPONSE_END"]), // CONTENT
         (1, &["THINK_START", "THINK_END", "RESPONSE_START", "TOOL_TOKEN", "TOOL_STRING"]), // REASONING
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -178,32 +172,27 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS: Body text
         State {
             text: Text::Body,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 18)

@@ -29,20 +29,16 @@ static THINKING: Variant = Variant {
         ("<|end_message|>", "THINK_END"),
         ("<|message_model|>", "MSG_MODEL"),
     ],
-    at_start: &[
-    ],
-    token_terminals: &[
-    ],
+    at_start: &[],
+    token_terminals: &[],
     live: &[
         (0, &["MSG_MODEL", "TEXT_START", "THINK_START", "TOOL_START", "TOOL_TEXT", "TOOL_ERROR", "THINK_END", "END_SAMPLING"]), // CONTENT
         (1, &["THINK_START", "TOOL_START", "THINK_END", "END_SAMPLING"]), // REASONING
         (2, &["MSG_MODEL", "TEXT_START", "THINK_START", "TOOL_START", "TOOL_TEXT", "TOOL_ERROR", "THINK_END", "END_SAMPLING"]), // MESSAGE_HEADER
         (5, &["THINK_END", "END_SAMPLING"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -252,14 +248,12 @@ pub static FORMAT: Format = Format {
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS (line 45): Body text
         State {
@@ -288,8 +282,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 8)

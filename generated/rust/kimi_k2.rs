@@ -27,8 +27,7 @@ static THINKING: Variant = Variant {
         ("<|tool_calls_section_begin|>", "TOOL_SECTION_START"),
         ("<|tool_calls_section_end|>", "TOOL_SECTION_END"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("ARG_START", "<|tool_call_argument_begin|>"),
         ("THINK_END", "</think>"),
@@ -46,10 +45,8 @@ static THINKING: Variant = Variant {
         (5, &["TOOL_END", "TOOL_SECTION_END"]), // TOOL_ARGS
         (6, &["TOOL_START", "TOOL_SECTION_END"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -67,8 +64,7 @@ static PLAIN: Variant = Variant {
         ("<|tool_calls_section_begin|>", "TOOL_SECTION_START"),
         ("<|tool_calls_section_end|>", "TOOL_SECTION_END"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("ARG_START", "<|tool_call_argument_begin|>"),
         ("TOOL_END", "<|tool_call_end|>"),
@@ -84,10 +80,8 @@ static PLAIN: Variant = Variant {
         (5, &["TOOL_END", "TOOL_SECTION_END"]), // TOOL_ARGS
         (6, &["TOOL_START", "TOOL_SECTION_END"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -156,8 +150,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 37): Framing text
         State {

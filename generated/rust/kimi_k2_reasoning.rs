@@ -19,8 +19,7 @@ static THINKING: Variant = Variant {
         ("<think>", "THINK_START"),
         ("<|tool_calls_section_begin|>", "TOOL_SECTION_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -29,10 +28,8 @@ static THINKING: Variant = Variant {
     live: &[
         (1, &["THINK_START", "THINK_END", "TOOL_SECTION_START"]), // REASONING
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -46,8 +43,7 @@ static PLAIN: Variant = Variant {
         ("<think>", "THINK_START"),
         ("<|tool_calls_section_begin|>", "TOOL_SECTION_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -56,10 +52,8 @@ static PLAIN: Variant = Variant {
     live: &[
         (1, &["THINK_START", "THINK_END", "TOOL_SECTION_START"]), // REASONING
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -71,8 +65,7 @@ pub static FORMAT: Format = Format {
         // CONTENT: Content text
         State {
             text: Text::Content,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // REASONING (line 10): Reasoning text
         State {
@@ -110,32 +103,27 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 7)

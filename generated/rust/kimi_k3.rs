@@ -37,10 +37,8 @@ static THINKING: Variant = Variant {
         ("<|open|>tools<|sep|>", "TOOLS_OPEN"),
         ("<|sep|>", "SEP"),
     ],
-    at_start: &[
-    ],
-    token_terminals: &[
-    ],
+    at_start: &[],
+    token_terminals: &[],
     live: &[
         (0, &["RESPONSE_OPEN", "RESPONSE_CLOSE", "MESSAGE_CLOSE", "TOOLS_OPEN"]), // CONTENT
         (1, &["THINK_OPEN", "THINK_CLOSE", "RESPONSE_OPEN", "TOOLS_OPEN"]), // REASONING
@@ -49,10 +47,8 @@ static THINKING: Variant = Variant {
         (5, &["ARG_OPEN", "ARG_CLOSE", "CALL_CLOSE"]), // TOOL_ARGS
         (6, &["CALL_OPEN", "TOOLS_CLOSE"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -84,10 +80,8 @@ static PLAIN: Variant = Variant {
         ("<|open|>tools<|sep|>", "TOOLS_OPEN"),
         ("<|sep|>", "SEP"),
     ],
-    at_start: &[
-    ],
-    token_terminals: &[
-    ],
+    at_start: &[],
+    token_terminals: &[],
     live: &[
         (0, &["RESPONSE_OPEN", "RESPONSE_CLOSE", "MESSAGE_CLOSE", "TOOLS_OPEN"]), // CONTENT
         (1, &["THINK_OPEN", "THINK_CLOSE", "RESPONSE_OPEN", "TOOLS_OPEN"]), // REASONING
@@ -96,10 +90,8 @@ static PLAIN: Variant = Variant {
         (5, &["ARG_OPEN", "ARG_CLOSE", "CALL_CLOSE"]), // TOOL_ARGS
         (6, &["CALL_OPEN", "TOOLS_CLOSE"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -195,8 +187,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 39): Framing text
         State {

@@ -39,8 +39,7 @@ static THINKING: Variant = Variant {
         ("<think>", "THINK_START"),
         (">", "NAME_END_UNQUOTED"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -55,10 +54,8 @@ static THINKING: Variant = Variant {
         (5, &["PARAM_START", "PARAM_END", "INVOKE_END"]), // TOOL_ARGS
         (6, &["TOOL_END", "INVOKE_PREFIX_DQ", "INVOKE_PREFIX_SQ", "INVOKE_PREFIX_UNQUOTED"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -163,8 +160,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 36): Framing text
         State {

@@ -37,8 +37,7 @@ static THINKING: Variant = Variant {
     at_start: &[
         ("<mm:think>", "THINK_START"),
     ],
-    token_terminals: &[
-    ],
+    token_terminals: &[],
     live: &[
         (0, &["TOOL_START"]), // CONTENT
         (1, &["THINK_END"]), // REASONING
@@ -47,10 +46,8 @@ static THINKING: Variant = Variant {
         (5, &["INVOKE_END"]), // TOOL_ARGS
         (6, &["INVOKE_PREFIX_DQ", "INVOKE_PREFIX_SQ", "INVOKE_PREFIX_UNQUOTED", "TOOL_END"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -82,8 +79,7 @@ static PLAIN: Variant = Variant {
     at_start: &[
         ("<mm:think>", "THINK_START"),
     ],
-    token_terminals: &[
-    ],
+    token_terminals: &[],
     live: &[
         (0, &["TOOL_START"]), // CONTENT
         (1, &["THINK_END"]), // REASONING
@@ -92,10 +88,8 @@ static PLAIN: Variant = Variant {
         (5, &["INVOKE_END"]), // TOOL_ARGS
         (6, &["INVOKE_PREFIX_DQ", "INVOKE_PREFIX_SQ", "INVOKE_PREFIX_UNQUOTED", "TOOL_END"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -155,8 +149,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 34): Framing text
         State {

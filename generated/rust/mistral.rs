@@ -25,8 +25,7 @@ static THINKING: Variant = Variant {
         ("[TOOL_CALLS]", "TOOL_CALLS"),
         ("{", "OPEN_BRACE"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("ARGS", "[ARGS]"),
         ("CALL_ID", "[CALL_ID]"),
@@ -40,10 +39,8 @@ static THINKING: Variant = Variant {
         (4, &["ARGS", "CALL_ID", "OPEN_BRACE"]), // TOOL_NAME
         (5, &["TOOL_CALLS"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -112,14 +109,12 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME (line 29): Silent text
         State {
@@ -172,8 +167,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 11)

@@ -31,8 +31,7 @@ static THINKING: Variant = Variant {
         ("<tool_call>", "TOOL_START"),
         (">", "CLOSE_ANGLE"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -47,10 +46,8 @@ static THINKING: Variant = Variant {
         (5, &["FUNC_END", "FUNC_PREFIX", "PARAM_START", "PARAM_END"]), // TOOL_ARGS
         (6, &["TOOL_END", "TOOL_START", "FUNC_PREFIX"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -76,8 +73,7 @@ static PLAIN: Variant = Variant {
         ("<tool_call>", "TOOL_START"),
         (">", "CLOSE_ANGLE"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -92,10 +88,8 @@ static PLAIN: Variant = Variant {
         (5, &["FUNC_END", "FUNC_PREFIX", "PARAM_START", "PARAM_END"]), // TOOL_ARGS
         (6, &["TOOL_END", "TOOL_START", "FUNC_PREFIX"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -173,8 +167,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 39): Framing text
         State {

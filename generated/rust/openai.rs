@@ -23,8 +23,7 @@ static THINKING: Variant = Variant {
         ("<|return|>", "RETURN"),
         ("<|start|>", "START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("CALL", "<|call|>"),
         ("END", "<|end|>"),
@@ -39,10 +38,8 @@ static THINKING: Variant = Variant {
         (3, &["CALL", "END"]), // TOOL_PREAMBLE
         (5, &["CALL", "END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -174,8 +171,7 @@ pub static FORMAT: Format = Format {
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS (line 40): Body text
         State {
@@ -204,8 +200,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 14)

@@ -35,8 +35,7 @@ static THINKING: Variant = Variant {
         ("<|plamo:end_tool_requests:plamo|>", "TOOL_REQUESTS_END"),
         ("<|plamo:tag|>", "EOT"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("EOT", "<|plamo:tag|>"),
         ("THINK_END", "<|plamo:end_think:plamo|>"),
@@ -50,10 +49,8 @@ static THINKING: Variant = Variant {
         (5, &["TOOL_ARGS_END", "EOT"]), // TOOL_ARGS
         (6, &["TOOL_REQUEST_END", "EOT"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -79,8 +76,7 @@ static PLAIN: Variant = Variant {
         ("<|plamo:end_tool_requests:plamo|>", "TOOL_REQUESTS_END"),
         ("<|plamo:tag|>", "EOT"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("EOT", "<|plamo:tag|>"),
     ],
@@ -92,10 +88,8 @@ static PLAIN: Variant = Variant {
         (5, &["TOOL_ARGS_END", "EOT"]), // TOOL_ARGS
         (6, &["TOOL_REQUEST_END", "EOT"]), // TOOL_BETWEEN
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -191,8 +185,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 38): Framing text
         State {

@@ -29,8 +29,7 @@ static THINKING: Variant = Variant {
         ("<think>", "THINK_START"),
         ("<tool_call>", "TOOL_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -43,10 +42,8 @@ static THINKING: Variant = Variant {
         (4, &["ARG_KEY_START", "ARG_KEY_END", "TOOL_END"]), // TOOL_NAME
         (5, &["TOOL_END", "ARG_KEY_START", "ARG_KEY_END", "ARG_VALUE_START", "ARG_VALUE_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -66,8 +63,7 @@ static PLAIN: Variant = Variant {
         ("<arg_value>", "ARG_VALUE_START"),
         ("<tool_call>", "TOOL_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("TOOL_END", "</tool_call>"),
         ("TOOL_START", "<tool_call>"),
@@ -78,10 +74,8 @@ static PLAIN: Variant = Variant {
         (4, &["ARG_KEY_START", "ARG_KEY_END", "TOOL_END"]), // TOOL_NAME
         (5, &["TOOL_END", "ARG_KEY_START", "ARG_KEY_END", "ARG_VALUE_START", "ARG_VALUE_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -159,14 +153,12 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME (line 38): Silent text
         State {
@@ -255,8 +247,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 16)

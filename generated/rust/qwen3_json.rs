@@ -21,8 +21,7 @@ static THINKING: Variant = Variant {
         ("<think>", "THINK_START"),
         ("<tool_call>", "TOOL_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -34,10 +33,8 @@ static THINKING: Variant = Variant {
         (1, &["THINK_START", "THINK_END", "TOOL_START"]), // REASONING
         (5, &["TOOL_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -53,8 +50,7 @@ static PLAIN: Variant = Variant {
         ("<think>", "THINK_START"),
         ("<tool_call>", "TOOL_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -66,10 +62,8 @@ static PLAIN: Variant = Variant {
         (1, &["THINK_START", "THINK_END", "TOOL_START"]), // REASONING
         (5, &["TOOL_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -129,20 +123,17 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS (line 19): Body text
         State {
@@ -162,8 +153,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 20)

@@ -17,8 +17,7 @@ static THINKING: Variant = Variant {
         ("</seed:think>", "THINK_END"),
         ("<seed:think>", "THINK_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</seed:think>"),
         ("THINK_START", "<seed:think>"),
@@ -26,10 +25,8 @@ static THINKING: Variant = Variant {
     live: &[
         (1, &["THINK_START", "THINK_END"]), // REASONING
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 // Terminals with thinking off.
@@ -41,8 +38,7 @@ static PLAIN: Variant = Variant {
         ("</seed:think>", "THINK_END"),
         ("<seed:think>", "THINK_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</seed:think>"),
         ("THINK_START", "<seed:think>"),
@@ -50,10 +46,8 @@ static PLAIN: Variant = Variant {
     live: &[
         (1, &["THINK_START", "THINK_END"]), // REASONING
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -65,8 +59,7 @@ pub static FORMAT: Format = Format {
         // CONTENT: Content text
         State {
             text: Text::Content,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // REASONING (line 14): Reasoning text
         State {
@@ -95,32 +88,27 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 7)

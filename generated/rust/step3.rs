@@ -39,8 +39,7 @@ static THINKING: Variant = Variant {
         ("<｜tool_sep｜>", "SEP"),
         ("function", "CALL_TYPE"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("CALLS_BEGIN", "<｜tool_calls_begin｜>"),
         ("CALLS_END", "<｜tool_calls_end｜>"),
@@ -57,10 +56,8 @@ static THINKING: Variant = Variant {
         (4, &["NAME_END"]), // TOOL_NAME
         (5, &["PARAM_START", "PARAM_END", "INVOKE_END", "CALL_END"]), // TOOL_ARGS
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -120,8 +117,7 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE (line 33): Framing text
         State {
@@ -243,8 +239,7 @@ pub static FORMAT: Format = Format {
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 13)

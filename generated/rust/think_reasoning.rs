@@ -17,8 +17,7 @@ static THINKING: Variant = Variant {
         ("</think>", "THINK_END"),
         ("<think>", "THINK_START"),
     ],
-    at_start: &[
-    ],
+    at_start: &[],
     token_terminals: &[
         ("THINK_END", "</think>"),
         ("THINK_START", "<think>"),
@@ -26,10 +25,8 @@ static THINKING: Variant = Variant {
     live: &[
         (1, &["THINK_START", "THINK_END"]), // REASONING
     ],
-    followed_by: &[
-    ],
-    framing: &[
-    ],
+    followed_by: &[],
+    framing: &[],
 };
 
 /// The format: its states as reasoning reads them, its reasoning markers and rules.
@@ -41,8 +38,7 @@ pub static FORMAT: Format = Format {
         // CONTENT: Content text
         State {
             text: Text::Content,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // REASONING (line 14): Reasoning text
         State {
@@ -71,32 +67,27 @@ pub static FORMAT: Format = Format {
         // MESSAGE_HEADER: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_PREAMBLE: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_NAME: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_ARGS: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
         // TOOL_BETWEEN: Silent text
         State {
             text: Text::Silent,
-            transitions: &[
-            ],
+            transitions: &[],
         },
     ],
     // reasoning (line 7)
