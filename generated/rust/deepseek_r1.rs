@@ -71,8 +71,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -86,8 +85,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 16)
                 Transition {
@@ -95,8 +93,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --CALLS_BEGIN--> TOOL_PREAMBLE [REASONING_END] (line 14)
                 Transition {
@@ -104,8 +101,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -124,8 +120,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --CALL_TYPE--> TOOL_PREAMBLE (line 21)
                 Transition {
@@ -133,8 +128,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --SEP--> TOOL_NAME (line 22)
                 Transition {
@@ -142,8 +136,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --CALLS_END--> CONTENT (line 23)
                 Transition {
@@ -151,8 +144,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -166,8 +158,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --CALL_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 26)
                 Transition {
@@ -175,8 +166,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -190,8 +180,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --CALL_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 29)
                 Transition {
@@ -199,8 +188,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -214,8 +202,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

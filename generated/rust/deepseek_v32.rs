@@ -62,8 +62,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_START--> TOOL_PREAMBLE (line 32)
                 Transition {
@@ -71,8 +70,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 33)
                 Transition {
@@ -80,8 +78,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -95,8 +92,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 36)
                 Transition {
@@ -104,8 +100,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END] (line 37)
                 Transition {
@@ -113,8 +108,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -133,8 +127,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -148,8 +141,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -163,8 +155,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --TOOL_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 44)
                 Transition {
@@ -172,8 +163,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -187,8 +177,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_END--> TOOL_BETWEEN (line 47)
                 Transition {
@@ -196,8 +185,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE (line 48)
                 Transition {
@@ -205,8 +193,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

@@ -108,8 +108,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 33)
                 Transition {
@@ -117,8 +116,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --THINK_START--> REASONING [REASONING_START] (line 28)
                 Transition {
@@ -126,8 +124,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --THINK_END--> CONTENT (line 29)
                 Transition {
@@ -135,8 +132,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -150,8 +146,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 32)
                 Transition {
@@ -159,8 +154,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END] (line 33)
                 Transition {
@@ -168,8 +162,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -188,8 +181,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -203,8 +195,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --INVOKE_SELF_CLOSE--> TOOL_BETWEEN [TOOL_CALL_END] (line 35)
                 Transition {
@@ -212,8 +203,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -227,8 +217,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --TOOL_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 44)
                 Transition {
@@ -236,8 +225,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -251,8 +239,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_END--> TOOL_BETWEEN (line 47)
                 Transition {
@@ -260,8 +247,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE (line 48)
                 Transition {
@@ -269,8 +255,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

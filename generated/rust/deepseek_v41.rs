@@ -112,8 +112,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --INVOKE_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 33)
                 Transition {
@@ -121,8 +120,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --THINK_START--> REASONING [REASONING_START] (line 28)
                 Transition {
@@ -130,8 +128,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --THINK_END--> CONTENT (line 29)
                 Transition {
@@ -139,8 +136,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -154,8 +150,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 32)
                 Transition {
@@ -163,8 +158,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END] (line 33)
                 Transition {
@@ -172,8 +166,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -192,8 +185,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -207,8 +199,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --INVOKE_SELF_CLOSE--> TOOL_BETWEEN [TOOL_CALL_END] (line 35)
                 Transition {
@@ -216,8 +207,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -231,8 +221,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --TOOL_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 44)
                 Transition {
@@ -240,8 +229,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -255,8 +243,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_END--> TOOL_BETWEEN (line 47)
                 Transition {
@@ -264,8 +251,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE (line 48)
                 Transition {
@@ -273,8 +259,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

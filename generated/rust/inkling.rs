@@ -57,8 +57,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TEXT_START--> CONTENT [REASONING_END] (line 24)
                 Transition {
@@ -66,8 +65,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --THINK_START--> REASONING [REASONING_START] (line 25)
                 Transition {
@@ -75,8 +73,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 26)
                 Transition {
@@ -84,8 +81,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_TEXT--> CONTENT [REASONING_END] (line 27)
                 Transition {
@@ -93,8 +89,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_ERROR--> CONTENT [REASONING_END] (line 28)
                 Transition {
@@ -102,8 +97,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --THINK_END--> CONTENT (line 29)
                 Transition {
@@ -111,8 +105,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --END_SAMPLING--> CONTENT (line 30)
                 Transition {
@@ -120,8 +113,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -135,8 +127,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 42)
                 Transition {
@@ -144,8 +135,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT (line 43)
                 Transition {
@@ -153,8 +143,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --END_SAMPLING--> CONTENT [REASONING_END] (line 44)
                 Transition {
@@ -162,8 +151,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -177,8 +165,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[Event::HeaderText],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --TEXT_START--> CONTENT [TEXT_CHUNK, REASONING_END] (line 33)
                 Transition {
@@ -186,8 +173,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::HeaderText, Event::ReasoningEnd],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --THINK_START--> REASONING [TEXT_CHUNK, REASONING_START] (line 34)
                 Transition {
@@ -195,8 +181,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[Event::HeaderText],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --TOOL_START--> TOOL_ARGS [TEXT_CHUNK, REASONING_END, TOOL_CALL_START] (line 35)
                 Transition {
@@ -204,8 +189,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[Event::HeaderText, Event::ReasoningEnd, Event::CallStart],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --TOOL_TEXT--> CONTENT [TEXT_CHUNK, REASONING_END] (line 36)
                 Transition {
@@ -213,8 +197,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::HeaderText, Event::ReasoningEnd],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --TOOL_ERROR--> CONTENT [TEXT_CHUNK, REASONING_END] (line 37)
                 Transition {
@@ -222,8 +205,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::HeaderText, Event::ReasoningEnd],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --THINK_END--> CONTENT [TEXT_CHUNK] (line 38)
                 Transition {
@@ -231,8 +213,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::HeaderText],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --END_SAMPLING--> CONTENT [TEXT_CHUNK] (line 39)
                 Transition {
@@ -240,8 +221,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::HeaderText],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -265,8 +245,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --END_SAMPLING--> CONTENT [TOOL_CALL_END] (line 47)
                 Transition {
@@ -274,8 +253,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

@@ -100,8 +100,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_SECTION_START--> TOOL_PREAMBLE (line 36)
                 Transition {
@@ -109,8 +108,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -124,8 +122,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 32)
                 Transition {
@@ -133,8 +130,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_SECTION_START--> TOOL_PREAMBLE [REASONING_END] (line 33)
                 Transition {
@@ -142,8 +138,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -162,8 +157,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --TOOL_SECTION_END--> TOOL_PREAMBLE (line 41)
                 Transition {
@@ -171,8 +165,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --THINK_END--> TOOL_PREAMBLE (line 44)
                 Transition {
@@ -180,8 +173,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -195,8 +187,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -210,8 +201,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --TOOL_SECTION_END--> TOOL_PREAMBLE [TOOL_CALL_END] (line 49)
                 Transition {
@@ -219,8 +209,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -234,8 +223,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_SECTION_END--> TOOL_PREAMBLE (line 52)
                 Transition {
@@ -243,8 +231,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

@@ -77,8 +77,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 16)
                 Transition {
@@ -86,8 +85,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_SECTION_START--> CONTENT [REASONING_END, TEXT_CHUNK] (line 12)
                 Transition {
@@ -95,8 +93,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd, Event::Text],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

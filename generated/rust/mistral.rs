@@ -59,8 +59,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --THINK_END--> CONTENT (line 24)
                 Transition {
@@ -68,8 +67,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_CALLS--> TOOL_NAME [REASONING_END, TOOL_CALL_START] (line 25)
                 Transition {
@@ -77,8 +75,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -92,8 +89,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 28)
                 Transition {
@@ -101,8 +97,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -126,8 +121,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --CALL_ID--> TOOL_NAME [TOOL_NAME] (line 31)
                 Transition {
@@ -135,8 +129,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --OPEN_BRACE--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 32)
                 Transition {
@@ -144,8 +137,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -159,8 +151,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

@@ -108,8 +108,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_START--> TOOL_PREAMBLE [REASONING_END, TOOL_CALL_START] (line 37)
                 Transition {
@@ -117,8 +116,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 38)
                 Transition {
@@ -126,8 +124,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -141,8 +138,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 33)
                 Transition {
@@ -150,8 +146,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END, TOOL_CALL_START] (line 34)
                 Transition {
@@ -159,8 +154,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -179,8 +173,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --FUNC_PREFIX--> TOOL_NAME (line 41)
                 Transition {
@@ -188,8 +181,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -203,8 +195,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --FUNC_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 44)
                 Transition {
@@ -212,8 +203,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --TOOL_END--> CONTENT [TOOL_CALL_END] (line 45)
                 Transition {
@@ -221,8 +211,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --TOOL_START--> TOOL_PREAMBLE [TOOL_CALL_END, TOOL_CALL_START] (line 46)
                 Transition {
@@ -230,8 +219,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_END, TOOL_CALL_START] (line 47)
                 Transition {
@@ -239,8 +227,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -254,8 +241,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_END, TOOL_CALL_START] (line 50)
                 Transition {
@@ -263,8 +249,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --PARAM_START--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 51)
                 Transition {
@@ -272,8 +257,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --PARAM_END--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 52)
                 Transition {
@@ -281,8 +265,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -296,8 +279,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE [TOOL_CALL_START] (line 55)
                 Transition {
@@ -305,8 +287,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 56)
                 Transition {
@@ -314,8 +295,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

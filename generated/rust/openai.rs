@@ -58,8 +58,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --RETURN--> CONTENT (line 39)
                 Transition {
@@ -67,8 +66,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -82,8 +80,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --RETURN--> CONTENT [REASONING_END] (line 36)
                 Transition {
@@ -91,8 +88,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -106,8 +102,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[Event::HeaderText],
                     takes_header: true,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // MESSAGE_HEADER --MESSAGE--> TOOL_ARGS, TOOL_PREAMBLE, REASONING, CONTENT, by the header (line 27)
                 Transition {
@@ -154,8 +149,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --END--> MESSAGE_HEADER (line 45)
                 Transition {
@@ -163,8 +157,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -183,8 +176,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --END--> MESSAGE_HEADER [TOOL_CALL_END] (line 42)
                 Transition {
@@ -192,8 +184,7 @@ pub static FORMAT: Format = Format {
                     target: 2,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

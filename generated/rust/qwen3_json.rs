@@ -82,8 +82,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -97,8 +96,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 16)
                 Transition {
@@ -106,8 +104,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_START--> TOOL_ARGS [REASONING_END, TOOL_CALL_START] (line 14)
                 Transition {
@@ -115,8 +112,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -145,8 +141,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },

@@ -66,8 +66,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --TOOL_START--> TOOL_PREAMBLE [REASONING_END, TOOL_CALL_START] (line 37)
                 Transition {
@@ -75,8 +74,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // CONTENT --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 38)
                 Transition {
@@ -84,8 +82,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -99,8 +96,7 @@ pub static FORMAT: Format = Format {
                     target: 1,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --THINK_END--> CONTENT [REASONING_END] (line 33)
                 Transition {
@@ -108,8 +104,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[Event::ReasoningEnd],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // REASONING --TOOL_START--> TOOL_PREAMBLE [REASONING_END, TOOL_CALL_START] (line 34)
                 Transition {
@@ -117,8 +112,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::ReasoningEnd, Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -137,8 +131,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_PREAMBLE --FUNC_PREFIX--> TOOL_NAME (line 41)
                 Transition {
@@ -146,8 +139,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -161,8 +153,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --FUNC_END--> TOOL_BETWEEN [TOOL_CALL_END] (line 44)
                 Transition {
@@ -170,8 +161,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --TOOL_END--> CONTENT [TOOL_CALL_END] (line 45)
                 Transition {
@@ -179,8 +169,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --TOOL_START--> TOOL_PREAMBLE [TOOL_CALL_END, TOOL_CALL_START] (line 46)
                 Transition {
@@ -188,8 +177,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_NAME --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_END, TOOL_CALL_START] (line 47)
                 Transition {
@@ -197,8 +185,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -212,8 +199,7 @@ pub static FORMAT: Format = Format {
                     target: 6,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_END, TOOL_CALL_START] (line 50)
                 Transition {
@@ -221,8 +207,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --PARAM_START--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 51)
                 Transition {
@@ -230,8 +215,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_ARGS --PARAM_END--> TOOL_ARGS [ARG_VALUE_CHUNK] (line 52)
                 Transition {
@@ -239,8 +223,7 @@ pub static FORMAT: Format = Format {
                     target: 5,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
@@ -254,8 +237,7 @@ pub static FORMAT: Format = Format {
                     target: 0,
                     events: &[],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --TOOL_START--> TOOL_PREAMBLE [TOOL_CALL_START] (line 55)
                 Transition {
@@ -263,8 +245,7 @@ pub static FORMAT: Format = Format {
                     target: 3,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
                 // TOOL_BETWEEN --FUNC_PREFIX--> TOOL_NAME [TOOL_CALL_START] (line 56)
                 Transition {
@@ -272,8 +253,7 @@ pub static FORMAT: Format = Format {
                     target: 4,
                     events: &[Event::CallStart],
                     takes_header: false,
-                    rules: &[
-                    ],
+                    rules: &[],
                 },
             ],
         },
