@@ -67,7 +67,7 @@ needs_rust = pytest.mark.skipif(MISSING is not None,
 
 def _build_job() -> Job:
     return Job("rust binding (cargo test, maturin build)",
-               [sys.executable, str(TOOL), "--test", "--out", str(SITE)], ROOT)
+               [sys.executable, str(TOOL), "--test", "--debug", "--out", str(SITE)], ROOT)
 
 
 def background_jobs() -> dict[str, list[Job]]:

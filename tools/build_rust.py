@@ -5,7 +5,7 @@ Crates come from Debian's ``librust-*-dev`` packages through runtime/rust/.cargo
 (default build/rust/site), which the tests and benchmarks put on ``sys.path``: nothing
 is installed.  ``--test`` runs ``cargo test`` on the shared runtime first.
 
-    .venv/bin/python tools/build_rust.py [--test] [--out DIR]
+    .venv/bin/python tools/build_rust.py [--test] [--debug] [--out DIR]
 """
 
 from __future__ import annotations
@@ -43,12 +43,13 @@ def cargo_test() -> int:
                            cwd=CRATE)
 
 
-def build(out: Path) -> Path:
-    """Build the wheel (release) and unpack it into ``out``; returns ``out``."""
+def build(out: Path, release: bool = True) -> Path:
+    """Build the wheel (optimised unless not ``release``: the tests' build reuses what
+    ``cargo test`` compiled) and unpack it into ``out``; returns ``out``."""
     maturin = Path(sys.executable).with_name("maturin")
     with tempfile.TemporaryDirectory() as wheels:
-        subprocess.run([str(maturin), "build", "--release", "--offline", "-i", sys.executable,
-                        "--out", wheels], cwd=CRATE / "python", check=True)
+        subprocess.run([str(maturin), "build", *(["--release"] if release else []), "--offline",
+                        "-i", sys.executable, "--out", wheels], cwd=CRATE / "python", check=True)
         wheel = next(Path(wheels).glob("*.whl"))
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
@@ -61,6 +62,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--test", action="store_true", help="run cargo test first")
+    parser.add_argument("--debug", action="store_true",
+                        help="an unoptimised build (faster to make; the benchmarks want release)")
     args = parser.parse_args()
     why = missing_tools()
     if why is not None:
@@ -68,7 +71,7 @@ def main() -> int:
         return 2
     if args.test and cargo_test() != 0:
         return 1
-    print(f"built {build(args.out)}")
+    print(f"built {build(args.out, release=not args.debug)}")
     return 0
 
 
