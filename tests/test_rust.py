@@ -144,8 +144,11 @@ def _expected(fmt: str, text: str, tok_name: str | None, prompt: tuple[int, ...]
                            prompt_token_ids=list(prompt), thinking=thinking, cut_at_end=True)
 
 
-def _mismatches(fmt: str, runs: list[tuple[str, list[str], str | None, bool | None]]) -> list[str]:
-    """Every (what, deltas, tokenizer, thinking) from every prompt where the two differ."""
+def _mismatches(fmt: str, runs: list[tuple[str, list[str], str | None, bool | None]],
+                same_cut: bool = False) -> list[str]:
+    """Every (what, deltas, tokenizer, thinking) from every prompt where the two differ
+    (``same_cut``: the Python module fed the same deltas must agree too, but where it
+    reports some text as both, ``python_stage``)."""
     out = []
     for what, deltas, tok_name, thinking in runs:
         tok = _tokenizer(tok_name)
@@ -153,9 +156,14 @@ def _mismatches(fmt: str, runs: list[tuple[str, list[str], str | None, bool | No
             want = _expected(fmt, "".join(deltas), tok_name, tuple(prompt), thinking)
             got = rs.rust_split(fmt, deltas, tokenizer=tok, prompt_token_ids=prompt,
                                 thinking=thinking)
+            where = f"{what} | prompt {prompt_name} | thinking {thinking}"
             if got != want:
-                out.append(f"{what} | prompt {prompt_name} | thinking {thinking}: "
-                           f"rust {got!r} != python {want!r}")
+                out.append(f"{where}: rust {got!r} != python {want!r}")
+            if same_cut:
+                fed, twice = rs.python_stage(parsergen.load(fmt), deltas, tokenizer=tok,
+                                             prompt_token_ids=prompt, thinking=thinking)
+                if fed != want and not twice:
+                    out.append(f"{where}: python fed these deltas {fed!r} != {want!r}")
     return out
 
 
@@ -167,7 +175,7 @@ def test_goldens_split_alike(fmt: str) -> None:
     runs = [(g.title, [text for _, text in g.deltas], None if g.mode == "notok" else g.tokenizer,
              g.thinking) for g in load_goldens(golden)]
     assert runs
-    bad = _mismatches(fmt, runs)
+    bad = _mismatches(fmt, runs, same_cut=True)
     assert not bad, f"{len(bad)} of {len(runs)} sections differ:\n" + "\n".join(bad[:10])
 
 

@@ -37,25 +37,42 @@ def python_split(module: Any, deltas: list[str], *, tokenizer: Any = None,
                  cut_at_end: bool = False) -> Split:
     """The Python module's split of ``deltas`` (``cut_at_end``: fed one character at a
     time, so reasoning stops exactly where it ends, whatever the deltas)."""
+    return python_stage(module, deltas, tokenizer=tokenizer, prompt_token_ids=prompt_token_ids,
+                        thinking=thinking, cut_at_end=cut_at_end)[0]
+
+
+def python_stage(module: Any, deltas: list[str], *, tokenizer: Any = None,
+                 prompt_token_ids: list[int] | None = None, thinking: bool | None = None,
+                 cut_at_end: bool = False) -> tuple[Split, bool]:
+    """``python_split``, and whether that split depends on where the deltas are cut:
+    the delta in which reasoning is over reports reasoning although the content handed
+    on starts at or before it (reasoning that reopens after content within one delta:
+    some text is reported twice), or the completion starts past its reasoning and its
+    first delta is read for reasoning before the text is handed on."""
     text = "".join(deltas)
     chat = module.ChatParser(tokenizer, thinking=thinking, tool_choice="none")
     chat.initialize(list(prompt_token_ids or ()))
     reasoning: list[str] = []
     content: list[str] = []
+    at = 0
     for delta in (list(text) if cut_at_end else deltas):
         got = chat.feed(delta)
         if got is not None:
             reasoning.append(got.reasoning or "")
             content.append(got.content or "")
         if chat.reasoning_ended:
-            return "".join(reasoning) or None, text[chat.content_offset or 0:] or None
+            start = chat.content_offset or 0
+            twice = got is not None and bool(got.reasoning) and start <= at
+            first = at == 0 and chat.events.starts_past_reasoning and len(delta) > 1
+            return ("".join(reasoning) or None, text[start:] or None), twice or first
+        at += len(delta)
     last = chat.finish()
     if last is not None:
         reasoning.append(last.reasoning or "")
         content.append(last.content or "")
     if chat.reasoning_ended:
-        return "".join(reasoning) or None, text[chat.content_offset or 0:] or None
-    return "".join(reasoning) or None, "".join(content) or None
+        return ("".join(reasoning) or None, text[chat.content_offset or 0:] or None), False
+    return ("".join(reasoning) or None, "".join(content) or None), False
 
 
 @lru_cache(maxsize=None)
