@@ -8,14 +8,13 @@
 //! Python reasoning parser hands vLLM (`ChatParser.content_offset`,
 //! `parsergen/integrations/vllm.py`).  Offsets are bytes.
 
-use std::collections::{HashMap, HashSet};
-
 use fancy_regex::Regex;
 
-use crate::matcher::{relevant_closure, Matcher, Scan};
+use crate::assembly::ReasoningText;
+use crate::matcher::{build_matchers, live_names, Matcher, Scan};
 use crate::prompt::{walk_back, Found, PromptIds};
 use crate::spec::{Event, Format, Text, Variant, CONTENT, DROP, MESSAGE_HEADER, REASONING, TOOL_STATES};
-use crate::text::{is_space, lstrip_newlines, rstrip};
+use crate::text::{is_space, lstrip_newlines};
 use crate::vllm::{DynTokenizer, ReasoningDelta};
 
 /// The last piece of model text consumed in a delta: its state, marker and extent.
@@ -50,10 +49,7 @@ pub struct Engine {
     after_close: bool,
     header: String,
     // -- the assembly of reasoning --
-    header_held: Option<String>,
-    framing_nl: bool,
-    framing_on: bool,
-    reasoning_ws: String,
+    reasoning: ReasoningText,
     // -- where the content starts --
     started: bool,
     over: bool,
@@ -113,10 +109,11 @@ impl Engine {
             reclosers,
             after_close: false,
             header: String::new(),
-            header_held: fmt.reasoning_header.map(|_| String::new()),
-            framing_nl: false,
-            framing_on: fmt.reasoning.newline_framing,
-            reasoning_ws: String::new(),
+            reasoning: ReasoningText::new(
+                fmt.reasoning_header,
+                fmt.reasoning.newline_framing,
+                fmt.strip_trailing_reasoning_whitespace,
+            ),
             started: false,
             over: false,
             consumed: 0,
@@ -269,7 +266,7 @@ impl Engine {
         if !self.over {
             // Reasoning never ended and no content came: tool markup read meanwhile is
             // content (the Python module's tool_choice "none"), or there is none.
-            if self.header_held.as_deref().map_or(false, |h| !h.is_empty()) {
+            if self.reasoning.holds_header() {
                 self.end_reasoning(true);
             }
             let mut markup = std::mem::take(&mut self.markup);
@@ -553,77 +550,20 @@ impl Engine {
     }
 
     fn event_reasoning(&mut self, text: &str) {
-        let piece = self.reasoning_piece(text);
+        let piece = self.reasoning.piece(text);
         self.out.push_reasoning(&piece);
+    }
+
+    /// Reasoning is over (`closed`: by a marker, not by the end of the stream).
+    fn end_reasoning(&mut self, closed: bool) {
+        let rest = self.reasoning.end(closed);
+        self.out.push_reasoning(&rest);
     }
 
     fn event_reasoning_end(&mut self, value: &str) {
         let at = self.content_start(true);
         self.end_reasoning(!value.is_empty());
         self.end_phase(at);
-    }
-
-    /// Reasoning `text`: what may go out now (`ChatParser._reasoning_piece`).
-    fn reasoning_piece(&mut self, text: &str) -> String {
-        let mut text = text.to_string();
-        if self.header_held.is_some() {
-            text = self.drop_header(&text);
-            if text.is_empty() {
-                return text;
-            }
-        }
-        if self.framing_on {
-            if self.framing_nl {
-                text.insert(0, '\n');
-            }
-            self.framing_nl = text.ends_with('\n');
-            if self.framing_nl {
-                text.pop();
-            }
-            if text.is_empty() {
-                return text;
-            }
-        }
-        if !self.fmt.strip_trailing_reasoning_whitespace {
-            return text;
-        }
-        let joined = std::mem::take(&mut self.reasoning_ws) + &text;
-        let body = rstrip(&joined).to_string();
-        self.reasoning_ws = joined[body.len()..].to_string();
-        body
-    }
-
-    /// Hold reasoning while it may still be the header line; drop that line.
-    fn drop_header(&mut self, text: &str) -> String {
-        let held = self.header_held.take().unwrap_or_default() + text;
-        let line = format!("{}\n", self.fmt.reasoning_header.unwrap_or(""));
-        if line.starts_with(&held) {
-            self.header_held = Some(held);
-            return String::new();
-        }
-        match held.strip_prefix(line.as_str()) {
-            Some(rest) => rest.to_string(),
-            None => held,
-        }
-    }
-
-    /// Reasoning is over (`closed`: by a marker, not by the end of the stream).
-    fn end_reasoning(&mut self, closed: bool) {
-        if let Some(held) = self.header_held.take() {
-            let header = self.fmt.reasoning_header.unwrap_or("");
-            if !held.is_empty() && held != header && held != format!("{header}\n") {
-                self.event_reasoning(&held);
-            }
-        }
-        if self.framing_nl && !closed {
-            // Only a newline before an end marker is framing; this one is text.
-            self.framing_on = false;
-            self.framing_nl = false;
-            self.event_reasoning("\n");
-            self.framing_on = true;
-        }
-        self.reasoning_ws.clear();
-        self.framing_nl = false;
     }
 }
 
@@ -635,94 +575,5 @@ fn merge(base: &mut Vec<(&'static str, &'static str)>, more: &[(&'static str, &'
             None => base.push((lit, name)),
         }
     }
-}
-
-fn live_names(variant: &Variant, state: u8) -> Vec<&'static str> {
-    variant.live.iter().find(|(s, _)| *s == state).map_or(Vec::new(), |(_, n)| n.to_vec())
-}
-
-/// Per-state matchers in text mode (`Lexicon.matchers(drops, resolved, strict=False)`).
-fn build_matchers(variant: &Variant, drop_texts: &[String]) -> Vec<Matcher> {
-    let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
-    for (lit, name) in variant.literals {
-        by_name.entry(name).or_default().push(lit);
-    }
-    let followed: HashSet<&str> = variant.followed_by.iter().map(|f| f.name).collect();
-    let framing = |name: &str| {
-        variant.framing.iter().find(|(n, _, _)| *n == name).map(|(_, b, a)| (*b, *a))
-    };
-    let mut universe: Vec<String> = variant.literals.iter().map(|(l, _)| l.to_string()).collect();
-    universe.extend(drop_texts.iter().cloned());
-    let mut out = Vec::new();
-    for state in 0..7u8 {
-        let names = live_names(variant, state);
-        let mut live: Vec<(String, &'static str)> = Vec::new();
-        let mut sizes: HashMap<String, usize> = HashMap::new();
-        let set = |live: &mut Vec<(String, &'static str)>, lit: String, name: &'static str, replace: bool| {
-            match live.iter_mut().find(|(l, _)| *l == lit) {
-                Some(entry) if replace => entry.1 = name,
-                Some(_) => {}
-                None => live.push((lit, name)),
-            }
-        };
-        for &name in names.iter().filter(|n| !followed.contains(*n)) {
-            for lit in by_name.get(name).into_iter().flatten() {
-                set(&mut live, lit.to_string(), name, true);
-            }
-        }
-        for f in variant.followed_by.iter().filter(|f| names.contains(&f.name)) {
-            // The marker with each follower after it; alone it is text here.
-            let mut followers: Vec<String> = variant
-                .literals
-                .iter()
-                .filter(|(_, n)| f.names.contains(n))
-                .map(|(l, _)| l.to_string())
-                .collect();
-            followers.extend(f.texts.iter().map(|t| t.to_string()));
-            let before = framing(f.name).map_or("", |(b, _)| b);
-            for lit in by_name.get(f.name).into_iter().flatten() {
-                let mut framed = vec![format!("{before}{lit}")];
-                if !before.is_empty() {
-                    framed.push(lit.to_string());
-                }
-                for fr in framed {
-                    for follower in &followers {
-                        let key = format!("{fr}{follower}");
-                        if !live.iter().any(|(l, _)| *l == key) {
-                            sizes.insert(key.clone(), fr.len());
-                            live.push((key, f.name));
-                        }
-                    }
-                }
-            }
-        }
-        for &name in names.iter().filter(|n| !followed.contains(*n)) {
-            if let Some((before, after)) = framing(name) {
-                for lit in by_name.get(name).into_iter().flatten() {
-                    for b in [before, ""] {
-                        for a in [after, ""] {
-                            if !b.is_empty() || !a.is_empty() {
-                                set(&mut live, format!("{b}{lit}{a}"), name, false);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for text in drop_texts {
-            set(&mut live, text.clone(), DROP, true);
-        }
-        let keys: Vec<String> = live.iter().map(|(l, _)| l.clone()).collect();
-        let relevant = relevant_closure(&keys, &universe);
-        let names_map: HashMap<String, Option<&'static str>> = relevant
-            .into_iter()
-            .map(|lit| {
-                let name = live.iter().find(|(l, _)| *l == lit).map(|(_, n)| *n);
-                (lit, name)
-            })
-            .collect();
-        out.push(Matcher::new(&names_map, &sizes));
-    }
-    out
 }
 

@@ -5,6 +5,7 @@
 //! implementing the mirrored vLLM `ReasoningParser` trait (`vllm`) over the shared
 //! `engine`; `registry` routes model names to formats.
 
+pub mod assembly;
 pub mod engine;
 pub mod matcher;
 pub mod parser;

@@ -5,7 +5,9 @@
 //! relevant literal that is not live is plain text of the state.  Offsets are bytes
 //! (Python's are characters): a literal starts on a character boundary either way.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::spec::{Variant, DROP};
 
 /// Whether a match of `outer` can consume the first character of a match of `inner`.
 pub fn can_hide(outer: &str, inner: &str) -> bool {
@@ -163,6 +165,96 @@ impl Matcher {
     pub fn is_empty(&self) -> bool {
         self.literals.is_empty()
     }
+}
+
+/// The terminals with a transition in `state`.
+pub fn live_names(variant: &Variant, state: u8) -> Vec<&'static str> {
+    variant.live.iter().find(|(s, _)| *s == state).map_or(Vec::new(), |(_, n)| n.to_vec())
+}
+
+/// Per-state matchers in text mode (`Lexicon.matchers(drops, resolved, strict=False)`).
+pub fn build_matchers(variant: &Variant, drop_texts: &[String]) -> Vec<Matcher> {
+    let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (lit, name) in variant.literals {
+        by_name.entry(name).or_default().push(lit);
+    }
+    let followed: HashSet<&str> = variant.followed_by.iter().map(|f| f.name).collect();
+    let framing = |name: &str| {
+        variant.framing.iter().find(|(n, _, _)| *n == name).map(|(_, b, a)| (*b, *a))
+    };
+    let mut universe: Vec<String> = variant.literals.iter().map(|(l, _)| l.to_string()).collect();
+    universe.extend(drop_texts.iter().cloned());
+    let mut out = Vec::new();
+    for state in 0..7u8 {
+        let names = live_names(variant, state);
+        let mut live: Vec<(String, &'static str)> = Vec::new();
+        let mut sizes: HashMap<String, usize> = HashMap::new();
+        let set = |live: &mut Vec<(String, &'static str)>, lit: String, name: &'static str, replace: bool| {
+            match live.iter_mut().find(|(l, _)| *l == lit) {
+                Some(entry) if replace => entry.1 = name,
+                Some(_) => {}
+                None => live.push((lit, name)),
+            }
+        };
+        for &name in names.iter().filter(|n| !followed.contains(*n)) {
+            for lit in by_name.get(name).into_iter().flatten() {
+                set(&mut live, lit.to_string(), name, true);
+            }
+        }
+        for f in variant.followed_by.iter().filter(|f| names.contains(&f.name)) {
+            // The marker with each follower after it; alone it is text here.
+            let mut followers: Vec<String> = variant
+                .literals
+                .iter()
+                .filter(|(_, n)| f.names.contains(n))
+                .map(|(l, _)| l.to_string())
+                .collect();
+            followers.extend(f.texts.iter().map(|t| t.to_string()));
+            let before = framing(f.name).map_or("", |(b, _)| b);
+            for lit in by_name.get(f.name).into_iter().flatten() {
+                let mut framed = vec![format!("{before}{lit}")];
+                if !before.is_empty() {
+                    framed.push(lit.to_string());
+                }
+                for fr in framed {
+                    for follower in &followers {
+                        let key = format!("{fr}{follower}");
+                        if !live.iter().any(|(l, _)| *l == key) {
+                            sizes.insert(key.clone(), fr.len());
+                            live.push((key, f.name));
+                        }
+                    }
+                }
+            }
+        }
+        for &name in names.iter().filter(|n| !followed.contains(*n)) {
+            if let Some((before, after)) = framing(name) {
+                for lit in by_name.get(name).into_iter().flatten() {
+                    for b in [before, ""] {
+                        for a in [after, ""] {
+                            if !b.is_empty() || !a.is_empty() {
+                                set(&mut live, format!("{b}{lit}{a}"), name, false);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for text in drop_texts {
+            set(&mut live, text.clone(), DROP, true);
+        }
+        let keys: Vec<String> = live.iter().map(|(l, _)| l.clone()).collect();
+        let relevant = relevant_closure(&keys, &universe);
+        let names_map: HashMap<String, Option<&'static str>> = relevant
+            .into_iter()
+            .map(|lit| {
+                let name = live.iter().find(|(l, _)| *l == lit).map(|(_, n)| *n);
+                (lit, name)
+            })
+            .collect();
+        out.push(Matcher::new(&names_map, &sizes));
+    }
+    out
 }
 
 #[cfg(test)]
