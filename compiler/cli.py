@@ -13,7 +13,16 @@ from typing import Any, TextIO
 from parsergen.index import FormatEntry
 from parsergen.specs import SpecWarning
 
-from .build import plan, project_root, registry_outputs, repo_specs, stale, write, write_changed
+from .build import (
+    TARGETS,
+    plan,
+    project_root,
+    registry_outputs,
+    repo_specs,
+    stale,
+    write,
+    write_changed,
+)
 from .diagnostics import SpecError
 
 
@@ -27,13 +36,19 @@ def _cmd_build(args: argparse.Namespace) -> int:
         specs = repo_specs(root)
         out_dir = Path(args.output) if args.output else root / "generated"
         index = True
+    # The project's tree gets every target (and --check checks them all); a user's spec
+    # its Python module unless --target says otherwise.
+    if args.target is None:
+        targets = ("python",) if args.specs else TARGETS
+    else:
+        targets = TARGETS if args.target == "all" else (args.target,)
     # The spec schema's argument syntaxes and tool bodies (and docs/' reference of them)
     # come from the registries; the specs are checked against the schema, so these are
     # written before the specs are compiled.
     registry = [] if args.specs else registry_outputs(project_root())
     written = [] if args.check else write_changed(registry)
     try:
-        outputs = plan(specs, out_dir, index=index) + registry
+        outputs = plan(specs, out_dir, index=index, targets=targets) + registry
     except SpecError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -256,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output", metavar="DIR", help="output directory")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if a generated file is stale or orphaned")
+    p.add_argument("--target", choices=(*TARGETS, "all"),
+                   help="python modules, rust reasoning parsers (generated/rust/), or all "
+                        "(default: all for the project's grammars, python for SPEC files)")
     p.set_defaults(run=_cmd_build)
 
     p = sub.add_parser("check", help="validate specs (errors; warnings about a user's spec)")
