@@ -7,6 +7,7 @@
     /work/venv/bin/python benchmarks/run.py --against REV [--formats ...]  (see against.py)
     /work/venv/bin/python benchmarks/run.py --dense [--formats ...]       (see dense.py)
     /work/venv/bin/python benchmarks/run.py --instructions [--formats ...]  (see instructions.py)
+    /work/venv/bin/python benchmarks/run.py --headline [--reps N]        (see headline.py)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -476,6 +477,12 @@ def main(argv: list[str] | None = None) -> int:
         "(instructions.py; --workloads as --dense, default calls1k)",
     )
     mode.add_argument(
+        "--headline",
+        action="store_true",
+        help="the build imported against vLLM in one run: per token (events, OpenAI "
+        "deltas; qwen3), call-dense and short completions (hermes) (headline.py)",
+    )
+    mode.add_argument(
         "--profile",
         metavar="FORMATS",
         help="cProfile parsergen on these formats (see --profile-level)",
@@ -529,6 +536,10 @@ def main(argv: list[str] | None = None) -> int:
         if chosen == ("linearity",):
             return instructions.linearity_main(names)
         return instructions.main(names, args.reps, chosen, peer_dir_of(args, ap))
+    if args.headline:
+        import headline
+
+        return headline.main(args.reps, peer_dir_of(args, ap), args.json, args.tokens)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled
