@@ -159,7 +159,7 @@ def describe() -> str:
     if _PURE_BECAUSE:
         return f"pure Python: {_PURE_BECAUSE[0]}"
     if record.get("pure"):
-        return f"pure Python: {record['pure']}"
+        return f"pure Python: not compiled when installed, {record['pure']}"
     return f"pure Python: nothing compiled in {where['runtime']}; {REBUILD}"
 
 

@@ -18,11 +18,13 @@ from __future__ import annotations
 import ast
 import copy
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -103,6 +105,38 @@ def test_an_install_that_could_compile_did() -> None:
     record = native.manifest(native.folders()) or {}
     fell_back = record.get("pure", "")
     assert not fell_back or native.PURE_VARIABLE in fell_back, parsergen.which_build()
+
+
+_SOURCE_TREE = ("parsergen", "compiler", "runtime", "generated", "grammars", "tools",
+                "pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
+
+
+def test_an_install_without_a_c_compiler_is_pure_and_says_why(tmp_path: Path) -> None:
+    # The build backend (tools/build_backend.py) on a copy of the tree, with a C
+    # compiler that is not there: a pure wheel for any platform, one line saying so,
+    # and the reason kept for `parsergen --version`.
+    src = tmp_path / "src"
+    for name in _SOURCE_TREE:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns(
+                "__pycache__", "*.so", "*.pyd", native.MANIFEST))
+        else:
+            shutil.copyfile(ROOT / name, src / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps",
+                           "-w", str(tmp_path / "out"), str(src)], capture_output=True, text=True,
+                          env={**os.environ, "CC": "no-such-cc"})
+    assert done.returncode == 0, (done.stdout + done.stderr)[-5000:]
+    line = "parsergen: installing pure Python (slower): no C compiler (no-such-cc not found)"
+    assert line in done.stdout + done.stderr
+    (wheel,) = (tmp_path / "out").glob("*.whl")
+    assert wheel.name.startswith("parsergen_llm-") and wheel.name.endswith("-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        record = json.loads(archive.read(f"parsergen/runtime/{native.MANIFEST}"))
+    assert record == {"pure": "no C compiler (no-such-cc not found)"}
+    assert not [name for name in names if name.endswith((".so", ".pyd"))]
+    assert {"parsergen/native.py", "parsergen/generated/qwen3.py",
+            "parsergen/grammars/schema.json", "parsergen/runtime/driver.py"} <= names
 
 
 def test_parsergen_pure_imports_the_sources() -> None:

@@ -40,7 +40,8 @@ def why_pure() -> str | None:
     native = build_compiled.native
     if native.pure_requested():
         return f"{native.PURE_VARIABLE}={os.environ[native.PURE_VARIABLE]} was set"
-    compiler = (sysconfig.get_config_var("CC") or "").split()
+    # (CC in the environment overrides Python's own, for setuptools as here.)
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "").split()
     if os.name != "nt" and (not compiler or shutil.which(compiler[0]) is None):
         return f"no C compiler ({compiler[0] if compiler else 'CC'} not found)"
     headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
@@ -89,7 +90,7 @@ class CompilingBuildPy(build_py):
                      f"{seconds:.0f} s")
                 return
         build_compiled.remove(targets)  # (an editable tree's earlier build)
-        build_compiled.write_manifest(targets, {"pure": f"installed so: {reason}"})
+        build_compiled.write_manifest(targets, {"pure": reason})
         _say(f"installing pure Python (slower): {reason}")
 
 
