@@ -153,8 +153,9 @@ def describe() -> str:
     where = folders()
     record = manifest(where) or {}
     if is_compiled():
-        formats = sum(1 for name in record.get("extensions", ())
-                      if name.startswith("generated/"))
+        # (those still compiled: `parsergen build` deletes a rewritten module's)
+        formats = sum(1 for name in record.get("modules", ()) if name.startswith("generated/")
+                      and compiled_file(where["generated"] / name.partition("/")[2]))
         return f"compiled (mypyc): the runtime and {formats} bundled formats"
     if _PURE_BECAUSE:
         return f"pure Python: {_PURE_BECAUSE[0]}"
