@@ -150,10 +150,44 @@ def test_parsergen_pure_imports_the_sources() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env={**os.environ, native.PURE_VARIABLE: "1"}, check=True)
     files, build = done.stdout.splitlines()
-    assert files.split()[:2] == [str(Path(f).with_suffix(".py")) for f in files.split()[:2]]
-    assert files.endswith(" Hi")
-    assert build == f"pure Python: {native.PURE_VARIABLE}=1"
+    runtime, hermes, content = files.split()
+    assert runtime.endswith("/runtime/driver.py") and hermes.endswith("/generated/hermes.py")
+    assert content == "Hi" and build == f"pure Python: {native.PURE_VARIABLE}=1"
     assert not done.stderr
+
+
+def test_a_module_compiled_from_a_changed_source_is_stale(tmp_path: Path) -> None:
+    # What makes `import parsergen` run pure in an edited source tree: a module whose
+    # compiled file is still there but whose source differs from the one it was built
+    # from; once its compiled file is gone (`parsergen build` deletes it), it is not.
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    folders = {"runtime": tmp_path / "runtime", "generated": tmp_path / "generated"}
+    for folder in folders.values():
+        folder.mkdir()
+    source = folders["runtime"] / "driver.py"
+    source.write_text("X = 1\n", encoding="utf-8")
+    compiled = source.with_name("driver" + EXTENSION_SUFFIXES[0])
+    compiled.write_bytes(b"(compiled)")
+    record = {"modules": _tool().source_hashes(folders, ["runtime/driver.py"]),
+              "in_place": True}
+    assert native.stale(folders, record) == []
+    source.write_text("X = 2\n", encoding="utf-8")
+    assert native.stale(folders, record) == ["runtime/driver.py"]
+    compiled.unlink()
+    assert native.stale(folders, record) == []
+
+
+def test_the_sources_finder_passes_over_compiled_modules() -> None:
+    # PARSERGEN_PURE's finder: a runtime or generated module's spec is its .py file,
+    # whatever lies beside it; other modules are left to the other finders.
+    finder = native.SourcesOnly()
+    folders = native.folders()
+    spec = finder.find_spec("parsergen.runtime.driver", [str(folders["runtime"])])
+    assert spec is not None and spec.origin == str(folders["runtime"] / "driver.py")
+    spec = finder.find_spec("parsergen.runtime.bodies", [str(folders["runtime"])])
+    assert spec is not None and spec.origin == str(folders["runtime"] / "bodies" / "__init__.py")
+    assert finder.find_spec("parsergen.specs", [str(ROOT / "parsergen")]) is None
 
 
 _TEXT = {
