@@ -8,6 +8,7 @@
     /work/venv/bin/python benchmarks/run.py --dense [--formats ...]       (see dense.py)
     /work/venv/bin/python benchmarks/run.py --instructions [--formats ...]  (see instructions.py)
     /work/venv/bin/python benchmarks/run.py --instructions-against REV [--compiled]  (see instructions_against.py)
+    /work/venv/bin/python benchmarks/run.py --headline [--reps N]        (see headline.py)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -484,6 +485,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--compiled", action="store_true",
                     help="--instructions-against: build both trees with mypyc first")
+        "--headline",
+        action="store_true",
+        help="the build imported against vLLM in one run: per token (events, OpenAI "
+        "deltas; qwen3), call-dense and short completions (hermes) (headline.py)",
+    )
     mode.add_argument(
         "--profile",
         metavar="FORMATS",
@@ -543,6 +549,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return instructions_against.main(args.instructions_against, names or bundled,
                                          args.reps, args.compiled, args.tokens)
+    if args.headline:
+        import headline
+
+        return headline.main(args.reps, peer_dir_of(args, ap), args.json, args.tokens)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled

@@ -13,20 +13,13 @@ from typing import Any, TextIO
 from parsergen.index import FormatEntry
 from parsergen.specs import SpecWarning
 
-from .build import (
-    TARGETS,
-    plan,
-    project_root,
-    registry_outputs,
-    repo_specs,
-    stale,
-    write,
-    write_changed,
-)
+from .targets import TARGETS
 from .diagnostics import SpecError
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    from .build import plan, project_root, registry_outputs, repo_specs, stale, write, write_changed
+
     if args.specs:
         specs = [(Path(s), s) for s in args.specs]
         out_dir = Path(args.output or ".")
@@ -263,7 +256,9 @@ def _cmd_parse_jsonl(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``parsergen`` console script."""
     parser = argparse.ArgumentParser(prog="parsergen", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="store_true",
+                        help="print the version and which build runs (compiled or pure Python)")
+    sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("build", help="compile specs into parser modules")
     p.add_argument("specs", nargs="*", metavar="SPEC",
@@ -336,9 +331,21 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(run=_cmd_parse)
 
     args = parser.parse_args(argv)
+    if args.version:
+        print(_version())
+        return 0
+    if args.command is None:
+        parser.error("a command is required")
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         return args.run(args)
+
+
+def _version() -> str:
+    """``parsergen --version``: the distribution's version and which build runs."""
+    import parsergen
+
+    return f"parsergen-llm {parsergen.__version__}, {parsergen.which_build()}"
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

@@ -16,10 +16,14 @@ from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
-from .index import FormatEntry, ModelPattern
-from .routing import Route, route
-from .specs import SpecError, SpecWarning, is_path, load_path, spec_entry
-from .specs import by_name as _user_spec
+from . import native
+
+native.choose()  # (before anything imports the runtime: compiled or pure Python)
+
+from .index import FormatEntry, ModelPattern  # noqa: E402
+from .routing import Route, route  # noqa: E402
+from .specs import SpecError, SpecWarning, is_path, load_path, spec_entry  # noqa: E402
+from .specs import by_name as _user_spec  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -115,5 +119,12 @@ def structural_tag(name: str, tools: Any, *, tool_choice: Any = "auto") -> dict[
     return load(name).structural_tag(tools, tool_choice=tool_choice)
 
 
+def which_build() -> str:
+    """Which build runs, in a line: the compiled runtime and formats (mypyc), or pure
+    Python and why (``parsergen --version``)."""
+    return native.describe()
+
+
 __all__ = ["FormatEntry", "ModelPattern", "Route", "SpecError", "SpecWarning", "aliases", "detect",
-           "entry", "formats", "load", "route", "structural_tag", "switch_thinking", "thinking"]
+           "entry", "formats", "load", "route", "structural_tag", "switch_thinking", "thinking",
+           "which_build"]

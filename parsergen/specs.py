@@ -3,7 +3,8 @@
 ``parsergen.load("my.yaml")`` runs the compiler's pipeline (load, validate, lower, IR,
 generator) on the spec and what it ``extends``, and imports the generated source as a
 module without writing a file.  Modules are kept by the sha256 of those files' bytes:
-the same content gives the same module object, a changed file a new one.  Specs listed
+the same content gives the same module object, a changed file a new one; a path
+loaded before is not read again while its files' stat signatures stay the same.  Specs listed
 in ``PARSERGEN_SPECS`` (paths joined by ``os.pathsep``) are routed with the bundled
 formats (``parsergen.route``) and load by their format name too.
 
@@ -17,6 +18,7 @@ import importlib.abc
 import importlib.util
 import os
 import sys
+import time
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -60,15 +62,63 @@ _ENTRIES: dict[str, FormatEntry] = {}
 _LEFT_OUT: set[tuple[str, str]] = set()  # (path, errors) of variable specs warned about
 
 
+# The files each spec's path was last compiled from (it and what it extends), their
+# stat signatures and their digest: loading the path again compares signatures (a few
+# microseconds; the files' hash where they differ) instead of parsing the YAML to find
+# the files (28 ms).  A signature is kept only once the files are older than _SETTLED:
+# an edit within the file system's timestamp granularity could leave it the same.
+# (A base spec found among the bundled grammars is still used if a file of its name
+# appears next to the spec later: the spec's own next edit finds it.)
+Signature = tuple[tuple[int, int, int], ...]
+_SOURCES: dict[str, tuple[list[Path], Signature | None, str]] = {}
+_SETTLED = 2_000_000_000  # ns
+
+
+def _signature(paths: Iterable[Path]) -> Signature | None:
+    """(mtime, size, inode) of each file, or None if one cannot be read."""
+    try:
+        return tuple((st.st_mtime_ns, st.st_size, st.st_ino) for st in map(os.stat, paths))
+    except OSError:
+        return None
+
+
+def _settled(signature: Signature | None) -> Signature | None:
+    """The signature if every file is older than _SETTLED (then an edit changes it)."""
+    if signature is None or time.time_ns() - max(s[0] for s in signature) < _SETTLED:
+        return None
+    return signature
+
+
+def _digest(paths: Iterable[Path]) -> str | None:
+    """The sha256 of these files' bytes, one after another; None if one cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        for path in paths:
+            digest.update(path.read_bytes())
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
 def _compile(path: str | os.PathLike[str]) -> tuple[str, Any]:
     """The content digest and IR of a spec (compiled once per content; warnings then)."""
+    key = os.path.abspath(path)
+    known = _SOURCES.get(key)
+    if known is not None:
+        sources, signature, digest = known
+        now = _signature(sources)
+        if now is not None and now == signature:
+            return digest, _FORMATS[digest]
+        if now is not None and _digest(sources) == digest:
+            _SOURCES[key] = (sources, _settled(now), digest)
+            return digest, _FORMATS[digest]
     from parsergen.compiler.advice import spec_warnings
     from parsergen.compiler.build import compile_loaded, sources_bytes
     from parsergen.compiler.loader import load_spec
 
     path = Path(path)
     display = os.fspath(path)
-    loaded = load_spec(path, display)  # cheap: YAML and extends, to know what to hash
+    loaded = load_spec(path, display)  # YAML and extends, to know what to hash
     digest = hashlib.sha256(sources_bytes(loaded)).hexdigest()
     fmt = _FORMATS.get(digest)
     if fmt is None:
@@ -76,6 +126,7 @@ def _compile(path: str | os.PathLike[str]) -> tuple[str, Any]:
         for problem in spec_warnings(path, loaded, fmt):
             warnings.warn(problem.warning(), SpecWarning, stacklevel=4)
         _FORMATS[digest] = fmt
+    _SOURCES[key] = (list(loaded.sources), _settled(_signature(loaded.sources)), digest)
     return digest, fmt
 
 
@@ -95,12 +146,12 @@ class _SourceLoader(importlib.abc.InspectLoader):
 
 def load_path(path: str | os.PathLike[str]) -> ModuleType:
     """The module of the spec at ``path``, compiled in memory; SpecError if it cannot be."""
-    from parsergen.compiler.generator import format_entry, generate_module
-
     digest, fmt = _compile(path)
     module = _MODULES.get(digest)
     if module is not None:
         return module
+    from parsergen.compiler.generator import format_entry, generate_module
+
     name = f"parsergen_user_{fmt.name}_{digest[:12]}"
     loader = _SourceLoader(generate_module(fmt, formatted=False), f"<parsergen {fmt.source}>")
     spec = importlib.util.spec_from_loader(name, loader)

@@ -91,7 +91,7 @@ def test_build_check_fails_on_a_stale_reference_and_build_writes_it(
     # (empty) format index are generated.
     (tmp_path / "grammars").mkdir()
     shutil.copy(project_root() / "grammars" / "schema.json", tmp_path / "grammars")
-    monkeypatch.setattr(cli, "project_root", lambda: tmp_path)
+    monkeypatch.setattr("parsergen.compiler.build.project_root", lambda: tmp_path)
     reference = tmp_path / REFERENCE_PATH
     assert cli.main(["build"]) == 0
     assert reference.read_text(encoding="utf-8") == TEXT

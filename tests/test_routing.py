@@ -450,7 +450,7 @@ def test_a_more_specific_pattern_resolves_the_conflict(tmp_path: Path) -> None:
 def test_cli_build_fails_on_a_conflict(tmp_path: Path, monkeypatch, capsys) -> None:
     _spec(tmp_path, "alpha", ["kimi-k2"])
     _spec(tmp_path, "beta", ["k2-thinking"])
-    monkeypatch.setattr(cli, "project_root", lambda: tmp_path)
+    monkeypatch.setattr("parsergen.compiler.build.project_root", lambda: tmp_path)
     for argv in (["build"], ["build", "--check"]):
         assert cli.main(argv) == 1
         err = capsys.readouterr().err

@@ -91,7 +91,7 @@ def test_build_check_fails_on_a_stale_spec_doc(
 ) -> None:
     (tmp_path / "grammars").mkdir()
     shutil.copy(ROOT / "grammars" / "schema.json", tmp_path / "grammars")
-    monkeypatch.setattr(cli, "project_root", lambda: tmp_path)
+    monkeypatch.setattr("parsergen.compiler.build.project_root", lambda: tmp_path)
     doc = tmp_path / SPEC_DOC_PATH
     assert cli.main(["build"]) == 0 and doc.read_text(encoding="utf-8") == TEXT
     doc.write_text(TEXT.replace("## States", "## Stats", 1), encoding="utf-8")

@@ -94,6 +94,25 @@ def test_a_changed_base_next_to_the_spec_recompiles(tmp_path: Path) -> None:
     assert second is not first and second.parse("a</x>b").reasoning == "a"
 
 
+def test_a_path_loaded_again_is_not_read_again_until_it_changes(tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    import parsergen.compiler.loader as loader
+
+    path = jamba(tmp_path, "read once test")
+    first = parsergen.load(path)
+    week_ago = path.stat().st_mtime - 7 * 86400
+    os.utime(path, (week_ago, week_ago))  # (a settled file: its stat signature is trusted)
+    assert parsergen.load(path) is first  # (read and hashed: its mtime changed)
+    calls = []
+    monkeypatch.setattr(loader, "load_yaml", lambda *a: calls.append(a) or 1 / 0)
+    assert parsergen.load(path) is first and parsergen.load(str(path)) is first
+    assert parsergen.entry(path).description == "read once test"
+    assert not calls  # the YAML was not parsed again
+    monkeypatch.undo()
+    path.write_text(JAMBA.format(description="read once test, changed", version="9"))
+    assert parsergen.load(path).SPEC["description"] == "read once test, changed"
+
+
 def test_cli_parse_check_list_detect_by_path(tmp_path: Path, capsys) -> None:
     path = jamba(tmp_path, "cli test", "7")
     completion = write(tmp_path, CALL, "c.txt")

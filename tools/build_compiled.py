@@ -1,7 +1,8 @@
 """Builds the runtime and the generated modules with mypyc: installed next to their
-sources, or tested apart.
+sources, or tested apart.  An install compiles them too (tools/build_backend.py calls
+``build_into``); this is the same build by hand.
 
-    .venv/bin/python tools/build_compiled.py            # build and install (1-2 minutes)
+    .venv/bin/python tools/build_compiled.py            # build and install (about 1 minute)
     .venv/bin/python tools/build_compiled.py --status   # what is installed, and is it current
     .venv/bin/python tools/build_compiled.py --remove   # back to pure Python
     .venv/bin/python tools/build_compiled.py --test [PYTEST ARGS]  # the suite, compiled
@@ -11,7 +12,9 @@ into ``parsergen.*`` (pyproject.toml's ``package-dir``), so the build lays the p
 out as ``parsergen/...`` in a staging folder (copies of runtime/ and generated/;
 symbolic links for the rest, as tests/test_types.py does) and compiles them there into
 one shared library (``parsergen.runtime.compiled__mypyc``) and a small extension module
-per module. The generated parsers are compiled too: their classes are then native
+per module. The shared library's C is one file per module (mypyc's ``multi_file``),
+compiled ``--jobs`` at a time: as one file, it took one core twice as long.
+The generated parsers are compiled too: their classes are then native
 subclasses of the runtime's, whose methods compiled code calls directly (an interpreted
 subclass is called through Python: compiling the runtime alone gave half the gain).
 Installing copies them into the folders ``parsergen.runtime`` and ``parsergen.generated``
@@ -19,8 +22,8 @@ are imported from (runtime/ and generated/ of an editable install): an extension
 next to its ``.py`` is imported in its place, and ``--remove`` deletes them. ``--test``
 installs nothing: it runs pytest (default: the whole suite) with the staging folder
 first on ``PYTHONPATH``. Each build records its sources' hashes in ``mypyc_build.json``
-(in runtime/); tests/test_compiled.py fails on a stale build (an edited runtime/ file,
-or a generated module rebuilt, whose compiled module would still be imported), and
+(in runtime/; parsergen/native.py reads it): a build in a source tree whose sources
+changed since is not imported (``import parsergen`` warns and runs pure Python), and
 ``parsergen build`` deletes the compiled module of a generated module it rewrites.
 Specs loaded by path stay Python: their classes subclass the compiled runtime's.
 
@@ -46,6 +49,8 @@ import tempfile
 import time
 from collections.abc import Collection
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # The package's folders compiled (parsergen.<name>), and the others, linked into the
@@ -54,7 +59,20 @@ COMPILED = ("runtime", "generated")
 LINKED = {"compiler": "compiler", "grammars": "grammars"}
 # The shared library every compiled module's shim loads: parsergen.runtime.<GROUP>__mypyc.
 GROUP = "parsergen.runtime.compiled"
-MANIFEST = "mypyc_build.json"
+
+
+def _native() -> ModuleType:
+    """parsergen/native.py, by path: what reads a build's record, with no parsergen
+    installed (an install's build environment has none)."""
+    spec = importlib.util.spec_from_file_location("parsergen_native", ROOT / "parsergen" / "native.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+native = _native()
+MANIFEST: str = native.MANIFEST
 
 # Modules left interpreted (paths under the package), each with the reason.
 LEFT_OUT: dict[str, str] = {
@@ -90,13 +108,9 @@ def _path(folders: dict[str, Path], name: str) -> Path:
 def installed_folders() -> dict[str, Path]:
     """The folders ``parsergen.runtime`` and ``parsergen.generated`` are imported from
     by this interpreter."""
-    out = {}
-    for folder in COMPILED:
-        spec = importlib.util.find_spec(f"parsergen.{folder}")
-        if spec is None or not spec.submodule_search_locations:
-            raise SystemExit("parsergen is not installed in this interpreter")
-        out[folder] = Path(list(spec.submodule_search_locations)[0])
-    return out
+    if importlib.util.find_spec("parsergen") is None:
+        raise SystemExit("parsergen is not installed in this interpreter")
+    return dict(native.folders())
 
 
 def extensions(folder: Path) -> list[Path]:
@@ -129,19 +143,10 @@ def compile_in(staging: Path, jobs: int, opt_level: str,
     staging, in place; returns the staged folders (see ``stage``)."""
     folders = stage(staging)
     names = modules(formats)
-    paths = [f"parsergen/{name}" for name in names]
     # A child process: setup() works in its current folder and exits on errors.
-    script = (
-        "import sys\n"
-        "from setuptools import setup\n"
-        "from mypyc.build import mypycify\n"
-        f"ext = mypycify(['--config-file', {str(ROOT / 'pyproject.toml')!r}, *sys.argv[1:]],"
-        f" group_name={GROUP!r}, opt_level={opt_level!r})\n"
-        "setup(name='parsergen-compiled', ext_modules=ext,"
-        f" script_args=['build_ext', '--inplace', '-j', '{jobs}'])\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script, *paths], cwd=staging,
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, __file__, "--mypycify", opt_level, str(jobs),
+                           *(f"parsergen/{name}" for name in names)],
+                          cwd=staging, capture_output=True, text=True)
     if done.returncode:
         sys.stderr.write(done.stdout[-20000:] + done.stderr[-20000:])
         raise SystemExit("the mypyc build failed")
@@ -159,15 +164,76 @@ def compile_in(staging: Path, jobs: int, opt_level: str,
     return folders
 
 
+def _mypycify(opt_level: str, jobs: int, paths: list[str]) -> None:
+    """The child of ``compile_in``, in the staging folder: mypyc's C for ``paths``,
+    compiled into extension modules next to them."""
+    from setuptools import setup  # (first: it provides distutils on Python 3.12+)
+
+    from mypyc.build import mypycify
+
+    extensions = mypycify(["--config-file", str(ROOT / "pyproject.toml"), *paths],
+                          group_name=GROUP, opt_level=opt_level, multi_file=True)
+    # mypyc 1.19 writes a dotted group's headers under the group's package folder
+    # (build/parsergen/runtime/), which it leaves off the include path.
+    for extension in extensions:
+        extension.include_dirs.append(os.path.join("build", *GROUP.split(".")[:-1]))
+    _compile_in_parallel(jobs)
+    setup(name="parsergen-compiled", ext_modules=extensions,
+          script_args=["build_ext", "--inplace"])
+
+
+def _compile_in_parallel(jobs: int) -> None:
+    """Make distutils compile one extension's C files ``jobs`` at a time (it compiles
+    them one by one, and the shared library is most of the files)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from distutils import ccompiler  # setuptools' copy, once setuptools is imported
+
+    def compile(self: Any, sources: list[str], output_dir: str | None = None,
+                macros: Any = None, include_dirs: Any = None, debug: bool = False,
+                extra_preargs: Any = None, extra_postargs: Any = None,
+                depends: Any = None) -> list[str]:
+        macros, objects, extra_postargs, pp_opts, build = self._setup_compile(
+            output_dir, macros, include_dirs, sources, depends, extra_postargs)
+        cc_args = self._get_cc_args(pp_opts, debug, extra_preargs)
+
+        def one(obj: str) -> None:
+            src, ext = build[obj]
+            self._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+
+        with ThreadPoolExecutor(max(1, jobs)) as pool:
+            list(pool.map(one, [obj for obj in objects if obj in build]))
+        return list(objects)
+
+    ccompiler.CCompiler.compile = compile
+
+
 def install(built: dict[str, Path], targets: dict[str, Path]) -> None:
-    """Copies a build's extension modules and manifest into the target folders."""
+    """Copies a build's extension modules and manifest into the target folders (the
+    manifest says whether they are a source tree's: runtime/ of this checkout)."""
     remove(targets)
     for folder, where in built.items():
-        for path in [*extensions(where), where / MANIFEST]:
-            if path.exists():
-                destination = targets[folder] / path.relative_to(where)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, destination)
+        for path in extensions(where):
+            destination = targets[folder] / path.relative_to(where)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, destination)
+    manifest = json.loads((built["runtime"] / MANIFEST).read_text())
+    manifest["in_place"] = targets["runtime"].resolve() == (ROOT / "runtime").resolve()
+    write_manifest(targets, manifest)
+
+
+def write_manifest(targets: dict[str, Path], manifest: dict[str, Any]) -> None:
+    """Writes a build's record into the runtime folder."""
+    (targets["runtime"] / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def build_into(targets: dict[str, Path], jobs: int, opt_level: str = "3",
+               formats: Collection[str] | None = None) -> float:
+    """Compiles everything (or ``formats``' modules) apart and installs the build into
+    the target folders; returns the seconds it took."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="parsergen-mypyc-") as tmp:
+        install(compile_in(Path(tmp), jobs, opt_level, formats), targets)
+    return time.monotonic() - started
 
 
 def remove(targets: dict[str, Path]) -> int:
@@ -182,15 +248,12 @@ def remove(targets: dict[str, Path]) -> int:
 
 
 def stale(targets: dict[str, Path]) -> list[str] | None:
-    """Modules whose source changed since the build in these folders (a compiled module
-    with no source counts); None without a build."""
-    manifest_path = targets["runtime"] / MANIFEST
-    if not manifest_path.exists():
+    """Modules compiled from a source that changed since the build in these folders;
+    None without a build."""
+    manifest = native.manifest(targets)
+    if manifest is None or not manifest.get("modules"):
         return None
-    recorded: dict[str, str] = json.loads(manifest_path.read_text())["modules"]
-    current = {name: hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
-               for name in recorded for path in [_path(targets, name)]}
-    return [name for name, digest in recorded.items() if current[name] != digest]
+    return list(native.stale(targets, manifest))
 
 
 def status(targets: dict[str, Path]) -> int:
@@ -210,6 +273,10 @@ def status(targets: dict[str, Path]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: build and install (default), --remove, --status or --test."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--mypycify"]:  # (compile_in's child)
+        _mypycify(argv[1], int(argv[2]), argv[3:])
+        return 0
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--remove", action="store_true", help="delete the compiled modules")
     parser.add_argument("--status", action="store_true", help="is a current build installed")
@@ -234,15 +301,15 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.status:
             return status(targets)
+        seconds = build_into(targets, args.jobs, args.opt_level, formats)
+        print(f"compiled {len(modules(formats))} modules (runtime and generated) in "
+              f"{seconds:.0f} s; installed into {', '.join(map(str, targets.values()))}")
+        return 0
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="parsergen-mypyc-") as tmp:
         built = compile_in(Path(tmp), args.jobs, args.opt_level, formats)
         print(f"compiled {len(modules(formats))} modules (runtime and generated) in "
               f"{time.monotonic() - started:.0f} s", flush=True)
-        if args.test is None:
-            install(built, targets)
-            print(f"installed into {', '.join(map(str, targets.values()))}")
-            return 0
         # The staging folder first on the path; and not the current folder (the project
         # root, whose parsergen/ would come first and map the pure runtime).
         env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(

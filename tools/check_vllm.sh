@@ -2,7 +2,8 @@
 # Runs the vLLM integration tests (tests/integration/) in the vLLM peer venv.
 # Usage: tools/check_vllm.sh [VENV_DIR] [pytest args...]   (default /tmp/vllm-peer,
 # built by ../shared/tools/vllm-peer.sh). Installs this checkout there, editable and
-# without dependencies (vLLM's venv keeps its own), plus the few packages parsergen
+# without dependencies (vLLM's venv keeps its own; the install compiles the runtime and
+# the formats in place, as README's set-up does, unless PARSERGEN_PURE=1), plus the few packages parsergen
 # and the tests need when missing (the test tokenizers too: benchmarks/run.py's vLLM
 # side builds them). vLLM stays out of parsergen's own dependencies.
 set -euo pipefail

@@ -1,6 +1,6 @@
 """SGLang plugin: a tool-call detector and a reasoning detector for every parsergen format.
 
-``pip install parsergen`` is all it takes: SGLang runs the ``sglang.srt.plugins`` entry
+``pip install parsergen-llm`` is all it takes: SGLang runs the ``sglang.srt.plugins`` entry
 points before it parses its arguments (``load_plugins()`` in ``sglang serve`` and every
 server process), and ``register()`` adds ``parsergen_<format>`` (and
 ``parsergen_<alias>``, and the formats of ``PARSERGEN_SPECS``) to

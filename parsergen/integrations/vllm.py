@@ -1,6 +1,6 @@
 """vLLM plugin: a reasoning parser and a tool parser for every parsergen format.
 
-``pip install parsergen`` is all it takes: the ``vllm.general_plugins`` entry point
+``pip install parsergen-llm`` is all it takes: the ``vllm.general_plugins`` entry point
 calls ``register()`` in every vLLM process, which registers ``parsergen_<format>``
 (and ``parsergen_<alias>``, and the formats of ``PARSERGEN_SPECS``) with vLLM's
 ``ReasoningParserManager`` and ``ToolParserManager``::
