@@ -1029,7 +1029,7 @@ INDEX = (
             ModelPattern("seed-oss", thinking=True),  # models (line 7)
             ModelPattern("seedoss", thinking=True),  # models (line 8)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("thinking_budget", None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,

@@ -86,7 +86,7 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("NousResearch/Hermes-4-14B", "hermes", {}),
     ("NousResearch/Hermes-4-70B", "hermes", {}),
     ("NousResearch/Hermes-4-405B", "hermes", {}),
-    # Seed-OSS opens its own <seed:think> (thinking_budget, no switch to off):
+    # Seed-OSS opens its own <seed:think> unless thinking_budget is 0 (its switch):
     # huggingface.co/ByteDance-Seed/Seed-OSS-36B-Instruct
     ("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed_oss", ON),
     ("ByteDance-Seed/Seed-OSS-36B-Base", "seed_oss", ON),
