@@ -187,7 +187,7 @@ INDEX = (
             ModelPattern("deepseek-v32", thinking=False),  # models (line 9)
             ModelPattern("deepseek-v3.2-speciale", thinking=True),  # models (line 10)
         ),
-        thinking_switch=(),
+        thinking_switch=(("thinking", None), ("enable_thinking", None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -197,7 +197,7 @@ INDEX = (
             "</｜DSML｜function_calls>",
             "<｜DSML｜function_calls>",
         ),
-        text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="'),
+        text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="', '"/>'),
         preserve_tokens=(),
         turn_boundary_tokens=(),
         reasoning_start="<think>",

@@ -141,8 +141,11 @@ def test_kimi_k3_render_escapes_what_parsing_unescapes() -> None:
 # -- DeepSeek V4: a self-closing invoke is a call with {} ----------------------------
 
 @pytest.mark.parametrize("fmt, dsml, wrapper", [
+    ("deepseek_v32", "｜DSML｜", "function_calls"),
     ("deepseek_v4", "｜DSML｜", "tool_calls"),
+    ("deepseek_v4", "｜｜DSML｜｜", "tool_calls"),   # as the DeepSeek API returns it
     ("deepseek_v41", "｜DSML｜ ", "calls"),
+    ("deepseek_v41", "｜｜DSML｜｜ ", "calls"),
 ])
 def test_deepseek_v4_self_closing_invoke(fmt: str, dsml: str, wrapper: str) -> None:
     text = (f"Checking.\n\n<{dsml}{wrapper}>\n<{dsml}invoke name=\"get_time\"/>\n"
@@ -152,6 +155,45 @@ def test_deepseek_v4_self_closing_invoke(fmt: str, dsml: str, wrapper: str) -> N
     message = both(fmt, text, thinking=False)
     assert calls(message) == [("get_time", {}), ("f", {"a": "x", "e": ""}), ("now", {})]
     assert message.content == "Checking.\n\n"
+
+
+# -- DSML: an invoke whose arguments are one JSON object ----------------------------
+# SGLang's DeepSeekV32Detector reads "Direct JSON" invokes
+# (<｜DSML｜invoke name="f">{"city": "San Francisco"}</｜DSML｜invoke>); the JSON members
+# are the arguments, typed by the tool's schema, streamed or not.
+
+@pytest.mark.parametrize("fmt, dsml, wrapper", [
+    ("deepseek_v32", "｜DSML｜", "function_calls"),
+    ("deepseek_v4", "｜DSML｜", "tool_calls"),
+    ("deepseek_v41", "｜DSML｜ ", "calls"),
+])
+def test_dsml_invoke_with_json_arguments(fmt: str, dsml: str, wrapper: str) -> None:
+    text = (f"<{dsml}{wrapper}>\n<{dsml}invoke name=\"get_weather\">\n"
+            '{"city": "San Francisco", "days": "3", "units": {"t": "C"}}\n'
+            f"</{dsml}invoke>\n</{dsml}{wrapper}>")
+    tools = tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}})
+    assert calls(both(fmt, text, tools, thinking=False)) == [
+        ("get_weather", {"city": "San Francisco", "days": 3, "units": {"t": "C"}})]
+
+
+@pytest.mark.parametrize("body", [
+    "{not json}", '{"a": NaN}', "[1, 2]", '"text"', 'hello {"a": 1}'])
+def test_dsml_invoke_with_other_loose_text_has_no_arguments(body: str) -> None:
+    text = (f"<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n{body}\n"
+            "</｜DSML｜invoke>\n</｜DSML｜function_calls>")
+    assert calls(both("deepseek_v32", text, thinking=False)) == [("f", {})]
+
+
+def test_dsml_json_text_before_a_parameter_is_not_the_arguments() -> None:
+    text = ('<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n{"a": 1}\n'
+            '<｜DSML｜parameter name="b" string="true">x</｜DSML｜parameter>\n'
+            "</｜DSML｜invoke>\n</｜DSML｜function_calls>")
+    assert calls(both("deepseek_v32", text, thinking=False)) == [("f", {"b": "x"})]
+
+
+def test_qwen3_function_with_json_arguments() -> None:
+    text = '<tool_call>\n<function=get_weather>\n{"city": "Paris"}\n</function>\n</tool_call>'
+    assert calls(both("qwen3", text, thinking=False)) == [("get_weather", {"city": "Paris"})]
 
 
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
@@ -195,6 +237,27 @@ def test_deepseek_v32_thinking_off_is_content(prompt: str | None) -> None:
     message = v32("It is 2. " + V32_CALL, prompt)
     assert (message.reasoning, message.content) == (None, "It is 2. ")
     assert calls(message) == [("get_time", {"zone": "UTC"})]
+
+
+@pytest.mark.parametrize("kwargs", [{"thinking": True}, {"enable_thinking": True}])
+def test_deepseek_v32_thinking_on_starts_in_reasoning(kwargs: dict[str, bool]) -> None:
+    # The template ends the prompt in <think> when thinking is on: without the prompt,
+    # the request's switch says so.
+    route = parsergen.route("deepseek-ai/DeepSeek-V3.2")
+    assert route is not None and route.thinking() is False
+    thinking = route.thinking(kwargs)
+    assert thinking is True
+    message = route.parse("1+1 is 2.</think>It is 2.", thinking=thinking)
+    assert (message.reasoning, message.content) == ("1+1 is 2.", "It is 2.")
+    speciale = parsergen.route("deepseek-ai/DeepSeek-V3.2-Speciale")
+    assert speciale is not None
+    message = speciale.parse("1+1 is 2.</think>It is 2.")
+    assert (message.reasoning, message.content) == ("1+1 is 2.", "It is 2.")
+
+
+def test_deepseek_v32_stray_think_end_in_content_is_no_text() -> None:
+    message = v32("It is 2.</think> Done.", None)
+    assert (message.reasoning, message.content) == (None, "It is 2. Done.")
 
 
 def test_deepseek_v32_think_written_in_the_output_opens_reasoning() -> None:

@@ -6,9 +6,10 @@ What follows a close tag decides whether it closed the value.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -34,13 +35,15 @@ class TaggedArguments:
     followed by other text it is value text (a value may quote its own close tag).
     ``open`` and ``close`` may each have several spellings (the first is canonical).
     ``trim`` (a mode of ``trim.ValueTrim``; ``True`` is ``one_newline``) drops whitespace
-    around each value.  Text outside fields is ignored.
+    around each value.  Text outside fields is ignored, but for arguments that are one
+    JSON object and no field at all (DSML's ``<invoke name="f">{"city": "Paris"}</invoke>``,
+    SGLang's DeepSeekV32Detector "Direct JSON"): its members are the fields.
     """
 
     __slots__ = ("writer", "opens", "name_end", "value_open", "closes", "trim", "buf",
                  "where", "name", "searched", "held", "attributes",
                  "name_attr", "string_attr", "string_value", "string_default", "kind",
-                 "entities")
+                 "entities", "loose", "fields")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str | tuple[str, ...], name_end: str,
                  close: str | tuple[str, ...], value_open: str | None = None,
@@ -74,6 +77,8 @@ class TaggedArguments:
         self.name = ""
         self.searched = 0  # how much of buf is known not to hold name_end
         self.held: list[str] = []  # closing: the close tag and the whitespace after it
+        self.loose: list[str] = []  # text before the first field (a JSON object?)
+        self.fields = False  # a field has opened
 
     def complete(self) -> bool:
         """Whether no field is open: every value the model began has its close tag."""
@@ -91,7 +96,10 @@ class TaggedArguments:
                 if i < 0:
                     reach = max(map(len, self.opens)) - 1
                     self.buf = tail_prefix(buf, max(pos, len(buf) - reach), self.opens)
+                    if not self.fields:
+                        self.loose.append(buf[pos : len(buf) - len(self.buf)])
                     break
+                self.fields, self.loose = True, []
                 pos = i + size
                 self.where = "name"
             elif where == "name":
@@ -243,9 +251,32 @@ class TaggedArguments:
             self.held = []
         elif self.where == "before_value":
             out += self.writer.begin(self.name, self.kind) + self.writer.end()
+        elif not self.fields:
+            members = json_object("".join(self.loose) + self.buf)
+            for key, value in (members or {}).items():
+                out += self.writer.field(key, value)
         self.buf = ""
         self.where = "outside"
         return out + self.writer.close()
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)  # NaN and Infinity are not JSON
+
+
+_JSON = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """``text`` (whitespace aside) as one JSON object, or None."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = _JSON.decode(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def spellings(value: str | Sequence[str]) -> tuple[str, ...]:
