@@ -196,6 +196,40 @@ def test_qwen3_function_with_json_arguments() -> None:
     assert calls(both("qwen3", text, thinking=False)) == [("get_weather", {"city": "Paris"})]
 
 
+# -- Kimi K2-Thinking: calls inside <think>, with or without the section marker -----
+# huggingface.co/moonshotai/Kimi-K2-Thinking: "interleave chain-of-thought reasoning with
+# function calls"; vllm-project/vllm#32216 (a <|tool_call_begin|> with the section
+# wrapper omitted ends the reasoning).
+
+KIMI_CALL = ('<|tool_call_begin|>functions.list_directory:0<|tool_call_argument_begin|>'
+             '{"path": "/src"}<|tool_call_end|>')
+
+
+@pytest.mark.parametrize("text", [
+    "<think>Let me look at the files." + KIMI_CALL + "<|tool_calls_section_end|></think>",
+    "<think>Let me look at the files." + KIMI_CALL + "</think>",
+    "<think>Let me look at the files.<|tool_calls_section_begin|>" + KIMI_CALL
+    + "<|tool_calls_section_end|></think>",
+    "Let me look at the files." + KIMI_CALL,
+])
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_kimi_k2_thinking_call_inside_reasoning(text: str, with_ids: bool,
+                                                get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("kimi_k2") if with_ids else None
+    module = parsergen.load("kimi_k2")
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer else None
+    message = module.parse(text, tokenizer=tokenizer, token_ids=ids, thinking=True)
+    assert (message.reasoning, message.content) == ("Let me look at the files.", None)
+    assert calls(message) == [("list_directory", {"path": "/src"})]
+    assert calls(both("kimi_k2", text, thinking=True)) == calls(message)
+
+
+def test_kimi_k2_call_without_its_section_in_content() -> None:
+    message = both("kimi_k2", "Checking." + KIMI_CALL + " Done.", thinking=False)
+    assert (message.reasoning, message.content) == (None, "Checking. Done.")
+    assert calls(message) == [("list_directory", {"path": "/src"})]
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
