@@ -230,6 +230,30 @@ def test_kimi_k2_call_without_its_section_in_content() -> None:
     assert calls(message) == [("list_directory", {"path": "/src"})]
 
 
+# -- Ling 3: <|role_end|> ends the turn ----------------------------------------------
+# Ling's chat template closes every turn with <|role_end|> (<role>ASSISTANT</role> ...
+# <|role_end|>); written out, it is the end of the turn, not content.
+
+@pytest.mark.parametrize("text, reasoning, content", [
+    ("<think>Short.</think>Seoul.<|role_end|>", "Short.", "Seoul."),
+    ("Still thinking<|role_end|>", "Still thinking", None),
+])
+def test_ling3_role_end_is_no_content(text: str, reasoning: str, content: str | None) -> None:
+    route = parsergen.route("inclusionAI/Ling-3.0-flash")
+    assert route is not None and route.format == "glm47_moe"
+    message = both("ling3", text, thinking=route.thinking())
+    assert (message.reasoning, message.content) == (reasoning, content)
+
+
+def test_ling3_role_end_after_a_call() -> None:
+    text = ("<think>Look it up.</think><tool_call>get_weather<arg_key>city</arg_key>"
+            "<arg_value>Seoul</arg_value></tool_call><|role_end|>")
+    message = both("ling3", text, tool("get_weather", {"city": {"type": "string"}}),
+                   thinking=True)
+    assert (message.reasoning, message.content) == ("Look it up.", None)
+    assert calls(message) == [("get_weather", {"city": "Seoul"})]
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
