@@ -400,10 +400,7 @@ INDEX = (
         name="granite_thinking",
         description="IBM Granite 4.2 with thinking - the nemotron_v3 grammar; the newlines after </think> are not content",
         aliases=("granite_thinking_parser",),
-        models=(
-            ModelPattern("granite-4.1", thinking=True),  # models (line 9)
-            ModelPattern("granite-4.2", thinking=True),  # models (line 10)
-        ),
+        models=(ModelPattern("granite-4.2", thinking=True),),  # models (line 10)
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
         has_tool_calls=True,
@@ -998,6 +995,8 @@ INDEX = (
                 "qwen3-next-80b-a3b-thinking", thinking=True
             ),  # models (line 15)
             ModelPattern("qwq", thinking=True),  # models (line 17)
+            ModelPattern("granite-4.1", thinking=False),  # models (line 21)
+            ModelPattern("mimo-vl", thinking=True),  # models (line 24)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
