@@ -254,6 +254,28 @@ def test_ling3_role_end_after_a_call() -> None:
     assert calls(message) == [("get_weather", {"city": "Seoul"})]
 
 
+# -- Llama 3.x: Meta's documented {"type": "function", ...} call, bare ---------------
+# github.com/meta-llama/llama-models models/llama3_3/prompt_format.md: the model answers
+# {"type": "function", "name": ..., "parameters": {...}}; written without <|python_tag|>
+# it is a call too, and "type" is no argument.
+
+@pytest.mark.parametrize("prefix, content", [
+    ("", None), ("<|python_tag|>", None), ("Let me look it up. ", "Let me look it up.")])
+def test_llama3_type_function_call(prefix: str, content: str | None) -> None:
+    text = (prefix + '{"type": "function", "name": "get_weather", '
+            '"parameters": {"city": "San Francisco", "days": "3"}}')
+    tools = tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}})
+    message = both("llama3_json", text, tools)
+    assert calls(message) == [("get_weather", {"city": "San Francisco", "days": 3})]
+    assert message.content == content
+
+
+def test_llama3_type_function_object_without_a_name_stays_content() -> None:
+    text = '{"type": "function", "description": "not a call"}'
+    message = both("llama3_json", text)
+    assert (message.content, calls(message)) == (text, [])
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
