@@ -362,6 +362,31 @@ def test_deepseek_v32_reasoning_ids_follow_the_prompt(get_tokenizer: Any) -> Non
     assert parser.is_reasoning_end(off)
 
 
+# -- Harmony: a recipient without the functions. namespace --------------------------
+# gpt-oss sometimes addresses a function by its bare name (to=get_weather); vLLM's chat
+# path reads any recipient that is no built-in tool or role as a function
+# (vllm/entrypoints/openai/parser/harmony_utils.py, is_function_recipient).
+
+@pytest.mark.parametrize("header", [
+    "<|channel|>commentary to=get_weather <|constrain|>json",
+    "<|channel|>commentary to=get_weather",
+    " to=get_weather<|channel|>commentary json",
+])
+def test_harmony_bare_recipient_is_a_function(header: str) -> None:
+    text = f"{header}<|message|>{{\"city\": \"Tokyo\"}}<|call|>"
+    message = both("openai", text, tool("get_weather", {"city": {"type": "string"}}))
+    assert (message.content, calls(message)) == (None, [("get_weather", {"city": "Tokyo"})])
+
+
+@pytest.mark.parametrize("recipient", ["python", "browser.search", "container.exec",
+                                       "functions"])
+def test_harmony_built_in_recipients_are_no_function(recipient: str) -> None:
+    text = (f"<|channel|>commentary to={recipient} <|constrain|>json<|message|>{{}}<|call|>"
+            "<|start|>assistant<|channel|>final<|message|>Done.<|return|>")
+    message = both("openai", text)
+    assert (message.content, calls(message)) == ("Done.", [])
+
+
 # -- Harmony: a completion cut inside a message header -------------------------------
 
 HARMONY_FINAL = "<|channel|>final<|message|>Checking.<|end|>"
