@@ -276,6 +276,63 @@ def test_llama3_type_function_object_without_a_name_stays_content() -> None:
     assert (message.content, calls(message)) == (text, [])
 
 
+# -- Kimi K3: the think channel closed without its <|sep|> --------------------------
+# sgl-project/sglang#32757: the model emitted <|close|>think<|open|>response<|sep|>; the
+# close marker without <|sep|> still ends the reasoning, and is no text.
+
+@pytest.mark.parametrize("after", [
+    "<|open|>response<|sep|>The answer is 4.<|close|>response<|sep|>",
+    "The answer is 4.",
+    "\nThe answer is 4.",
+])
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_kimi_k3_think_closed_without_sep(after: str, with_ids: bool,
+                                          get_tokenizer: Any) -> None:
+    text = "2 + 2 is 4.<|close|>think" + after
+    tokenizer = get_tokenizer("kimi_k3") if with_ids else None
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer else None
+    message = parsergen.load("kimi_k3").parse(text, tokenizer=tokenizer, token_ids=ids)
+    assert (message.reasoning, (message.content or "").strip()) == ("2 + 2 is 4.",
+                                                                   "The answer is 4.")
+    assert both("kimi_k3", text).content == message.content
+
+
+def test_kimi_k3_reasoning_ids_end_at_either_close_spelling(get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("kimi_k3")
+    parser = parsergen.load("kimi_k3").StreamingParser(tokenizer)
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False)
+
+    for close in ("<|close|>think<|sep|>", "<|close|>think"):
+        done = ids(f"hmm{close}<|open|>response<|sep|>Hi")
+        assert parser.is_reasoning_end(done)
+        assert parser.extract_content_ids(done) == ids("<|open|>response<|sep|>Hi")
+
+
+# -- A reasoning end marker written again, more than once ----------------------------
+# MiniMax M3 may repeat </mm:think> (vLLM's minimax_m3 reasoning parser drops a stray
+# closer that starts the response): every copy right after reasoning closed, whitespace
+# between them aside, is that marker, in any format.
+
+@pytest.mark.parametrize("fmt, end, thinking", [
+    ("minimax_m3", "</mm:think>", True), ("minimax_m3", "</mm:think>", False),
+    ("qwen3", "</think>", False), ("deepseek_v4", "</think>", True),
+])
+def test_end_marker_repeated_after_reasoning_closed(fmt: str, end: str,
+                                                    thinking: bool) -> None:
+    reasoning = "Short." + end if thinking else ""
+    text = f"{reasoning}{end}\n{end}{end}\n\nThe answer."
+    message = both(fmt, text, thinking=thinking)
+    assert message.reasoning == ("Short." if thinking else None)
+    assert (message.content or "").strip() == "The answer."
+
+
+def test_end_marker_after_content_text_is_the_formats_business() -> None:
+    message = both("minimax_m3", "Short.</mm:think>The answer.</mm:think>", thinking=True)
+    assert (message.reasoning, message.content) == ("Short.", "The answer.</mm:think>")
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"

@@ -179,6 +179,8 @@ TEXT_MARKERS = {
     "deepseek_v32": "DSML call markers are text (several tokens in the test vocabulary)",
     "deepseek_v4": "DSML call markers are text (several tokens in the test vocabulary)",
     "deepseek_v41": "DSML call markers are text (several tokens in the test vocabulary)",
+    "glm47_moe": "Ling 3's <|role_end|> (ling3 is an alias) is not in GLM's vocabulary: "
+                 "matched as text",
     "granite33": "<think> and </think> are text in the test Granite vocabulary (only "
                  "its role and <|tool_call|> tokens are special)",
     "magistral_2506": "<think> and </think> are ordinary text in the tekken vocabulary "
