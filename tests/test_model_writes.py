@@ -333,6 +333,26 @@ def test_end_marker_after_content_text_is_the_formats_business() -> None:
     assert (message.reasoning, message.content) == ("Short.", "The answer.</mm:think>")
 
 
+# -- Pythonic: a list of calls after prose ------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["pythonic", "llama4_pythonic"])
+@pytest.mark.parametrize("before, after", [
+    ("I'll check. ", ""), ("I'll check.\n", ""), ("I'll check: ", " Done."), ("", "")])
+def test_pythonic_list_after_prose(fmt: str, before: str, after: str) -> None:
+    text = f"{before}[get_weather(city='Paris'), get_time(zone=\"CET\")]{after}"
+    message = both(fmt, text)
+    assert calls(message) == [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})]
+    assert message.content == ((before + after).strip() or None)  # the text around, verbatim
+
+
+@pytest.mark.parametrize("text", [
+    "The list [1, 2] has two items.", "See [docs] and [the guide](https://x.y).",
+    "Use x[0] or [x for x in y].", "[alpha, beta]"])
+def test_pythonic_brackets_that_open_no_call_stay_prose(text: str) -> None:
+    message = both("pythonic", text)
+    assert (message.content, calls(message)) == (text, [])
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
