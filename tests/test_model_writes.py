@@ -353,6 +353,26 @@ def test_pythonic_brackets_that_open_no_call_stay_prose(text: str) -> None:
     assert (message.content, calls(message)) == (text, [])
 
 
+# -- Inkling: the author header before a block's kind is no content ----------------
+# <|message_model|>AUTHOR<|content_...|>: a word there names the message's author (the
+# role, or a tool's name), so it is neither content nor reasoning.
+
+@pytest.mark.parametrize("text, reasoning, content, names", [
+    ("model<|content_text|>Hello.<|end_message|>", None, "Hello.", []),
+    ("<|message_model|>assistant<|content_thinking|>Hm.<|end_message|><|message_model|>"
+     "assistant<|content_text|>Hi.<|end_message|>", "Hm.", "Hi.", []),
+    ('<|message_model|>model<|content_invoke_tool_json|>{"name": "f", "args": {}}'
+     "<|end_message|>", None, None, ["f"]),
+    ("Greg is a client.<|end_message|>", None, "Greg is a client.", []),
+    ("Some prose first.<|content_text|>Then text.", None, "Some prose first.Then text.", []),
+])
+def test_inkling_author_header_is_no_content(text: str, reasoning: str | None,
+                                             content: str | None, names: list[str]) -> None:
+    message = both("inkling", text)
+    assert (message.reasoning, message.content) == (reasoning, content)
+    assert [name for name, _ in calls(message)] == names
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
