@@ -373,6 +373,34 @@ def test_inkling_author_header_is_no_content(text: str, reasoning: str | None,
     assert [name for name, _ in calls(message)] == names
 
 
+# -- Gemma 4: text between calls, a call closed by <turn|> or by the next call --------
+
+@pytest.mark.parametrize("between", ["Now the second one.", "\nAnd: {also} <|\"|>x<|\"|>\n"])
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_gemma4_text_between_two_calls(between: str, with_ids: bool,
+                                       get_tokenizer: Any) -> None:
+    text = (f"<|tool_call>call:f{{a:1}}<tool_call|>{between}"
+            "<|tool_call>call:g{b:<|\"|>x<|\"|>}<tool_call|>")
+    tokenizer = get_tokenizer("gemma4") if with_ids else None
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer else None
+    message = parsergen.load("gemma4").parse(text, tokenizer=tokenizer, token_ids=ids)
+    assert calls(message) == [("f", {"a": 1}), ("g", {"b": "x"})]
+    assert message.content == between.rstrip()  # (whitespace right before a call is dropped)
+    assert both("gemma4", text).content == message.content
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('<|tool_call>call:gdb{args:<|"|>-batch -ex run /tmp/poc<|"|>}<turn|>',
+     [("gdb", {"args": "-batch -ex run /tmp/poc"})]),
+    ("<|tool_call>call:f{a:1}<|tool_call>call:g{b:2}<tool_call|>",
+     [("f", {"a": 1}), ("g", {"b": 2})]),
+])
+def test_gemma4_call_closed_by_turn_end_or_the_next_call(text: str,
+                                                        expected: list[Any]) -> None:
+    message = both("gemma4", text)
+    assert (message.content, calls(message)) == (None, expected)
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"
