@@ -401,6 +401,58 @@ def test_gemma4_call_closed_by_turn_end_or_the_next_call(text: str,
     assert (message.content, calls(message)) == (None, expected)
 
 
+# -- GLM: JSON values written escaped or with raw backslashes -----------------------
+# GLM writes each value as text between <arg_value> tags; an array or object the tool's
+# schema asks for may come escaped ([\"a\"]) or with Windows paths' backslashes as
+# they are ({"path": "C:\Users\a"}): typed as the JSON the model meant, not a string.
+
+GLM_TOOLS = tool("f", {"xs": {"type": "array", "items": {"type": "string"}},
+                       "o": {"type": "object"}, "p": {"type": "string"}})
+
+
+@pytest.mark.parametrize("value, key, expected", [
+    ('[\\"a\\", \\"b\\"]', "xs", ["a", "b"]),
+    ('{\\"k\\": \\"v\\", \\"n\\": 2}', "o", {"k": "v", "n": 2}),
+    ('{"path": "C:\\Users\\a\\new.txt"}', "o", {"path": "C:\\Users\\a\\new.txt"}),
+    ('["C:\\Users\\a", "D:\\\\ok"]', "xs", ["C:\\Users\\a", "D:\\ok"]),
+    ('[\\"C:\\\\\\\\temp\\"]', "xs", ["C:\\temp"]),
+    ("C:\\Users\\a\\b.txt", "p", "C:\\Users\\a\\b.txt"),
+    ("[not json", "xs", "[not json"),
+])
+def test_glm_json_values_as_the_model_meant(value: str, key: str, expected: Any) -> None:
+    text = f"<tool_call>f<arg_key>{key}</arg_key><arg_value>{value}</arg_value></tool_call>"
+    assert calls(both("glm47_moe", text, GLM_TOOLS, thinking=False)) == [("f", {key: expected})]
+
+
+# -- An open tag inside a value: decided by what follows it ------------------------
+
+@pytest.mark.parametrize("fmt, text, expected", [
+    # GLM: <arg_key> with no key and </arg_key> after it is value text.
+    ("glm47_moe", "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.md</arg_value>"
+     "<arg_key>content</arg_key><arg_value>Keys go in <arg_key>.</arg_value></tool_call>",
+     {"path": "a.md", "content": "Keys go in <arg_key>."}),
+    # ... but one that opens a new key means the value's close tag was missing.
+    ("glm47_moe", "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Berlin"
+     "<arg_key>unit</arg_key><arg_value>celsius</arg_value></tool_call>",
+     {"city": "Berlin", "unit": "celsius"}),
+    # qwen3: a <parameter=K> naming a field the call already has is value text.
+    ("qwen3", "<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.md\n</parameter>\n"
+     "<parameter=content>\nUse <parameter=path> here.\n</parameter>\n</function>\n</tool_call>",
+     {"path": "notes.md", "content": "Use <parameter=path> here."}),
+    ("qwen3", "<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n"
+     "<parameter=state>\nTX\n</parameter>\n</function>\n</tool_call>",
+     {"city": "Dallas", "state": "TX"}),
+    # Kimi K3: an argument opener whose header has a line break in it is text.
+    ("kimi_k3", '<|open|>tools<|sep|><|open|>call tool="f" index="0"<|sep|><|open|>argument '
+     'key="s" type="string"<|sep|>see <|open|>argument\nfor the syntax<|close|>argument<|sep|>'
+     "<|close|>call<|sep|><|close|>tools<|sep|>", {"s": "see <|open|>argument\nfor the syntax"}),
+])
+def test_open_tag_in_a_value_decided_by_what_follows(fmt: str, text: str,
+                                                     expected: dict[str, Any]) -> None:
+    [(_, arguments)] = calls(both(fmt, text, thinking=False))
+    assert arguments == expected
+
+
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
 # encoding_dsv32.py (huggingface.co/deepseek-ai/DeepSeek-V3.2, encoding/): thinking is a
 # chat_template_kwargs choice, off by default; the prompt ends "<｜Assistant｜><think>"

@@ -329,10 +329,6 @@ def hermes_cases(reasoning: bool) -> list[Case]:
                                          " tags.\n", HERMES_CALL)),
         Case("text_after_call", (*pre, HERMES_CALL, "\nDone.")),
     ]
-    if not reasoning:
-        # V3.2's template thinks only when asked (thinking_mode "chat" by default), and
-        # vLLM's V3.2 engine has no reasoning: these cases are thinking off.
-        cases = [Case(case.name, case.parts, thinking=False) for case in cases]
     if reasoning:
         cases += [
             Case("call_from_reasoning", ("Straight to it.\n", HERMES_CALL)),

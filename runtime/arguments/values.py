@@ -246,6 +246,45 @@ class DelimitedStrings(ValueScan):
 
 
 _OUTSIDE, _NAME, _BEFORE_VALUE, _VALUE, _CLOSING = range(5)
+
+# The longest field header an open tag written inside a value may be followed by.
+_MAX_HEADER: Final = 200
+
+
+def _partial(text: str, literal: str) -> int:
+    """How long the end of ``text`` that is a proper prefix of ``literal`` is."""
+    for n in range(min(len(literal) - 1, len(text)), 0, -1):
+        if text.endswith(literal[:n]):
+            return n
+    return 0
+
+
+def opens_field(buf: str, at: int, name_end: str, value_open: str | None,
+                name: str | None, seen: set[str] | frozenset[str]) -> bool | None:
+    """Whether an open tag written inside a value (its header starts at ``buf[at]``)
+    opens the next field, by what follows it: a header up to ``name_end`` (no tag or
+    line break in it) whose field ``name`` (None: the header's text) the call has not
+    had (``seen``), then ``value_open`` where there is one; None: not known yet."""
+    j = buf.find(name_end, at)
+    header = buf[at : j if j >= 0 else len(buf)]
+    if j < 0:  # (its end may be the start of name_end)
+        header = header[: len(header) - _partial(header, name_end)]
+    if "\n" in header or "<" in header or len(header) > _MAX_HEADER:
+        return False
+    if j < 0:
+        return None
+    field = header.strip() if name is None else name
+    if not field or field in seen:
+        return False
+    if not value_open:
+        return True
+    m = NOT_SPACE(buf, j + len(name_end))
+    if m is None:
+        return None
+    rest = buf[m.start():]
+    if rest.startswith(value_open):
+        return True
+    return None if value_open.startswith(rest) else False
 NOT_SPACE: Final = re.compile(r"\S").search
 
 
@@ -262,13 +301,18 @@ class ElementValues(ValueScan):
     """
 
     __slots__ = ("opens", "name_end", "value_open", "closes", "text_kind", "self_closing",
-                 "where", "buf", "tags", "sure", "_opens", "_ends")
+                 "where", "buf", "tags", "sure", "_opens", "_ends", "name_of", "names")
 
     def __init__(self, *, open: tuple[str, ...], name_end: str, close: tuple[str, ...],
                  value_open: str | None,
                  text_kind: Callable[[str], bool] | None = None,
-                 self_closing: bool = False) -> None:
+                 self_closing: bool = False,
+                 name_of: Callable[[str], str] | None = None) -> None:
         super().__init__()
+        # A header's field name (None: the header's text), and the fields read so far:
+        # an open tag inside a value opens a field only as ``opens_field`` decides.
+        self.name_of = name_of
+        self.names: set[str] = set()
         # Headers of attributes may close their own tag (``name="K"/>``): no value.
         self.self_closing = self_closing
         # Each tag in all its spellings (the first is canonical).
@@ -287,6 +331,7 @@ class ElementValues(ValueScan):
         self.quoted = self.ambiguous = self.sure = False
         self.where = _OUTSIDE
         self.buf = ""
+        self.names = set()
 
     def _enter_value(self) -> None:
         self.where = _VALUE
@@ -311,6 +356,18 @@ class ElementValues(ValueScan):
                 if m is None:
                     self.buf = buf[self._ends.tail(buf, pos):]
                     return
+                if m.group() not in self.closes:  # an open tag: what follows decides
+                    name_of = self.name_of
+                    j = buf.find(self.name_end, m.end())
+                    name = name_of(buf[m.end():j]) if name_of is not None and j >= 0 else None
+                    opens = opens_field(buf, m.end(), self.name_end, self.value_open, name,
+                                        self.names)
+                    if opens is None:
+                        self.buf = buf[m.start():]
+                        return
+                    if not opens:
+                        pos = m.end()  # value text
+                        continue
                 pos = m.end()
                 self.where = _CLOSING if m.group() in self.closes else _NAME
                 self.quoted = self.ambiguous = False
@@ -344,6 +401,7 @@ class ElementValues(ValueScan):
                     self.buf = buf[pos:]
                     return
                 header = buf[pos:i]
+                self.names.add(header.strip() if self.name_of is None else self.name_of(header))
                 kind = self.text_kind
                 self.sure = kind is not None and kind(header)
                 pos = i + len(self.name_end)
@@ -369,4 +427,5 @@ class ElementValues(ValueScan):
                 self._enter_value()
 
 
-__all__ = ["NOT_SPACE", "DelimitedStrings", "ElementValues", "QuotedStrings", "ValueScan"]
+__all__ = ["NOT_SPACE", "DelimitedStrings", "ElementValues", "QuotedStrings", "ValueScan",
+           "opens_field"]
