@@ -310,23 +310,7 @@ def test_kimi_k3_reasoning_ids_end_at_either_close_spelling(get_tokenizer: Any) 
         assert parser.extract_content_ids(done) == ids("<|open|>response<|sep|>Hi")
 
 
-# -- A reasoning end marker written again, more than once ----------------------------
-# MiniMax M3 may repeat </mm:think> (vLLM's minimax_m3 reasoning parser drops a stray
-# closer that starts the response): every copy right after reasoning closed, whitespace
-# between them aside, is that marker, in any format.
-
-@pytest.mark.parametrize("fmt, end, thinking", [
-    ("minimax_m3", "</mm:think>", True), ("minimax_m3", "</mm:think>", False),
-    ("qwen3", "</think>", False), ("deepseek_v4", "</think>", True),
-])
-def test_end_marker_repeated_after_reasoning_closed(fmt: str, end: str,
-                                                    thinking: bool) -> None:
-    reasoning = "Short." + end if thinking else ""
-    text = f"{reasoning}{end}\n{end}{end}\n\nThe answer."
-    message = both(fmt, text, thinking=thinking)
-    assert message.reasoning == ("Short." if thinking else None)
-    assert (message.content or "").strip() == "The answer."
-
+# -- A reasoning end marker written after content text -----------------------------
 
 def test_end_marker_after_content_text_is_the_formats_business() -> None:
     message = both("minimax_m3", "Short.</mm:think>The answer.</mm:think>", thinking=True)
