@@ -15,7 +15,7 @@ from mypy_extensions import mypyc_attr
 
 from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
 from .trim import ValueTrim
-from .values import opens_field
+from .field_openers import opens_field
 from .writer import ArgumentsWriter
 
 # A header's XML attributes: name, then the value in double, single or no quotes.
