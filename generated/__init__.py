@@ -187,7 +187,7 @@ INDEX = (
             ModelPattern("deepseek-v32", thinking=False),  # models (line 9)
             ModelPattern("deepseek-v3.2-speciale", thinking=True),  # models (line 10)
         ),
-        thinking_switch=(),
+        thinking_switch=(("thinking", None), ("enable_thinking", None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -197,7 +197,7 @@ INDEX = (
             "</｜DSML｜function_calls>",
             "<｜DSML｜function_calls>",
         ),
-        text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="'),
+        text_markers=("</｜DSML｜invoke>", '">', '<｜DSML｜invoke name="', '"/>'),
         preserve_tokens=(),
         turn_boundary_tokens=(),
         reasoning_start="<think>",
@@ -282,10 +282,16 @@ INDEX = (
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
-        token_markers=("<channel|>", "<|channel>", "<tool_call|>", "<|tool_call>"),
+        token_markers=(
+            "<channel|>",
+            "<|channel>",
+            "<tool_call|>",
+            "<|tool_call>",
+            "<turn|>",
+        ),
         text_markers=("call:", ":", "{", "("),
         preserve_tokens=('<|"|>',),
-        turn_boundary_tokens=("<|tool_response>", "<|turn>"),
+        turn_boundary_tokens=("<turn|>", "<|tool_response>", "<|turn>"),
         reasoning_start="<|channel>",
         reasoning_end="<channel|>",
     ),
@@ -326,11 +332,18 @@ INDEX = (
         has_tool_calls=True,
         has_reasoning=True,
         token_markers=("</think>", "<think>", "</tool_call>", "<tool_call>"),
-        text_markers=("</arg_key>", "<arg_key>", "</arg_value>", "<arg_value>"),
+        text_markers=(
+            "</arg_key>",
+            "<arg_key>",
+            "</arg_value>",
+            "<arg_value>",
+            "<|role_end|>",
+        ),
         preserve_tokens=(),
         turn_boundary_tokens=(
             "<|assistant|>",
             "<|observation|>",
+            "<|role_end|>",
             "<|system|>",
             "<|user|>",
         ),
@@ -393,10 +406,7 @@ INDEX = (
         name="granite_thinking",
         description="IBM Granite 4.2 with thinking - the nemotron_v3 grammar; the newlines after </think> are not content",
         aliases=("granite_thinking_parser",),
-        models=(
-            ModelPattern("granite-4.1", thinking=True),  # models (line 9)
-            ModelPattern("granite-4.2", thinking=True),  # models (line 10)
-        ),
+        models=(ModelPattern("granite-4.2", thinking=True),),  # models (line 10)
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
         has_tool_calls=True,
@@ -991,6 +1001,8 @@ INDEX = (
                 "qwen3-next-80b-a3b-thinking", thinking=True
             ),  # models (line 15)
             ModelPattern("qwq", thinking=True),  # models (line 17)
+            ModelPattern("granite-4.1", thinking=False),  # models (line 21)
+            ModelPattern("mimo-vl", thinking=True),  # models (line 24)
         ),
         thinking_switch=(("enable_thinking", None),),
         thinking_default=True,
@@ -1029,7 +1041,7 @@ INDEX = (
             ModelPattern("seed-oss", thinking=True),  # models (line 7)
             ModelPattern("seedoss", thinking=True),  # models (line 8)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("thinking_budget", None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,

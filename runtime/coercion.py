@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from .json_text import to_json
@@ -22,6 +23,46 @@ def _finite(value: Any) -> bool:
     if isinstance(value, dict):
         return all(map(_finite, value.values()))
     return True
+
+
+# A backslash, or a backslash pair or escaped quote (which stay as they are).
+_BACKSLASH = re.compile(r'\\(["\\]?)')
+
+
+def _as_written(match: re.Match[str]) -> str:
+    """A lone backslash (one that starts no escape the model meant) as a backslash."""
+    return match.group(0) if match.group(1) else "\\\\"
+
+
+def _container(text: str) -> Any:
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, (dict, list)) and _finite(parsed) else None
+
+
+def json_container(raw: str) -> Any:
+    """``raw`` as the JSON object or array a model wrote, or None: as JSON; else as the
+    text of a JSON string (the model escaped the JSON, [\\"a\\"]); and each with its
+    backslashes that start no JSON escape it meant taken as backslashes
+    ({"path": "C:\\Users\\a"})."""
+    text = raw.strip()
+    if not text[:1] in ("[", "{"):
+        return None
+    candidates = [text]
+    if '\\"' in text:
+        try:
+            candidates.append(json.loads('"' + text + '"'))
+        except ValueError:
+            pass
+    for candidate in candidates:
+        parsed = _container(candidate)
+        if parsed is None and "\\" in candidate:
+            parsed = _container(_BACKSLASH.sub(_as_written, candidate))
+        if parsed is not None:
+            return parsed
+    return None
 
 
 def coerce(raw: str, types: frozenset[str]) -> Any:
@@ -52,11 +93,8 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
         if low in ("false", "0"):
             return False
     if "object" in types or "array" in types:
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, (dict, list)) and _finite(parsed):
+        parsed = json_container(raw)
+        if parsed is not None:
             return parsed
     if "string" in types:
         return raw

@@ -5,8 +5,8 @@ Three kinds, all decided by the lexicon and the reasoning rules before any text:
 terminal marked ``at_start`` (a list that only a whole completion may open); a start
 marker that opens reasoning where the prompt left the model in content (its CONTENT has
 no transition for it); and, right after reasoning closed (by the prompt, the thinking-off
-template or the completion), an end marker written again before any content text,
-whitespace aside, which is that marker, not content.  ``Opening`` holds which of them
+template or the completion), an end marker written again (once or more) before any
+content text, whitespace aside, which is that marker, not content.  ``Opening`` holds which of them
 are live; the parser asks it while its ``fresh`` flag is up.
 """
 
@@ -100,7 +100,15 @@ class Opening:
             out.append(RawText(text, p.state_id, name))  # type: ignore[arg-type]  # (the raw tap)
         if opens:
             p.state_id = REASONING
+        else:
+            self._again(p)
         return True
+
+    def _again(self, p: Host) -> None:
+        """An end marker was written again after reasoning closed: more of them (and
+        whitespace) may follow before the content, each that marker too."""
+        p.fresh = True
+        self.starters = self.reclosers
 
     def starting(self, p: Host, buf: str, pos: int, final: bool,
                  out: list[SemanticEvent]) -> int:
@@ -123,8 +131,10 @@ class Opening:
                     out.append(RawText(lit, p.state_id, name))  # type: ignore[arg-type]  # (the raw tap)
                 if name in self.opening:
                     p.state_id = REASONING
-                elif name not in self.reclosing:  # (a repeated end marker: no event)
+                elif name not in self.reclosing:
                     p.on_marker(name, lit, out)
+                elif self.after_close:  # a repeated end marker: no event
+                    self._again(p)
                 return len(lit)
             if lit.startswith(buf) and not final:
                 return None

@@ -148,8 +148,8 @@ class PromptReader:
                 def seqs(names: Iterable[str]) -> _Seqs:
                     out: dict[int, list[tuple[int, ...]]] = {}
                     for name in names:
-                        if name in ids:
-                            out.setdefault(ids[name][-1], []).append(ids[name])
+                        for seq in ids.get(name, ()):
+                            out.setdefault(seq[-1], []).append(seq)
                     return out
 
                 self._seqs = (seqs(reasoning.start), seqs(reasoning.end),

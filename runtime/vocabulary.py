@@ -33,7 +33,7 @@ class TokenizerInfo(NamedTuple):
     drop_texts: frozenset[str]  # special tokens the format does not name
     decode: Callable[[int], str]
     decode_run: Callable[[Sequence[int]], str]  # several ids at once (bytes join up)
-    name_to_ids: dict[str, tuple[int, ...]]  # terminals the vocabulary spells: their ids
+    name_to_ids: dict[str, tuple[tuple[int, ...], ...]]  # terminals the vocabulary spells: ids
     stop_ids: frozenset[int]  # turn boundaries and every special token: a prompt walk stops
     boundary_ids: frozenset[int]  # turn boundaries
     patterns: dict[str, str]  # spellings over special tokens, as pieces: pattern -> name
@@ -74,19 +74,21 @@ def tokenizer_info(
     boundary_ids = frozenset(vocab[t] for t in turn_boundary_tokens if t in vocab)
     # Markers the format reads as text may still be tokens of the vocabulary, one
     # (<think>) or several (Kimi K3's <|open|> think <|sep|>): a prompt's ids can show
-    # them (spelling -> name; the first spelling wins).
-    name_to_ids: dict[str, tuple[int, ...]] = {}
+    # them, in every spelling (name -> the spellings' id sequences).
+    name_to_ids: dict[str, tuple[tuple[int, ...], ...]] = {}
     for text, name in (literals or {}).items():
-        if name in name_to_ids:
-            continue
         if text in vocab:
-            name_to_ids[name] = (vocab[text],)
+            name_to_ids[name] = (*name_to_ids.get(name, ()), (vocab[text],))
         else:
             ids = _encode(tokenizer, text)
             if len(ids) > 1 and "".join(decode(i) for i in ids) == text:
-                name_to_ids[name] = ids
-    name_to_ids.update((name, (tid,)) for tid, name in id_to_name.items() if name != DROP)
-    single = frozenset(ids[0] for ids in name_to_ids.values() if len(ids) == 1)
+                name_to_ids[name] = (*name_to_ids.get(name, ()), ids)
+    by_token: dict[str, tuple[tuple[int, ...], ...]] = {}
+    for tid, name in id_to_name.items():
+        if name != DROP:  # (a terminal matched by its token: its token ids)
+            by_token[name] = (*by_token.get(name, ()), (tid,))
+    name_to_ids.update(by_token)
+    single = frozenset(seq[0] for seqs in name_to_ids.values() for seq in seqs if len(seq) == 1)
     stop_ids = boundary_ids | frozenset(special_ids) | single
     patterns, pieces = _patterns(tokenizer, spelled or {}, resolved, special_texts)
     resolved.update(patterns.values())

@@ -247,7 +247,7 @@ def test_schema_check_names_the_file(tmp_path: Path) -> None:
 
 
 def test_corpus_is_not_empty() -> None:
-    assert len(CASES) >= 20
+    assert len(CASES) >= 250  # (issue 36 item 4)
 
 
 @pytest.mark.parametrize("cadence", CADENCES)

@@ -141,8 +141,11 @@ def test_kimi_k3_render_escapes_what_parsing_unescapes() -> None:
 # -- DeepSeek V4: a self-closing invoke is a call with {} ----------------------------
 
 @pytest.mark.parametrize("fmt, dsml, wrapper", [
+    ("deepseek_v32", "｜DSML｜", "function_calls"),
     ("deepseek_v4", "｜DSML｜", "tool_calls"),
+    ("deepseek_v4", "｜｜DSML｜｜", "tool_calls"),   # as the DeepSeek API returns it
     ("deepseek_v41", "｜DSML｜ ", "calls"),
+    ("deepseek_v41", "｜｜DSML｜｜ ", "calls"),
 ])
 def test_deepseek_v4_self_closing_invoke(fmt: str, dsml: str, wrapper: str) -> None:
     text = (f"Checking.\n\n<{dsml}{wrapper}>\n<{dsml}invoke name=\"get_time\"/>\n"
@@ -152,6 +155,286 @@ def test_deepseek_v4_self_closing_invoke(fmt: str, dsml: str, wrapper: str) -> N
     message = both(fmt, text, thinking=False)
     assert calls(message) == [("get_time", {}), ("f", {"a": "x", "e": ""}), ("now", {})]
     assert message.content == "Checking.\n\n"
+
+
+# -- DSML: an invoke whose arguments are one JSON object ----------------------------
+# SGLang's DeepSeekV32Detector reads "Direct JSON" invokes
+# (<｜DSML｜invoke name="f">{"city": "San Francisco"}</｜DSML｜invoke>); the JSON members
+# are the arguments, typed by the tool's schema, streamed or not.
+
+@pytest.mark.parametrize("fmt, dsml, wrapper", [
+    ("deepseek_v32", "｜DSML｜", "function_calls"),
+    ("deepseek_v4", "｜DSML｜", "tool_calls"),
+    ("deepseek_v41", "｜DSML｜ ", "calls"),
+])
+def test_dsml_invoke_with_json_arguments(fmt: str, dsml: str, wrapper: str) -> None:
+    text = (f"<{dsml}{wrapper}>\n<{dsml}invoke name=\"get_weather\">\n"
+            '{"city": "San Francisco", "days": "3", "units": {"t": "C"}}\n'
+            f"</{dsml}invoke>\n</{dsml}{wrapper}>")
+    tools = tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}})
+    assert calls(both(fmt, text, tools, thinking=False)) == [
+        ("get_weather", {"city": "San Francisco", "days": 3, "units": {"t": "C"}})]
+
+
+@pytest.mark.parametrize("body", [
+    "{not json}", '{"a": NaN}', "[1, 2]", '"text"', 'hello {"a": 1}'])
+def test_dsml_invoke_with_other_loose_text_has_no_arguments(body: str) -> None:
+    text = (f"<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n{body}\n"
+            "</｜DSML｜invoke>\n</｜DSML｜function_calls>")
+    assert calls(both("deepseek_v32", text, thinking=False)) == [("f", {})]
+
+
+def test_dsml_json_text_before_a_parameter_is_not_the_arguments() -> None:
+    text = ('<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n{"a": 1}\n'
+            '<｜DSML｜parameter name="b" string="true">x</｜DSML｜parameter>\n'
+            "</｜DSML｜invoke>\n</｜DSML｜function_calls>")
+    assert calls(both("deepseek_v32", text, thinking=False)) == [("f", {"b": "x"})]
+
+
+def test_qwen3_function_with_json_arguments() -> None:
+    text = '<tool_call>\n<function=get_weather>\n{"city": "Paris"}\n</function>\n</tool_call>'
+    assert calls(both("qwen3", text, thinking=False)) == [("get_weather", {"city": "Paris"})]
+
+
+# -- Kimi K2-Thinking: calls inside <think>, with or without the section marker -----
+# huggingface.co/moonshotai/Kimi-K2-Thinking: "interleave chain-of-thought reasoning with
+# function calls"; vllm-project/vllm#32216 (a <|tool_call_begin|> with the section
+# wrapper omitted ends the reasoning).
+
+KIMI_CALL = ('<|tool_call_begin|>functions.list_directory:0<|tool_call_argument_begin|>'
+             '{"path": "/src"}<|tool_call_end|>')
+
+
+@pytest.mark.parametrize("text", [
+    "<think>Let me look at the files." + KIMI_CALL + "<|tool_calls_section_end|></think>",
+    "<think>Let me look at the files." + KIMI_CALL + "</think>",
+    "<think>Let me look at the files.<|tool_calls_section_begin|>" + KIMI_CALL
+    + "<|tool_calls_section_end|></think>",
+    "Let me look at the files." + KIMI_CALL,
+])
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_kimi_k2_thinking_call_inside_reasoning(text: str, with_ids: bool,
+                                                get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("kimi_k2") if with_ids else None
+    module = parsergen.load("kimi_k2")
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer else None
+    message = module.parse(text, tokenizer=tokenizer, token_ids=ids, thinking=True)
+    assert (message.reasoning, message.content) == ("Let me look at the files.", None)
+    assert calls(message) == [("list_directory", {"path": "/src"})]
+    assert calls(both("kimi_k2", text, thinking=True)) == calls(message)
+
+
+def test_kimi_k2_call_without_its_section_in_content() -> None:
+    message = both("kimi_k2", "Checking." + KIMI_CALL + " Done.", thinking=False)
+    assert (message.reasoning, message.content) == (None, "Checking. Done.")
+    assert calls(message) == [("list_directory", {"path": "/src"})]
+
+
+# -- Ling 3: <|role_end|> ends the turn ----------------------------------------------
+# Ling's chat template closes every turn with <|role_end|> (<role>ASSISTANT</role> ...
+# <|role_end|>); written out, it is the end of the turn, not content.
+
+@pytest.mark.parametrize("text, reasoning, content", [
+    ("<think>Short.</think>Seoul.<|role_end|>", "Short.", "Seoul."),
+    ("Still thinking<|role_end|>", "Still thinking", None),
+])
+def test_ling3_role_end_is_no_content(text: str, reasoning: str, content: str | None) -> None:
+    route = parsergen.route("inclusionAI/Ling-3.0-flash")
+    assert route is not None and route.format == "glm47_moe"
+    message = both("ling3", text, thinking=route.thinking())
+    assert (message.reasoning, message.content) == (reasoning, content)
+
+
+def test_ling3_role_end_after_a_call() -> None:
+    text = ("<think>Look it up.</think><tool_call>get_weather<arg_key>city</arg_key>"
+            "<arg_value>Seoul</arg_value></tool_call><|role_end|>")
+    message = both("ling3", text, tool("get_weather", {"city": {"type": "string"}}),
+                   thinking=True)
+    assert (message.reasoning, message.content) == ("Look it up.", None)
+    assert calls(message) == [("get_weather", {"city": "Seoul"})]
+
+
+# -- Llama 3.x: Meta's documented {"type": "function", ...} call, bare ---------------
+# github.com/meta-llama/llama-models models/llama3_3/prompt_format.md: the model answers
+# {"type": "function", "name": ..., "parameters": {...}}; written without <|python_tag|>
+# it is a call too, and "type" is no argument.
+
+@pytest.mark.parametrize("prefix, content", [
+    ("", None), ("<|python_tag|>", None), ("Let me look it up. ", "Let me look it up.")])
+def test_llama3_type_function_call(prefix: str, content: str | None) -> None:
+    text = (prefix + '{"type": "function", "name": "get_weather", '
+            '"parameters": {"city": "San Francisco", "days": "3"}}')
+    tools = tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}})
+    message = both("llama3_json", text, tools)
+    assert calls(message) == [("get_weather", {"city": "San Francisco", "days": 3})]
+    assert message.content == content
+
+
+def test_llama3_type_function_object_without_a_name_stays_content() -> None:
+    text = '{"type": "function", "description": "not a call"}'
+    message = both("llama3_json", text)
+    assert (message.content, calls(message)) == (text, [])
+
+
+# -- Kimi K3: the think channel closed without its <|sep|> --------------------------
+# sgl-project/sglang#32757: the model emitted <|close|>think<|open|>response<|sep|>; the
+# close marker without <|sep|> still ends the reasoning, and is no text.
+
+@pytest.mark.parametrize("after", [
+    "<|open|>response<|sep|>The answer is 4.<|close|>response<|sep|>",
+    "The answer is 4.",
+    "\nThe answer is 4.",
+])
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_kimi_k3_think_closed_without_sep(after: str, with_ids: bool,
+                                          get_tokenizer: Any) -> None:
+    text = "2 + 2 is 4.<|close|>think" + after
+    tokenizer = get_tokenizer("kimi_k3") if with_ids else None
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer else None
+    message = parsergen.load("kimi_k3").parse(text, tokenizer=tokenizer, token_ids=ids)
+    assert (message.reasoning, (message.content or "").strip()) == ("2 + 2 is 4.",
+                                                                   "The answer is 4.")
+    assert both("kimi_k3", text).content == message.content
+
+
+def test_kimi_k3_reasoning_ids_end_at_either_close_spelling(get_tokenizer: Any) -> None:
+    tokenizer = get_tokenizer("kimi_k3")
+    parser = parsergen.load("kimi_k3").StreamingParser(tokenizer)
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False)
+
+    for close in ("<|close|>think<|sep|>", "<|close|>think"):
+        done = ids(f"hmm{close}<|open|>response<|sep|>Hi")
+        assert parser.is_reasoning_end(done)
+        assert parser.extract_content_ids(done) == ids("<|open|>response<|sep|>Hi")
+
+
+# -- A reasoning end marker written after content text -----------------------------
+
+def test_end_marker_after_content_text_is_the_formats_business() -> None:
+    message = both("minimax_m3", "Short.</mm:think>The answer.</mm:think>", thinking=True)
+    assert (message.reasoning, message.content) == ("Short.", "The answer.</mm:think>")
+
+
+# -- Pythonic: a list of calls after prose ------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["pythonic", "llama4_pythonic"])
+@pytest.mark.parametrize("before, after", [
+    ("I'll check. ", ""), ("I'll check.\n", ""), ("I'll check: ", " Done."), ("", "")])
+def test_pythonic_list_after_prose(fmt: str, before: str, after: str) -> None:
+    text = f"{before}[get_weather(city='Paris'), get_time(zone=\"CET\")]{after}"
+    message = both(fmt, text)
+    assert calls(message) == [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})]
+    assert message.content == ((before + after).strip() or None)  # the text around, verbatim
+
+
+@pytest.mark.parametrize("text", [
+    "The list [1, 2] has two items.", "See [docs] and [the guide](https://x.y).",
+    "Use x[0] or [x for x in y].", "[alpha, beta]"])
+def test_pythonic_brackets_that_open_no_call_stay_prose(text: str) -> None:
+    message = both("pythonic", text)
+    assert (message.content, calls(message)) == (text, [])
+
+
+# -- Inkling: the author header before a block's kind is no content ----------------
+# <|message_model|>AUTHOR<|content_...|>: a word there names the message's author (the
+# role, or a tool's name), so it is neither content nor reasoning.
+
+@pytest.mark.parametrize("text, reasoning, content, names", [
+    ("model<|content_text|>Hello.<|end_message|>", None, "Hello.", []),
+    ("<|message_model|>assistant<|content_thinking|>Hm.<|end_message|><|message_model|>"
+     "assistant<|content_text|>Hi.<|end_message|>", "Hm.", "Hi.", []),
+    ('<|message_model|>model<|content_invoke_tool_json|>{"name": "f", "args": {}}'
+     "<|end_message|>", None, None, ["f"]),
+    ("Greg is a client.<|end_message|>", None, "Greg is a client.", []),
+    ("Some prose first.<|content_text|>Then text.", None, "Some prose first.Then text.", []),
+])
+def test_inkling_author_header_is_no_content(text: str, reasoning: str | None,
+                                             content: str | None, names: list[str]) -> None:
+    message = both("inkling", text)
+    assert (message.reasoning, message.content) == (reasoning, content)
+    assert [name for name, _ in calls(message)] == names
+
+
+# -- Gemma 4: text between calls, a call closed by <turn|> or by the next call --------
+
+@pytest.mark.parametrize("between", ["Now the second one.", "\nAnd: {also} <|\"|>x<|\"|>\n"])
+@pytest.mark.parametrize("with_ids", [False, True])
+def test_gemma4_text_between_two_calls(between: str, with_ids: bool,
+                                       get_tokenizer: Any) -> None:
+    text = (f"<|tool_call>call:f{{a:1}}<tool_call|>{between}"
+            "<|tool_call>call:g{b:<|\"|>x<|\"|>}<tool_call|>")
+    tokenizer = get_tokenizer("gemma4") if with_ids else None
+    ids = tokenizer.encode(text, add_special_tokens=False) if tokenizer else None
+    message = parsergen.load("gemma4").parse(text, tokenizer=tokenizer, token_ids=ids)
+    assert calls(message) == [("f", {"a": 1}), ("g", {"b": "x"})]
+    assert message.content == between.rstrip()  # (whitespace right before a call is dropped)
+    assert both("gemma4", text).content == message.content
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('<|tool_call>call:gdb{args:<|"|>-batch -ex run /tmp/poc<|"|>}<turn|>',
+     [("gdb", {"args": "-batch -ex run /tmp/poc"})]),
+    ("<|tool_call>call:f{a:1}<|tool_call>call:g{b:2}<tool_call|>",
+     [("f", {"a": 1}), ("g", {"b": 2})]),
+])
+def test_gemma4_call_closed_by_turn_end_or_the_next_call(text: str,
+                                                        expected: list[Any]) -> None:
+    message = both("gemma4", text)
+    assert (message.content, calls(message)) == (None, expected)
+
+
+# -- GLM: JSON values written escaped or with raw backslashes -----------------------
+# GLM writes each value as text between <arg_value> tags; an array or object the tool's
+# schema asks for may come escaped ([\"a\"]) or with Windows paths' backslashes as
+# they are ({"path": "C:\Users\a"}): typed as the JSON the model meant, not a string.
+
+GLM_TOOLS = tool("f", {"xs": {"type": "array", "items": {"type": "string"}},
+                       "o": {"type": "object"}, "p": {"type": "string"}})
+
+
+@pytest.mark.parametrize("value, key, expected", [
+    ('[\\"a\\", \\"b\\"]', "xs", ["a", "b"]),
+    ('{\\"k\\": \\"v\\", \\"n\\": 2}', "o", {"k": "v", "n": 2}),
+    ('{"path": "C:\\Users\\a\\new.txt"}', "o", {"path": "C:\\Users\\a\\new.txt"}),
+    ('["C:\\Users\\a", "D:\\\\ok"]', "xs", ["C:\\Users\\a", "D:\\ok"]),
+    ('[\\"C:\\\\\\\\temp\\"]', "xs", ["C:\\temp"]),
+    ("C:\\Users\\a\\b.txt", "p", "C:\\Users\\a\\b.txt"),
+    ("[not json", "xs", "[not json"),
+])
+def test_glm_json_values_as_the_model_meant(value: str, key: str, expected: Any) -> None:
+    text = f"<tool_call>f<arg_key>{key}</arg_key><arg_value>{value}</arg_value></tool_call>"
+    assert calls(both("glm47_moe", text, GLM_TOOLS, thinking=False)) == [("f", {key: expected})]
+
+
+# -- An open tag inside a value: decided by what follows it ------------------------
+
+@pytest.mark.parametrize("fmt, text, expected", [
+    # GLM: <arg_key> with no key and </arg_key> after it is value text.
+    ("glm47_moe", "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.md</arg_value>"
+     "<arg_key>content</arg_key><arg_value>Keys go in <arg_key>.</arg_value></tool_call>",
+     {"path": "a.md", "content": "Keys go in <arg_key>."}),
+    # ... but one that opens a new key means the value's close tag was missing.
+    ("glm47_moe", "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Berlin"
+     "<arg_key>unit</arg_key><arg_value>celsius</arg_value></tool_call>",
+     {"city": "Berlin", "unit": "celsius"}),
+    # qwen3: a <parameter=K> naming a field the call already has is value text.
+    ("qwen3", "<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.md\n</parameter>\n"
+     "<parameter=content>\nUse <parameter=path> here.\n</parameter>\n</function>\n</tool_call>",
+     {"path": "notes.md", "content": "Use <parameter=path> here."}),
+    ("qwen3", "<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n"
+     "<parameter=state>\nTX\n</parameter>\n</function>\n</tool_call>",
+     {"city": "Dallas", "state": "TX"}),
+    # Kimi K3: an argument opener whose header has a line break in it is text.
+    ("kimi_k3", '<|open|>tools<|sep|><|open|>call tool="f" index="0"<|sep|><|open|>argument '
+     'key="s" type="string"<|sep|>see <|open|>argument\nfor the syntax<|close|>argument<|sep|>'
+     "<|close|>call<|sep|><|close|>tools<|sep|>", {"s": "see <|open|>argument\nfor the syntax"}),
+])
+def test_open_tag_in_a_value_decided_by_what_follows(fmt: str, text: str,
+                                                     expected: dict[str, Any]) -> None:
+    [(_, arguments)] = calls(both(fmt, text, thinking=False))
+    assert arguments == expected
 
 
 # -- DeepSeek V3.2: reasoning as its template writes it ------------------------------
@@ -197,6 +480,27 @@ def test_deepseek_v32_thinking_off_is_content(prompt: str | None) -> None:
     assert calls(message) == [("get_time", {"zone": "UTC"})]
 
 
+@pytest.mark.parametrize("kwargs", [{"thinking": True}, {"enable_thinking": True}])
+def test_deepseek_v32_thinking_on_starts_in_reasoning(kwargs: dict[str, bool]) -> None:
+    # The template ends the prompt in <think> when thinking is on: without the prompt,
+    # the request's switch says so.
+    route = parsergen.route("deepseek-ai/DeepSeek-V3.2")
+    assert route is not None and route.thinking() is False
+    thinking = route.thinking(kwargs)
+    assert thinking is True
+    message = route.parse("1+1 is 2.</think>It is 2.", thinking=thinking)
+    assert (message.reasoning, message.content) == ("1+1 is 2.", "It is 2.")
+    speciale = parsergen.route("deepseek-ai/DeepSeek-V3.2-Speciale")
+    assert speciale is not None
+    message = speciale.parse("1+1 is 2.</think>It is 2.")
+    assert (message.reasoning, message.content) == ("1+1 is 2.", "It is 2.")
+
+
+def test_deepseek_v32_stray_think_end_in_content_is_no_text() -> None:
+    message = v32("It is 2.</think> Done.", None)
+    assert (message.reasoning, message.content) == (None, "It is 2. Done.")
+
+
 def test_deepseek_v32_think_written_in_the_output_opens_reasoning() -> None:
     message = v32("<think>Hmm.</think>It is 2.", None)
     assert (message.reasoning, message.content) == ("Hmm.", "It is 2.")
@@ -217,6 +521,31 @@ def test_deepseek_v32_reasoning_ids_follow_the_prompt(get_tokenizer: Any) -> Non
     assert not parser.is_reasoning_end(on)
     assert parser.is_reasoning_end(on + answer)
     assert parser.is_reasoning_end(off)
+
+
+# -- Harmony: a recipient without the functions. namespace --------------------------
+# gpt-oss sometimes addresses a function by its bare name (to=get_weather); vLLM's chat
+# path reads any recipient that is no built-in tool or role as a function
+# (vllm/entrypoints/openai/parser/harmony_utils.py, is_function_recipient).
+
+@pytest.mark.parametrize("header", [
+    "<|channel|>commentary to=get_weather <|constrain|>json",
+    "<|channel|>commentary to=get_weather",
+    " to=get_weather<|channel|>commentary json",
+])
+def test_harmony_bare_recipient_is_a_function(header: str) -> None:
+    text = f"{header}<|message|>{{\"city\": \"Tokyo\"}}<|call|>"
+    message = both("openai", text, tool("get_weather", {"city": {"type": "string"}}))
+    assert (message.content, calls(message)) == (None, [("get_weather", {"city": "Tokyo"})])
+
+
+@pytest.mark.parametrize("recipient", ["python", "browser.search", "container.exec",
+                                       "functions"])
+def test_harmony_built_in_recipients_are_no_function(recipient: str) -> None:
+    text = (f"<|channel|>commentary to={recipient} <|constrain|>json<|message|>{{}}<|call|>"
+            "<|start|>assistant<|channel|>final<|message|>Done.<|return|>")
+    message = both("openai", text)
+    assert (message.content, calls(message)) == ("Done.", [])
 
 
 # -- Harmony: a completion cut inside a message header -------------------------------

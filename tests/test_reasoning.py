@@ -179,6 +179,8 @@ TEXT_MARKERS = {
     "deepseek_v32": "DSML call markers are text (several tokens in the test vocabulary)",
     "deepseek_v4": "DSML call markers are text (several tokens in the test vocabulary)",
     "deepseek_v41": "DSML call markers are text (several tokens in the test vocabulary)",
+    "glm47_moe": "Ling 3's <|role_end|> (ling3 is an alias) is not in GLM's vocabulary: "
+                 "matched as text",
     "granite33": "<think> and </think> are text in the test Granite vocabulary (only "
                  "its role and <|tool_call|> tokens are special)",
     "magistral_2506": "<think> and </think> are ordinary text in the tekken vocabulary "
@@ -381,3 +383,23 @@ def test_granite33_thinks_then_responds() -> None:
             accounting = account(granite.StreamingParser(thinking=thinking),
                                  [(d, []) for d in deltas])
             assert accounting.problems == [] and accounting.text == text
+
+
+# MiniMax M3 may repeat </mm:think> (vLLM's minimax_m3 reasoning parser drops a stray
+# closer that starts the response): every copy right after reasoning closed, whitespace
+# between them aside, is that marker, in any format, streamed or parsed.
+@pytest.mark.parametrize("fmt, end, thinking", [
+    ("minimax_m3", "</mm:think>", True), ("minimax_m3", "</mm:think>", False),
+    ("qwen3", "</think>", False), ("deepseek_v4", "</think>", True),
+])
+def test_end_marker_repeated_after_reasoning_closed(fmt: str, end: str,
+                                                    thinking: bool) -> None:
+    module = parsergen.load(fmt)
+    reasoning = "Short." + end if thinking else ""
+    text = f"{reasoning}{end}\n{end}{end}\n\nThe answer."
+    whole = module.parse(text, thinking=thinking)
+    parser = module.ChatParser(thinking=thinking)
+    streamed = accumulate([parser.feed(ch) for ch in text] + [parser.finish()])
+    assert (streamed.reasoning, streamed.content) == (whole.reasoning, whole.content)
+    assert whole.reasoning == ("Short." if thinking else None)
+    assert (whole.content or "").strip() == "The answer."

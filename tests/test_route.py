@@ -168,6 +168,21 @@ def test_thinking_of_a_request() -> None:
     assert coder.thinking({"enable_thinking": True}) is True
 
 
+def test_seed_oss_thinks_unless_its_budget_is_zero() -> None:
+    # Seed-OSS's template reads thinking_budget: 0 closes the think block in the prompt
+    # (github.com/ByteDance-Seed/seed-oss README, "Thinking Budget"); -1 or unset:
+    # unlimited thinking.
+    seed = parsergen.route("ByteDance-Seed/Seed-OSS-36B-Instruct")
+    assert seed is not None
+    assert seed.thinking() is True
+    assert seed.thinking({"thinking_budget": 512}) is True
+    assert seed.thinking({"thinking_budget": -1}) is True
+    assert seed.thinking({"thinking_budget": 0}) is False
+    assert seed.thinking({"enable_thinking": False}) is True  # not Seed's switch
+    answer = "To determine how much Janet makes, follow these steps."
+    assert seed.parse(answer, thinking=seed.thinking({"thinking_budget": 0})).content == answer
+
+
 # ------------------------------------------------------------------ specs
 
 

@@ -86,7 +86,7 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("NousResearch/Hermes-4-14B", "hermes", {}),
     ("NousResearch/Hermes-4-70B", "hermes", {}),
     ("NousResearch/Hermes-4-405B", "hermes", {}),
-    # Seed-OSS opens its own <seed:think> (thinking_budget, no switch to off):
+    # Seed-OSS opens its own <seed:think> unless thinking_budget is 0 (its switch):
     # huggingface.co/ByteDance-Seed/Seed-OSS-36B-Instruct
     ("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed_oss", ON),
     ("ByteDance-Seed/Seed-OSS-36B-Base", "seed_oss", ON),
@@ -238,20 +238,25 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("microsoft/Phi-4-mini-instruct", "phi4_mini_json", {}),
     ("ibm-granite/granite-4.0-h-tiny", "hermes", {}),
     ("ibm-granite/granite-4.0-h-small", "hermes", {}),
-    # Granite 4.1+: Nemotron 3's syntax, opens its own <think> unless enable_thinking is
-    # false (vLLM parser/granite_thinking.py).
-    ("ibm-granite/granite-4.1-3b", "granite_thinking", ON),
-    ("ibm-granite/granite-4.1-8b", "granite_thinking", ON),
+    # Granite 4.1: Granite 4.0's <tool_call> JSON, <think> only when thinking is turned
+    # on (huggingface.co/blog/ibm-granite/granite-4-1: no reasoning mode by default).
+    ("ibm-granite/granite-4.1-3b", "qwen3_json", OFF),
+    ("ibm-granite/granite-4.1-8b", "qwen3_json", OFF),
+    ("ibm-granite/granite-4.1-30b", "qwen3_json", OFF),
+    # Granite 4.2: Nemotron 3's syntax, opens its own <think> unless enable_thinking is
+    # false (vLLM parser/granite_thinking.py, "Granite 4.2 thinking parser").
+    ("ibm-granite/granite-4.2-8b", "granite_thinking", ON),
     # Nemotron 3, PLaMo 3, ToolACE.
     ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron_v3", {}),
     ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "nemotron_v3", {}),
     ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "nemotron_v3", {}),
-    # MiMo and MiMo-VL write <think> themselves (huggingface.co/XiaomiMiMo/MiMo-VL-7B-RL;
-    # vLLM parser/mimo.py: enable_thinking defaults to true).
+    # MiMo writes <think> itself (vLLM parser/mimo.py: enable_thinking defaults to true);
+    # MiMo-VL too, with <tool_call> JSON calls (huggingface.co/XiaomiMiMo/MiMo-VL-7B-RL).
     ("XiaomiMiMo/MiMo-7B-RL", "mimo", ON),
     ("XiaomiMiMo/MiMo-V2-Flash", "mimo", ON),
-    ("XiaomiMiMo/MiMo-VL-7B-RL", "mimo", ON),
-    ("XiaomiMiMo/MiMo-VL-7B-RL-2508", "mimo", ON),
+    ("XiaomiMiMo/MiMo-VL-7B-RL", "qwen3_json", ON),
+    ("XiaomiMiMo/MiMo-VL-7B-RL-2508", "qwen3_json", ON),
+    ("XiaomiMiMo/MiMo-VL-7B-SFT", "qwen3_json", ON),
     ("pfnet/plamo-3-nict-2b-base", "plamo3", {}),
     ("pfnet/plamo-3-nict-8b-base", "plamo3", {}),
     ("pfnet/plamo-3-nict-31b-base", "plamo3", {}),

@@ -164,6 +164,10 @@ def dsml_cases(calls: str, sep: str = "", reasoning: bool = True) -> list[Case]:
             *(("x",) + think_end if reasoning else ()), "Calls look like ", Lit(start),
             " in text.\n", start, "\n", weather, end)),
     ]
+    if not reasoning:
+        # V3.2's template thinks only when asked (thinking_mode "chat" by default), and
+        # vLLM's V3.2 engine has no reasoning: these cases are thinking off.
+        cases = [Case(case.name, case.parts, thinking=False) for case in cases]
     if reasoning:
         cases += [
             Case("call_from_reasoning", ("Thinking, then straight to a call.\n", start, "\n",

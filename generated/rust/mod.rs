@@ -174,7 +174,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "granite-3.3", format: "granite33", thinking: Some(false) }, // grammars/granite33.yaml, line 10
     ModelPattern { pattern: "granite-3", format: "granite", thinking: None }, // grammars/granite.yaml, line 4
     ModelPattern { pattern: "granite-4.0", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 10
-    ModelPattern { pattern: "granite-4.1", format: "granite_thinking", thinking: Some(true) }, // grammars/granite_thinking.yaml, line 9
+    ModelPattern { pattern: "granite-4.1", format: "qwen3_json", thinking: Some(false) }, // grammars/qwen3_json.yaml, line 21
     ModelPattern { pattern: "granite-4.2", format: "granite_thinking", thinking: Some(true) }, // grammars/granite_thinking.yaml, line 10
     ModelPattern { pattern: "hermes-2-pro-mistral-", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hermes-2", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
@@ -212,6 +212,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "magistral-small-2506", format: "magistral_2506", thinking: None }, // grammars/magistral_2506.yaml, line 9
     ModelPattern { pattern: "magistral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
     ModelPattern { pattern: "mathstral", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 11
+    ModelPattern { pattern: "mimo-vl", format: "qwen3_json", thinking: Some(true) }, // grammars/qwen3_json.yaml, line 24
     ModelPattern { pattern: "mimo", format: "mimo", thinking: Some(true) }, // grammars/mimo.yaml, line 8
     ModelPattern { pattern: "minimax-m2", format: "minimax_m2", thinking: None }, // grammars/minimax_m2.yaml, line 4
     ModelPattern { pattern: "minimax-m3", format: "minimax_m3", thinking: None }, // grammars/minimax_m3.yaml, line 4

@@ -29,6 +29,8 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
+from .field_openers import opens_field
+from .finders import finder
 from .scanning import whole_json_value
 
 
@@ -159,42 +161,6 @@ class QuotedStrings(ValueScan):
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class _Finder:
-    """Finds any of some literals with one regex, and a literal's start cut by the end."""
-
-    __slots__ = ("search", "_tail", "_reach")
-
-    def __init__(self, literals: tuple[str, ...]) -> None:
-        lits = sorted(set(literals), key=len, reverse=True)
-        self.search = re.compile("|".join(map(re.escape, lits))).search
-        prefixes = sorted({lit[:i] for lit in lits for i in range(1, len(lit))},
-                          key=len, reverse=True)
-        self._tail = (re.compile("(?:%s)\\Z" % "|".join(map(re.escape, prefixes))).search
-                      if prefixes else None)
-        self._reach = max(map(len, lits)) - 1
-
-    def tail(self, buf: str, pos: int) -> int:
-        """Where the end of ``buf`` (from ``pos``) may begin a literal; ``len(buf)`` if
-        nowhere."""
-        n = len(buf)
-        m = self._tail(buf, max(pos, n - self._reach)) if self._tail is not None else None
-        return m.start() if m is not None else n
-
-
-# Finders by their literals: a finder holds no state, and a parser per request would
-# otherwise compile the same two regexes again (most of a tagged format's constructor).
-_FINDERS: dict[tuple[str, ...], _Finder] = {}
-
-
-def finder(literals: tuple[str, ...]) -> _Finder:
-    """The one ``_Finder`` of these literals."""
-    found = _FINDERS.get(literals)
-    if found is None:
-        found = _FINDERS[literals] = _Finder(literals)
-    return found
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)
 class DelimitedStrings(ValueScan):
     """Strings between one delimiter that opens and closes them, without escapes
     (Gemma 4's ``<|"|>``); a delimiter cut by a delta's end is kept until it completes."""
@@ -270,13 +236,18 @@ class ElementValues(ValueScan):
     """
 
     __slots__ = ("opens", "name_end", "value_open", "closes", "text_kind", "self_closing",
-                 "where", "buf", "tags", "sure", "_opens", "_ends")
+                 "where", "buf", "tags", "sure", "_opens", "_ends", "name_of", "names")
 
     def __init__(self, *, open: tuple[str, ...], name_end: str, close: tuple[str, ...],
                  value_open: str | None,
                  text_kind: Callable[[str], bool] | None = None,
-                 self_closing: bool = False) -> None:
+                 self_closing: bool = False,
+                 name_of: Callable[[str], str] | None = None) -> None:
         super().__init__()
+        # A header's field name (None: the header's text), and the fields read so far:
+        # an open tag inside a value opens a field only as ``opens_field`` decides.
+        self.name_of = name_of
+        self.names: set[str] = set()
         # Headers of attributes may close their own tag (``name="K"/>``): no value.
         self.self_closing = self_closing
         # Each tag in all its spellings (the first is canonical).
@@ -295,6 +266,7 @@ class ElementValues(ValueScan):
         self.quoted = self.ambiguous = self.sure = False
         self.where = _OUTSIDE
         self.buf = ""
+        self.names = set()
 
     def _enter_value(self) -> None:
         self.where = _VALUE
@@ -320,6 +292,18 @@ class ElementValues(ValueScan):
                 if m is None:
                     self.buf = buf[self._ends.tail(buf, pos):]
                     return
+                if m.group() not in self.closes:  # an open tag: what follows decides
+                    name_of = self.name_of
+                    j = buf.find(self.name_end, m.end())
+                    name = name_of(buf[m.end():j]) if name_of is not None and j >= 0 else None
+                    opens = opens_field(buf, m.end(), self.name_end, self.value_open, name,
+                                        self.names)
+                    if opens is None:
+                        self.buf = buf[m.start():]
+                        return
+                    if not opens:
+                        pos = m.end()  # value text
+                        continue
                 pos = m.end()
                 self.where = _CLOSING if m.group() in self.closes else _NAME
                 self.quoted = self.ambiguous = False
@@ -353,6 +337,7 @@ class ElementValues(ValueScan):
                     self.buf = buf[pos:]
                     return
                 header = buf[pos:i]
+                self.names.add(header.strip() if self.name_of is None else self.name_of(header))
                 kind = self.text_kind
                 self.sure = kind is not None and kind(header)
                 pos = i + len(self.name_end)

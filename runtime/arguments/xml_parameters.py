@@ -162,7 +162,13 @@ class TaggedSyntax(ArgumentSyntax):
         sure = self._marks_text if self.attributes and self.string_attribute else None
         return ElementValues(open=self.opens, name_end=self.name_end, close=self.closes,
                              value_open=self.value_open, text_kind=sure,
-                             self_closing=bool(self.attributes))
+                             self_closing=bool(self.attributes),
+                             name_of=self._name_of if self.attributes else None)
+
+    def _name_of(self, header: str) -> str:
+        """A field header's name (its name attribute)."""
+        attrs = {k: dq or sq or bare for k, dq, sq, bare in ATTRIBUTE.findall(header)}
+        return attrs.get(self.name_attribute, "").strip()
 
     def _marks_text(self, header: str) -> bool:
         """Whether a field header's attributes mark its value as text."""

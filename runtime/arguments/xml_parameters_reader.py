@@ -6,14 +6,16 @@ What follows a close tag decides whether it closed the value.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
 from .trim import ValueTrim
+from .field_openers import opens_field
 from .writer import ArgumentsWriter
 
 # A header's XML attributes: name, then the value in double, single or no quotes.
@@ -32,15 +34,22 @@ class TaggedArguments:
     at its first text that is not whitespace.  A close tag closes the value only where
     the next field's open tag or the end of the call follows it (after whitespace);
     followed by other text it is value text (a value may quote its own close tag).
+    An open tag inside a value is decided by what follows it too: it opens the next
+    field (the value's close tag was missing) only where a field's header follows it
+    (up to ``name_end``, no tag or line break in it) naming a field the call has not
+    had, then ``value_open`` where the syntax has one; otherwise it is value text
+    (GLM's ``<arg_value>keys go in <arg_key>.</arg_value>``).
     ``open`` and ``close`` may each have several spellings (the first is canonical).
     ``trim`` (a mode of ``trim.ValueTrim``; ``True`` is ``one_newline``) drops whitespace
-    around each value.  Text outside fields is ignored.
+    around each value.  Text outside fields is ignored, but for arguments that are one
+    JSON object and no field at all (DSML's ``<invoke name="f">{"city": "Paris"}</invoke>``,
+    SGLang's DeepSeekV32Detector "Direct JSON"): its members are the fields.
     """
 
     __slots__ = ("writer", "opens", "name_end", "value_open", "closes", "trim", "buf",
                  "where", "name", "searched", "held", "attributes",
                  "name_attr", "string_attr", "string_value", "string_default", "kind",
-                 "entities")
+                 "entities", "loose", "fields", "names")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str | tuple[str, ...], name_end: str,
                  close: str | tuple[str, ...], value_open: str | None = None,
@@ -74,6 +83,9 @@ class TaggedArguments:
         self.name = ""
         self.searched = 0  # how much of buf is known not to hold name_end
         self.held: list[str] = []  # closing: the close tag and the whitespace after it
+        self.loose: list[str] = []  # text before the first field (a JSON object?)
+        self.fields = False  # a field has opened
+        self.names: set[str] = set()  # the fields read so far
 
     def complete(self) -> bool:
         """Whether no field is open: every value the model began has its close tag."""
@@ -91,7 +103,10 @@ class TaggedArguments:
                 if i < 0:
                     reach = max(map(len, self.opens)) - 1
                     self.buf = tail_prefix(buf, max(pos, len(buf) - reach), self.opens)
+                    if not self.fields:
+                        self.loose.append(buf[pos : len(buf) - len(self.buf)])
                     break
+                self.fields, self.loose = True, []
                 pos = i + size
                 self.where = "name"
             elif where == "name":
@@ -137,6 +152,16 @@ class TaggedArguments:
                     self.buf = buf[safe:]
                     break
                 i = min(stops)
+                if i == nxt:
+                    opens = self._opens_field(buf, i + nxt_size)
+                    if opens is None:  # what follows is not here yet
+                        out.append(self._value(buf[pos:i], final=False))
+                        self.buf = buf[i:]
+                        break
+                    if not opens:  # an open tag written in the value: its text
+                        out.append(self._value(buf[pos : i + nxt_size], final=False))
+                        pos = i + nxt_size
+                        continue
                 if i == end:
                     # Only what follows a close tag says whether it closed the value.
                     out.append(self._value(buf[pos:i], final=False))
@@ -212,16 +237,33 @@ class TaggedArguments:
         out.append(writer.close())
         return "".join(out)
 
+    def _opens_field(self, buf: str, at: int) -> bool | None:
+        """Whether an open tag written inside a value (its header starts at ``at``)
+        opens the next field (``values.opens_field``); None: not known yet."""
+        j = buf.find(self.name_end, at)
+        name = self._name_of(buf[at:j]) if j >= 0 else None
+        return opens_field(buf, at, self.name_end, self.value_open, name,
+                           self.names | {self.name})
+
+    def _name_of(self, header: str) -> str:
+        """The field name a header gives (its text, or its name attribute)."""
+        if not self.attributes:
+            return header.strip()
+        attrs = {k: dq or sq or bare for k, dq, sq, bare in ATTRIBUTE.findall(header)}
+        return attrs.get(self.name_attr, "").strip()
+
     def _header(self, header: str) -> bool:
         """Read the field's name (and value kind) from the text before NAME_END; whether
         the tag closes itself (attributes ending in ``/``: an empty value)."""
         if not self.attributes:
             self.name, self.kind = header.strip(), "text"
+            self.names.add(self.name)
             return False
         attrs = {k: dq or sq or bare for k, dq, sq, bare in ATTRIBUTE.findall(header)}
         if self.entities is not None:
             attrs = {k: self.entities(v) for k, v in attrs.items()}
         self.name = attrs.get(self.name_attr, "").strip()
+        self.names.add(self.name)
         if (self.string_attr is None
                 or attrs.get(self.string_attr, self.string_default) == self.string_value):
             self.kind = "text"
@@ -243,9 +285,32 @@ class TaggedArguments:
             self.held = []
         elif self.where == "before_value":
             out += self.writer.begin(self.name, self.kind) + self.writer.end()
+        elif not self.fields:
+            members = json_object("".join(self.loose) + self.buf)
+            for key, value in (members or {}).items():
+                out += self.writer.field(key, value)
         self.buf = ""
         self.where = "outside"
         return out + self.writer.close()
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)  # NaN and Infinity are not JSON
+
+
+_JSON = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """``text`` (whitespace aside) as one JSON object, or None."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = _JSON.decode(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def spellings(value: str | Sequence[str]) -> tuple[str, ...]:
