@@ -47,6 +47,7 @@ from .lexing import ValueArgs
 from .machine import ParserCore
 from .opening import Opening
 from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
+from .runs import CallProgram
 from .sequences import Chained, PieceSequencer
 from .deltas import coalesce
 from .tokens import TokenIdScanner
@@ -75,6 +76,9 @@ class StreamingParserBase(ParserCore):
     CALL_CLOSERS: ClassVar[Mapping[str, int]] = {}  # -> the state each leads to
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
     SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
+    # The calls a parse may read whole, by home state (introspection: PARSE_LEXING's
+    # lexers hold them; declared here so a compiled subclass keeps it a class attribute).
+    WHOLE_CALLS: ClassVar[Mapping[int, CallProgram]] = {}
 
     def __init__(self, tokenizer: Any = None, *, thinking: bool | None = None,
                  raw: bool = False) -> None:
