@@ -14,13 +14,14 @@ from .json_text import to_json
 from .schema_compiler import compile_schema
 from .schema_nodes import Compiled, is_mapping, schema_types
 
-def _finite(value: Any) -> bool:
+def finite(value: Any) -> bool:
+    """Whether a decoded JSON value holds no infinite or NaN float (JSON cannot)."""
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, list):
-        return all(map(_finite, value))
+        return all(map(finite, value))
     if isinstance(value, dict):
-        return all(map(_finite, value.values()))
+        return all(map(finite, value.values()))
     return True
 
 
@@ -56,7 +57,7 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
             parsed = json.loads(raw)
         except ValueError:
             parsed = None
-        if isinstance(parsed, (dict, list)) and _finite(parsed):
+        if isinstance(parsed, (dict, list)) and finite(parsed):
             return parsed
     if "string" in types:
         return raw
@@ -64,7 +65,7 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
         parsed = json.loads(raw)
     except ValueError:
         return raw
-    return parsed if _finite(parsed) else raw
+    return parsed if finite(parsed) else raw
 
 
 def coerce_value(value: Any, schema: Any) -> Any:

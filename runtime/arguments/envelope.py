@@ -308,15 +308,26 @@ class EnvelopeArguments:
         return ""
 
     def finish(self) -> str:
-        """End of the call: close the arguments (``{}`` if there were none)."""
+        """End of the call: close the arguments (``{}`` if there were none), and the
+        object around them where the model left it open (said in a warning, as
+        ``JsonArguments.finish`` closes the arguments)."""
+        out = ""
+        if self.state == "args_text":  # arguments as a JSON string, left open: as written
+            raw = "".join(self.text_value)
+            try:
+                out = self._feed_arguments(json.loads('"' + raw + '"'))
+            except ValueError:
+                out = self._feed_arguments(raw)
         if self.inner is None:
             if self.name is None:
                 self.name = ""
-            out = self._start_arguments()
-        else:
-            out = ""
+            out += self._start_arguments()
         assert self.inner is not None  # (_start_arguments made it)
-        return out + self.inner.finish()
+        out += self.inner.finish()
+        if self.state not in ("done", "start"):
+            self.inner.writer.closed_at_end('"}' if self.state == "args_text" else "}",
+                                            "the call's object")
+        return out
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
