@@ -326,7 +326,7 @@ class EnvelopeArguments:
         out += self.inner.finish()
         if self.state not in ("done", "start"):
             self.inner.writer.closed_at_end('"}' if self.state == "args_text" else "}",
-                                            "the call's object")
+                                            "the object around its arguments")
         return out
 
 
