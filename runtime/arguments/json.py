@@ -344,6 +344,9 @@ class JsonSyntax(ArgumentSyntax):
     Keys and strings stream as they arrive; other values pass through as written unless
     the tool's schema wants another type.  Text after the object is ignored.  A format's
     marker inside a string is string content (until a raw newline breaks the string).
+    A quote ends a string only where ``:`` (a key) or ``,`` ``}`` ``]`` (a value)
+    follows it; another is text the model left unescaped.  What the call's end leaves
+    open is closed with closers only, and said in a warning.
     """
 
     name = "json"
