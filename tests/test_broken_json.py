@@ -71,8 +71,12 @@ def _read(fmt: str, text: str, get_tokenizer: Any) -> tuple[list[tuple[str, Any]
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls], warnings
 
 
-def _each(warning: str) -> list[str]:
-    return [f"tool call {i}: {warning}" for i in (0, 1)]
+def _expect(fmt: str, text: str, get_tokenizer: Any, calls: list[tuple[str, Any]],
+            warnings: list[str], indices: tuple[int, ...] = (0, 1)) -> None:
+    """``text`` gives these calls, and each warning for each call of ``indices``."""
+    got, got_warnings = _read(fmt, text, get_tokenizer)
+    assert got == calls
+    assert got_warnings == [f"tool call {i}: {w}" for i in indices for w in warnings]
 
 
 def _quote_kept(key: str) -> str:
@@ -100,9 +104,8 @@ STRAY_QUOTES = {
 def test_a_quote_that_does_not_end_a_string_is_its_text(fmt: str, case: str,
                                                         get_tokenizer: Any) -> None:
     arguments, meant, key = STRAY_QUOTES[case]
-    calls, warnings = _read(fmt, _render(parsergen.load(fmt), arguments), get_tokenizer)
-    assert calls == [("f", meant)] * 2
-    assert warnings == _each(_quote_kept(key))
+    text = _render(parsergen.load(fmt), arguments)
+    _expect(fmt, text, get_tokenizer, [("f", meant)] * 2, [_quote_kept(key)])
 
 
 def test_a_quote_before_a_closer_ends_the_string() -> None:
@@ -140,20 +143,17 @@ UNCLOSED = {
 def test_a_call_ended_before_its_arguments_closed(fmt: str, case: str,
                                                   get_tokenizer: Any) -> None:
     arguments, meant, warnings = UNCLOSED[case]
-    calls, got = _read(fmt, _render(parsergen.load(fmt), arguments), get_tokenizer)
-    assert calls == [("f", meant)] * 2
-    assert got == [f"tool call {i}: {w}" for i in (0, 1) for w in warnings]
+    text = _render(parsergen.load(fmt), arguments)
+    _expect(fmt, text, get_tokenizer, [("f", meant)] * 2, warnings)
 
 
 @pytest.mark.parametrize("fmt", [f for f in JSON_ENDED if _syntax(f) == "json_envelope"])
 def test_an_envelope_ended_before_it_closed(fmt: str, get_tokenizer: Any) -> None:
     """The call's object around its arguments lacks its brace: the arguments (whose own
     brace the model did write) stand, and the repair is reported."""
-    module = parsergen.load(fmt)
-    text = _render(module, '{"o": {"l": [1, 2]}, "s": "x"')
-    calls, warnings = _read(fmt, text, get_tokenizer)
-    assert calls == [("f", {"o": {"l": [1, 2]}, "s": "x"})] * 2
-    assert warnings == _each(_closed("}", "the object around its arguments"))
+    text = _render(parsergen.load(fmt), '{"o": {"l": [1, 2]}, "s": "x"')
+    _expect(fmt, text, get_tokenizer, [("f", {"o": {"l": [1, 2]}, "s": "x"})] * 2,
+            [_closed("}", "the object around its arguments")])
 
 
 # Gemma 4's notation: the call's own brace, a list, a string's delimiter, a key.
@@ -170,12 +170,9 @@ NOTATION_UNCLOSED = {
 def test_a_notation_call_ended_before_it_closed(fmt: str, case: str,
                                                get_tokenizer: Any) -> None:
     arguments, meant, warnings = NOTATION_UNCLOSED[case]
-    module = parsergen.load(fmt)
     # The template writes the call's closing brace as text after the arguments.
-    text = _render(module, "\u2063").replace("\u2063}", arguments)
-    calls, got = _read(fmt, text, get_tokenizer)
-    assert calls == [("f", meant)] * 2
-    assert got == [f"tool call {i}: {w}" for i in (0, 1) for w in warnings]
+    text = _render(parsergen.load(fmt), "\u2063").replace("\u2063}", arguments)
+    _expect(fmt, text, get_tokenizer, [("f", meant)] * 2, warnings)
 
 
 # Python calls: (the call's text, its arguments, warnings); ``g(n=1)`` follows each.
@@ -192,41 +189,34 @@ PYTHON_UNCLOSED = {
 def test_a_python_call_closed_around_open_brackets(fmt: str, case: str,
                                                    get_tokenizer: Any) -> None:
     calls_text, meant, warnings = PYTHON_UNCLOSED[case]
-    module = parsergen.load(fmt)
-    text = module.render({"tool_calls": [{"name": "f", "arguments": {"n": 1}}]})
-    calls, got = _read(fmt, text.replace("f(n=1)", calls_text), get_tokenizer)
-    assert calls == [("f", meant), ("g", {"n": 1})]
-    assert got == [f"tool call 0: {w}" for w in warnings]
+    text = parsergen.load(fmt).render({"tool_calls": [{"name": "f", "arguments": {"n": 1}}]})
+    _expect(fmt, text.replace("f(n=1)", calls_text), get_tokenizer,
+            [("f", meant), ("g", {"n": 1})], warnings, (0,))
 
 
 @pytest.mark.parametrize("fmt", [f for f in PYTHON if any(
     kind == "marker" for kind, _ in parsergen.load(f).RENDERER.calls_close or ())])
 def test_a_python_call_its_end_marker_ended(fmt: str, get_tokenizer: Any) -> None:
     """``[f(n=1<|python_end|>``: the marker ended the call before its ``)``."""
-    module = parsergen.load(fmt)
-    text = module.render({"tool_calls": [{"name": "f", "arguments": {"n": 1}}]})
-    calls, warnings = _read(fmt, text.replace("f(n=1)]", "f(n=1"), get_tokenizer)
-    assert calls == [("f", {"n": 1})]
-    assert warnings == ["tool call 0: " + _closed(")")]
+    text = parsergen.load(fmt).render({"tool_calls": [{"name": "f", "arguments": {"n": 1}}]})
+    _expect(fmt, text.replace("f(n=1)]", "f(n=1"), get_tokenizer, [("f", {"n": 1})],
+            [_closed(")")], (0,))
 
 
 # (c) Values JSON cannot hold: kept as their text; the call and the next one stand.
-def test_python_values_json_cannot_hold_are_their_text() -> None:
-    for fmt in PYTHON:
-        module = parsergen.load(fmt)
-        text = module.render({"tool_calls": [{"name": "f", "arguments": {"n": 1}},
-                                             {"name": "g", "arguments": {"n": 2}}]})
-        text = text.replace("f(n=1)", 'f(x=1e400, s=float("nan"), l=[1, -1e999], n=inf)')
-        message, cut, warnings, _ = read_whole(module, text)
-        assert (message, cut, warnings) == read_by_chars(module, text)[:3]
-        assert [(c.name, json.loads(c.arguments)) for c in message.tool_calls] == [
-            ("f", {"x": "1e400", "s": 'float("nan")', "l": [1, "-1e999"], "n": "inf"}),
-            ("g", {"n": 2})]
-        assert warnings == [
-            "tool call 0: '1e400' in the value of 'x' cannot be JSON: kept as text",
-            "tool call 0: the value of 's' is not a Python literal: kept as text",
-            "tool call 0: '-1e999' in the value of 'l' cannot be JSON: kept as text",
-            "tool call 0: the value of 'n' is not a Python literal: kept as text"]
+@pytest.mark.parametrize("fmt", PYTHON)
+def test_python_values_json_cannot_hold_are_their_text(fmt: str, get_tokenizer: Any) -> None:
+    module = parsergen.load(fmt)
+    text = module.render({"tool_calls": [{"name": "f", "arguments": {"n": 1}},
+                                         {"name": "g", "arguments": {"n": 2}}]})
+    text = text.replace("f(n=1)", 'f(x=1e400, s=float("nan"), l=[1, -1e999], n=inf)')
+    _expect(fmt, text, get_tokenizer, [
+        ("f", {"x": "1e400", "s": 'float("nan")', "l": [1, "-1e999"], "n": "inf"}),
+        ("g", {"n": 2})], [
+        "'1e400' in the value of 'x' cannot be JSON: kept as text",
+        "the value of 's' is not a Python literal: kept as text",
+        "'-1e999' in the value of 'l' cannot be JSON: kept as text",
+        "the value of 'n' is not a Python literal: kept as text"], (0,))
 
 
 @pytest.mark.parametrize("fmt", JSON)
