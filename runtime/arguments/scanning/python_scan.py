@@ -73,14 +73,16 @@ class PyScan:
                 self.depth += 1
                 if self.call:
                     self.opened.append(ch)
-                    self.parens += ch == "("
+                    if ch == "(":
+                        self.parens += 1
             elif ch in ")]}":
                 if self.depth <= 0:
                     return i
                 if self.call:
                     if ch == ")" and not self.parens:
                         return i  # the call's own parenthesis: what is open stays open
-                    self.parens -= self.opened.pop() == "("
+                    if self.opened.pop() == "(":
+                        self.parens -= 1
                 self.depth -= 1
             elif ch == "," and self.depth <= 0:
                 return i
