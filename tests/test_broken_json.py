@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 
 import parsergen
+from parsergen.runtime.arguments import syntax
+from parsergen.runtime.arguments.scanning import escape_stray_quotes, py_closers
 from support.json_calls import read_by_chars, read_by_ids, read_whole
 from support.tokenizers import FORMAT_TOKENIZERS
 
@@ -234,3 +236,44 @@ def test_json_values_json_cannot_hold_are_their_text(fmt: str, get_tokenizer: An
                for c in read_whole(module, text)[0].tool_calls)
     assert warnings == [f"tool call {i}: the value of {k!r} is not JSON: kept as text"
                         for i in (0, 1) for k in ("x", "s")]
+
+
+# Whole-call reading (parse()) takes only what it reads exactly as streaming would: every
+# broken case above is refused, and streaming's rule decides.
+BROKEN_OBJECTS = ['{"s": "say "hi""}', '{"o": {"cmd": "a "b""}}', '{"s": "x", "n": 1',
+                  '{"l": [1, 2}', '{"n": 1, "s"', '{"x": NaN}', '{"x": 1e400}']
+
+
+@pytest.mark.parametrize("text", BROKEN_OBJECTS)
+def test_whole_readers_refuse_broken_arguments(text: str) -> None:
+    assert syntax({"syntax": "json"}).whole_arguments(text, None) is None
+    envelope = syntax({"syntax": "json_envelope"})
+    call = '{"name": "f", "arguments": ' + text + "}"
+    assert envelope.whole_call(call, lambda name: None) is None
+    assert envelope.whole_object(call, 0, lambda name: None) is None
+
+
+def test_whole_xml_arguments_refuse_a_value_without_its_close_tag() -> None:
+    qwen3 = syntax(parsergen.load("qwen3").ChatParser.ARGUMENTS)
+    assert qwen3.whole_arguments("\n<parameter=x>\nhello\n", None) is None
+    assert qwen3.whole_arguments("\n<parameter=x>\nhello\n</parameter>\n", None) == (
+        '{"x": "hello"}')
+
+
+@pytest.mark.parametrize("text, repaired", [
+    ('{"s": "say "hi""}', '{"s": "say \\"hi\\""}'),
+    ('{"say "hi"": 1}', '{"say \\"hi\\"": 1}'),  # a key ends at a quote a colon follows
+    ('["a" , "b"\n]', None),  # whitespace before a closer: the quotes end their strings
+    ('{"a": "x" "b": "y"}', '{"a": "x\\" \\"b\\": \\"y"}'),  # a colon ends no value
+    ('{"a": "open', None),  # a string never closed is the rest of the text
+])
+def test_which_quotes_end_json_strings(text: str, repaired: str | None) -> None:
+    assert escape_stray_quotes(text) == repaired
+
+
+@pytest.mark.parametrize("text, closers", [
+    ('{"b": [1', "]}"), ("[1, (2", ")]"), ("'abc", "'"), ('{"a\\"": [', "]}"),
+    ("[1]]", ""), ('"x[{"', ""),
+])
+def test_what_closes_open_python(text: str, closers: str) -> None:
+    assert py_closers(text) == closers
