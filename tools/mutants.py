@@ -34,6 +34,10 @@ both caught by the fast selection (test_chat.py, test_integration_api.py); and
 schema-boolean-off and lower-calls-are-text-off are now caught by it too
 (test_arguments.py compares the typed value's type: its check had taken 1 for True;
 test_reasoning.py extends qwen3, which calls from reasoning, with calls_are_text).
+Added 2026-12-04, run alone (``--only``, 17.4 minutes): json-stray-quote-ends,
+json-end-repair-silent, writer-retyped-infinity and python-call-paren-kinds, and the
+retargeted json-cut-not-closed: none changes the corpus, all five are caught by the fast
+selection (test_broken_json.py, test_arguments.py).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
