@@ -309,8 +309,8 @@ MUTANTS: list[Mutant] = [
       "to_json(value)",
       "1e400 re-typed by the schema is written \"Infinity\", a value the model did not write"),
     M("python-call-paren-kinds", "runtime/arguments/scanning/python_scan.py",
-      "                    if ch == \")\" and not self.parens:",
-      "                    if False:",
+      "                    elif self.call:\n                        return i",
+      "                    elif False:\n                        return i",
       "a ) that ends a call whose dict the model left open runs on into the next call"),
     # --- XML / tagged readers ------------------------------------------------------------
     M("tagged-trim-off", "runtime/arguments/trim.py",

@@ -29,7 +29,7 @@ class PyScan:
     since ``reset`` closes the call, whatever brackets inside it the model left open.
     """
 
-    __slots__ = ("quote", "escape", "depth", "_find", "call", "opened", "parens")
+    __slots__ = ("quote", "escape", "depth", "_find", "call", "parens")
 
     def __init__(self, *, commas: bool = True, call: bool = False) -> None:
         self.quote = ""  # the quote of the string the text is in
@@ -37,12 +37,11 @@ class PyScan:
         self.depth = 0
         self._find = (_PY_SPECIAL if commas else _PY_BRACKETS).search
         self.call = call
-        self.opened: list[str] = []  # ``call``: the brackets open, innermost last
-        self.parens = 0  # ``call``: how many of them are ``(``
+        self.parens = 0  # ``call``: how many ``(`` are open inside the call
 
     def reset(self) -> None:
         self.quote, self.escape, self.depth = "", False, 0
-        self.opened, self.parens = [], 0
+        self.parens = 0
 
     def next(self, text: str, pos: int) -> int:
         """Index of the next comma or closer at depth 0 or below, outside strings, or -1
@@ -71,18 +70,16 @@ class PyScan:
                 self.quote = ch
             elif ch in "([{":
                 self.depth += 1
-                if self.call:
-                    self.opened.append(ch)
-                    if ch == "(":
-                        self.parens += 1
+                if ch == "(":
+                    self.parens += 1
             elif ch in ")]}":
                 if self.depth <= 0:
                     return i
-                if self.call:
-                    if ch == ")" and not self.parens:
-                        return i  # the call's own parenthesis: what is open stays open
-                    if self.opened.pop() == "(":
+                if ch == ")":
+                    if self.parens:
                         self.parens -= 1
+                    elif self.call:
+                        return i  # the call's own parenthesis: what is open stays open
                 self.depth -= 1
             elif ch == "," and self.depth <= 0:
                 return i
