@@ -94,6 +94,7 @@ class ToolCalls:
         # Calls the completion cut off before their end (max_tokens).  Never completed and
         # never content: parse() returns their text in ParsedMessage.cut_calls.
         self.cut_calls: list[CutCall] = []
+        self.body_closer = events.BODY.closer  # see ToolBody.closer
 
     @property
     def reads_whole(self) -> bool:
@@ -310,6 +311,10 @@ class ToolCalls:
         self._close(call)
         if call.invalid:
             return
+        if (self.body_closer and not at_end and closing is not None
+                and closing.marker is not None):
+            # A marker ended the call before the text the body ends calls with.
+            call.reader.writer.closed_at_end(self.body_closer)
         self._emit_args(call, tail or call.reader.finish(), deltas)
         if call.held is not None:  # stream_calls="complete": the whole call goes out now
             deltas[call.index], call.held = call.held, None

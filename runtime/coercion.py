@@ -15,13 +15,15 @@ from .json_text import to_json
 from .schema_compiler import compile_schema
 from .schema_nodes import Compiled, is_mapping, schema_types
 
-def _finite(value: Any) -> bool:
+
+def finite(value: Any) -> bool:
+    """Whether a decoded JSON value holds no infinite or NaN float (JSON cannot)."""
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, list):
-        return all(map(_finite, value))
+        return all(map(finite, value))
     if isinstance(value, dict):
-        return all(map(_finite, value.values()))
+        return all(map(finite, value.values()))
     return True
 
 
@@ -39,7 +41,7 @@ def _container(text: str) -> Any:
         parsed = json.loads(text)
     except ValueError:
         return None
-    return parsed if isinstance(parsed, (dict, list)) and _finite(parsed) else None
+    return parsed if isinstance(parsed, (dict, list)) and finite(parsed) else None
 
 
 def json_container(raw: str) -> Any:
@@ -102,7 +104,7 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
         parsed = json.loads(raw)
     except ValueError:
         return raw
-    return parsed if _finite(parsed) else raw
+    return parsed if finite(parsed) else raw
 
 
 def coerce_value(value: Any, schema: Any) -> Any:

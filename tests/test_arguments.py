@@ -258,12 +258,13 @@ def test_json_any_split_gives_the_same_typed_json(args, cuts, ascii_only, indent
                 or parsed[key] == value
 
 
-def test_json_cut_inside_a_value_is_closed_and_reported() -> None:
+def test_json_ended_inside_a_value_is_closed_and_reported() -> None:
     writer = ArgumentsWriter(None)
     reader = JsonArguments(writer)
     out = reader.feed('{"a": [1, {"b": "x') + reader.finish()
     assert json.loads(out) == {"a": [1, {"b": "x"}]}
-    assert writer.warnings == ["arguments ended inside a JSON value: closed with '\"}]'"]
+    # README, "Broken output": only closers are added, and the warning names them.
+    assert writer.warnings == ["the call ended before its arguments closed: '\"}]}' added"]
 
 
 def test_json_that_is_not_an_object_gives_empty_arguments() -> None:

@@ -104,7 +104,15 @@ def _text(fmt: str, name: str, args: Mapping[str, Any]) -> str:
     syn = module.ChatParser.SYNTAX
     rendered = "".join(text for text, _ in syn.render(args))
     if not syn.names_call:
-        return rendered
+        if module.StreamingParser.BODY.name != "text":
+            return rendered
+        # A text body gives the reader all TOOL_ARGS text: what the call template writes
+        # after the arguments up to its next marker too (Gemma 4's closing brace).
+        parts = list(module.RENDERER.call)
+        after = parts[parts.index(("field", "arguments")) + 1 :]
+        kinds = [kind for kind, _ in after]
+        tail = after[: kinds.index("marker") if "marker" in kinds else len(after)]
+        return rendered + "".join(value for kind, value in tail if kind == "text")
     fields = {"name": name, "name_json": json.dumps(name), "arguments": rendered,
               "index": "0", "index1": "1"}
     return "".join(fields[value] if kind == "field" else value

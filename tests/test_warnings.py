@@ -42,12 +42,16 @@ CASES = [
       "object is not read"]),
     ("kimi_k2", KIMI.format("[1, 2]"), [("f", "{}")],
      ["tool call 0: arguments are not a JSON object: they begin with '[' and are dropped"]),
+    # A key's quote that ':' does not follow is text (README, "Broken output"), so the key
+    # runs to the call's end and, with no value, is left out.
     ("kimi_k2", KIMI.format('{"a": 1, "b" 2}'), [("f", '{"a": 1}')],
-     ["tool call 0: arguments are not valid JSON: '2' where ':' belongs; the rest is "
-      "dropped"]),
+     ["tool call 0: a quote in the key 'b' does not end its string (more of the string "
+      "follows it): kept as text",
+      "tool call 0: the key 'b\" 2}' has no value at the call's end: left out",
+      "tool call 0: the call ended before its arguments closed: '}' added"]),
     # The end marker inside the nested value (not in a string): the value is closed.
     ("kimi_k2", KIMI.format('{"a": 1, "o": [1, {"b": 2'), [("f", '{"a": 1, "o": [1, {"b": 2}]}')],
-     ["tool call 0: arguments ended inside a JSON value: closed with '}]'"]),
+     ["tool call 0: the call ended before its arguments closed: '}]}' added"]),
     ("hermes", '<tool_call>{"name": "f", "arguments": {"a": 1', [],
      ["tool call 0 (f) was cut off before its end: its arguments are incomplete and not "
       "completed; its text is in cut_calls"]),

@@ -40,6 +40,10 @@ writer-null-case-sensitive, batch-model-precedence-flipped,
 batch-thinking-precedence-flipped, batch-defaults-over-given and
 cli-jsonl-thinking-dropped change no corpus result and are all caught by the fast
 selection (test_value_casings.py, test_batch.py).
+Added 2026-12-04, run alone (``--only``, 17.4 minutes): json-stray-quote-ends,
+json-end-repair-silent, writer-retyped-infinity and python-call-paren-kinds, and the
+retargeted json-cut-not-closed: none changes the corpus, all five are caught by the fast
+selection (test_broken_json.py, test_arguments.py).
 
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
@@ -75,7 +79,8 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_framing.py", "tests/test_terminal_framing.py",
         "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py",
         "tests/test_call_runs.py", "tests/test_array_runs.py", "tests/test_integration_api.py",
-        "tests/test_batch.py", "tests/test_value_casings.py", "tests/test_warnings.py"]
+        "tests/test_batch.py", "tests/test_value_casings.py", "tests/test_warnings.py",
+        "tests/test_broken_json.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 
@@ -327,9 +332,25 @@ MUTANTS: list[Mutant] = [
       "                self.ws = \"\"",
       "whitespace inside a raw value split by a delta is lost"),
     M("json-cut-not-closed", "runtime/arguments/json.py",
-      "                out += self.writer.text(tail + \"\".join(reversed(self.stack)))",
-      "                out += self.writer.text(tail)",
-      "a value cut inside a nested array/object is not closed"),
+      "            if (quote or brackets) and writer.close_value(quote + brackets):",
+      "            if (quote or brackets) and writer.close_value(quote):",
+      "a value the call's end leaves inside a nested array/object is not closed"),
+    M("json-stray-quote-ends", "runtime/arguments/json.py",
+      "                if buf[pos] in (KEY_ENDS if key else VALUE_ENDS):",
+      "                if True:",
+      "a quote the model left unescaped ends its string: say \"hi\" is cut short"),
+    M("json-end-repair-silent", "runtime/arguments/json.py",
+      "            writer.closed_at_end(added + \"}\")",
+      "            pass",
+      "arguments the call's end closes are not reported"),
+    M("writer-retyped-infinity", "runtime/arguments/writer.py",
+      "to_json(value) if finite(value) else text",
+      "to_json(value)",
+      "1e400 re-typed by the schema is written \"Infinity\", a value the model did not write"),
+    M("python-call-paren-kinds", "runtime/arguments/scanning/python_scan.py",
+      "                    elif self.call:\n                        return i",
+      "                    elif False:\n                        return i",
+      "a ) that ends a call whose dict the model left open runs on into the next call"),
     # --- XML / tagged readers ------------------------------------------------------------
     M("tagged-trim-off", "runtime/arguments/trim.py",
       "                if text[0] == \"\\n\":\n                    text = text[1:]",
@@ -405,8 +426,8 @@ MUTANTS: list[Mutant] = [
       "            elif ch == \",\":",
       "a comma inside a list literal ends the value"),
     M("python-bad-literal-raises", "runtime/arguments/python_kwargs.py",
-      "        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):\n            value, lost = raw, []",
-      "        except (MemoryError, RecursionError):\n            value, lost = raw, []",
+      "_NOT_A_LITERAL: Final = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)",
+      "_NOT_A_LITERAL: Final = (MemoryError, RecursionError)",
       "a value that is no literal raises instead of staying text"),
     M("python-non-finite-kept", "runtime/arguments/scanning/python_literals.py",
       "    if (isinstance(value, float) and not math.isfinite(value)\n            or ",

@@ -33,7 +33,10 @@ class ArgumentReader(Protocol):
         ...
 
     def finish(self) -> str:
-        """End of the call: the rest of the JSON, the object closed."""
+        """End of the call: the rest of the JSON, the object closed.  What the model left
+        open is closed where it stopped with closers only (a string's quote, brackets,
+        a value's close tag; a key whose value never began is left out), each said in the
+        writer's warnings: the one rule of README's "Broken output"."""
         ...
 
     def complete(self) -> bool:

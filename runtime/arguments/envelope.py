@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -10,10 +9,10 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
+from .envelope_whole import canonical_parts, read_canonical
 from .json import JsonArguments
-from ..json_text import encode_string
-from .scanning import (NOT_SPACE, JsonDepth, json_string_end, scan_json_value,
-                       whole_json_string, whole_json_value, whole_member_key)
+from .scanning import (NOT_SPACE, JsonDepth, json_string_end, whole_json_string,
+                       whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter, written_as_kept
 
@@ -22,48 +21,12 @@ from .writer import ArgumentsWriter, written_as_kept
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
 
 
-def read_canonical(text: str, pos: int,
-                   parts: tuple[str, tuple[str, ...]]) -> tuple[str, int, Any, int] | None:
-    """An envelope at ``pos`` as json.dumps writes one, up to its arguments object:
-    ``{"name": "f", "arguments": {...}`` gives (name, where the object starts, the
-    object decoded, just past it), each part decoded once, in C; None otherwise.
-    ``parts``: ``canonical_parts`` of the envelope's keys."""
-    head, leads = parts
-    # (Each part compared as a slice: compiled, startswith with a position is a generic
-    # call that parses its arguments, per call of a run.)
-    if text[pos : pos + len(head)] != head:
-        return None
-    pos += len(head)
-    close = text.find('"', pos)
-    name = text[pos:close] if close >= 0 else ""
-    if close >= 0 and "\\" not in name and name.isprintable():
-        pos = close + 1  # (a name as most are: its text is its value, no decoder called)
-    else:
-        try:
-            name, pos = whole_json_string(text, pos, strict=True)
-        except ValueError:
-            return None
-    for lead in leads:
-        if text[pos : pos + len(lead)] == lead:
-            pos += len(lead)
-            break
-    else:
-        return None
-    if text[pos : pos + 1] != "{":
-        return None
+def _decoded(raw: str) -> str:
+    """A JSON string's text decoded, or as written where it does not decode."""
     try:
-        value, end = scan_json_value(text, pos)
+        return str(json.loads('"' + raw + '"'))
     except ValueError:
-        return None
-    return name, pos, value, end
-
-
-@functools.lru_cache(maxsize=64)
-def canonical_parts(name_key: str, argument_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    """A canonical envelope's text up to its name, and each text from the name to the
-    arguments (made once per spelling, not once per call)."""
-    return ("{" + encode_string(name_key) + ': "',
-            tuple(", " + encode_string(k) + ": " for k in argument_keys))
+        return raw
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -176,11 +139,7 @@ class EnvelopeArguments:
                     self.state = "colon"
                     self.key = [json.loads('"' + "".join(parts) + '"')] if "\\" in "".join(parts) else parts
                     continue
-                raw = "".join(parts)
-                try:
-                    value = json.loads('"' + raw + '"')
-                except ValueError:
-                    value = raw
+                value = _decoded("".join(parts))
                 self.state = "comma?"
                 if state == "name":
                     self.name = value
@@ -313,15 +272,22 @@ class EnvelopeArguments:
                 "object is not read")
 
     def finish(self) -> str:
-        """End of the call: close the arguments (``{}`` if there were none)."""
+        """End of the call: close the arguments (``{}`` if there were none), and the
+        object around them where the model left it open (said in a warning, as
+        ``JsonArguments.finish`` closes the arguments)."""
+        out = ""
+        if self.state == "args_text":  # arguments as a JSON string, left open: as written
+            out = self._feed_arguments(_decoded("".join(self.text_value)))
         if self.inner is None:
             if self.name is None:
                 self.name = ""
-            out = self._start_arguments()
-        else:
-            out = ""
+            out += self._start_arguments()
         assert self.inner is not None  # (_start_arguments made it)
-        return out + self.inner.finish()
+        out += self.inner.finish()
+        if self.state not in ("done", "start"):
+            self.inner.writer.closed_at_end('"}' if self.state == "args_text" else "}",
+                                            "the object around its arguments")
+        return out
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

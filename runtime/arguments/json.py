@@ -10,8 +10,8 @@ from mypy_extensions import mypyc_attr
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
 from ..json_text import to_json
-from .scanning import (NOT_SPACE, JsonScan, decode_json_string, scan_json_value,
-                       whole_json_string, whole_json_value, whole_member_key)
+from .scanning import (KEY_ENDS, NOT_SPACE, VALUE_ENDS, JsonScan, decode_json_string,
+                       scan_json_value, whole_json_string, whole_json_value, whole_member_key)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter, written_as_kept
 
@@ -23,15 +23,19 @@ class JsonArguments:
     Keys and string values are decoded and re-encoded; other values pass through as
     written unless the schema wants another type.  Text after the object is ignored.
     Arguments written as a JSON string (``"{\"a\": 1}"``, as clients' histories show
-    them) are read as the object the string holds, with a warning.
+    them) are read as the object the string holds, with a warning.  A quote ends a
+    string only where a colon (after a key) or ``,`` ``}`` ``]`` (after a value) follows
+    it; any other quote is text the model left unescaped (``scanning.json_quotes``).
     """
 
     __slots__ = ("writer", "state", "buf", "stack", "scan", "key_parts", "invalid", "ws",
-                 "inner")
+                 "inner", "gap")
 
     def __init__(self, writer: ArgumentsWriter) -> None:
         self.writer = writer
-        self.state = "start"  # start, key?, key, colon, value?, string, raw, comma?, done
+        # start, key?, key, colon, value?, string, raw, comma?, done; key", string": after
+        # a quote that may end the key or string (what follows it decides)
+        self.state = "start"
         self.buf = ""
         self.stack: list[str] = []  # closers owed by the raw value being read, innermost last
         self.scan = JsonScan()
@@ -39,6 +43,7 @@ class JsonArguments:
         self.key_parts: list[str] = []
         self.invalid = False
         self.inner: JsonArguments | None = None  # reads the text of string-encoded arguments
+        self.gap = ""  # whitespace after a quote that may end a string
 
     def complete(self) -> bool:
         """Whether the object has closed (text after it is ignored)."""
@@ -114,14 +119,29 @@ class JsonArguments:
                     self.buf, pos = buf[pos:], n
                 if state == "key":
                     self.key_parts.append(text_end)
-                    if closed:
-                        self.state = "colon"
-                else:
-                    if text_end:
-                        out.append(self.writer.text(text_end))
-                    if closed:
+                elif text_end:
+                    out.append(self.writer.text(text_end))
+                if closed:  # a quote: what follows it says whether it ends the string
+                    self.state, self.gap = state + '"', ""
+            elif state in ('key"', 'string"'):
+                m = NOT_SPACE(buf, pos)
+                self.gap += buf[pos : n if m is None else m.start()]
+                if m is None:
+                    break
+                pos = m.start()
+                key = state == 'key"'
+                if buf[pos] in (KEY_ENDS if key else VALUE_ENDS):
+                    if not key:
                         out.append(self.writer.end())
-                        self.state = "comma?"
+                    self.state = "colon" if key else "comma?"
+                    continue
+                # More of the string follows: the quote was text the model left unescaped.
+                self.writer.quote_kept(self._key(), "the key" if key else "the value of")
+                if key:
+                    self.key_parts.append('"' + self.gap)
+                else:
+                    out.append(self.writer.text('"' + self.gap))
+                self.state = state[:-1]
             else:  # raw JSON value: ends at a top-level ',' or '}'
                 start = pos
                 end = self._raw_end(buf, pos)
@@ -166,15 +186,19 @@ class JsonArguments:
         if taken is None or closed:
             return taken
         key, last = next(reversed(value.items()))
-        if type(last) in (str, dict, list):
+        if type(last) in (dict, list):
             self.state = "comma?"  # no more text can extend the last member
             return taken
-        # A number or literal may go on in the next text: the last member stays open
-        # in the raw state, as reading it member by member leaves it.
+        # A number or literal may go on in the next text, and what follows a string's
+        # quote says whether it ended it: the last member stays open, as reading it
+        # member by member leaves it.
         raw = to_json(last)
         member = len(to_json(key)) + 2 + len(raw)
         self.writer.started = len(value) > 1
         out = taken[: len(taken) - member - (2 if len(value) > 1 else 1)]
+        if type(last) is str:
+            self.state, self.gap = 'string"', ""
+            return out + self.writer.begin(key) + self.writer.text(last)
         out += self.writer.begin(key, "json:" + raw[0]) + self.writer.text(raw)
         self.state, self.stack, self.ws = "raw", [], ""
         self.scan.reset()
@@ -232,7 +256,7 @@ class JsonArguments:
                         pos = end
                     m = NOT_SPACE(buf, pos)
                     if m is None:  # the text ends after a member: the object goes on
-                        state = "comma?" if fields[-1][1] is None else "raw"
+                        state = 'string"' if fields[-1][1] is None else "raw"
                         break
                     pos = m.start()
                     if buf[pos] == "}":
@@ -250,11 +274,13 @@ class JsonArguments:
             out.append(writer.begin(key) if first is None else writer.begin(key, "json:" + first))
             if value:
                 out.append(writer.text(value))
-            if state != "raw" or i < len(fields) - 1:
+            if state == "done" or i < len(fields) - 1:
                 out.append(writer.end())
         if state == "raw":  # a raw value may still go on, as feed leaves one
             self.stack, self.ws = [], buf[pos:]
             self.scan.reset()
+        elif state == 'string"':  # what follows the quote decides, as feed leaves it
+            self.gap = buf[pos:]
         self.state = state
         return "".join(out)
 
@@ -288,22 +314,32 @@ class JsonArguments:
             pos = i + 1
 
     def finish(self) -> str:
-        """End of the call: close what is open; the object is always complete JSON."""
+        """The call's end: close what the model left open, adding nothing but closers (an
+        open string's quote, brackets, the object's brace; a key whose value never
+        began is left out), each said in a warning; the object is always JSON."""
+        writer, state, added = self.writer, self.state, ""
         if self.inner is not None:
+            if state == "encoded":  # the string that holds the arguments was left open
+                writer.closed_at_end('"')
             return self.inner.finish()
         out = ""
-        if self.state == "string":
-            out += self.writer.end()
-        elif self.state == "raw":
-            if self.stack or self.scan.in_string:
-                # Cut inside a nested value: close it so the object stays JSON.
-                closers = ('"' if self.scan.in_string else "") + "".join(reversed(self.stack))
-                self.writer.warnings.append(
-                    f"arguments ended inside a JSON value: closed with {closers!r}")
-                tail = self.ws + '"' if self.scan.in_string else ""
-                out += self.writer.text(tail + "".join(reversed(self.stack)))
-            out += self.writer.end()
-        return out + self.writer.close()
+        if state == "string" or state == 'string"':
+            if state == "string":
+                out, added = writer.text(self.buf) if self.buf else "", '"'
+            out += writer.end()
+        elif state == "raw":
+            quote = self.ws + '"' if self.scan.in_string else ""
+            brackets = "".join(reversed(self.stack))
+            if (quote or brackets) and writer.close_value(quote + brackets):
+                added = quote.strip() + brackets  # (else kept as text, as written)
+            elif quote:
+                out += writer.text(self.ws)  # (the string's own whitespace)
+            out += writer.end()
+        elif state in ("key", 'key"', "colon", "value?"):
+            writer.left_out(self._key())
+        if state not in ("start", "done") and not self.invalid:
+            writer.closed_at_end(added + "}")
+        return out + writer.close()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -313,6 +349,9 @@ class JsonSyntax(ArgumentSyntax):
     Keys and strings stream as they arrive; other values pass through as written unless
     the tool's schema wants another type.  Text after the object is ignored.  A format's
     marker inside a string is string content (until a raw newline breaks the string).
+    A quote ends a string only where ``:`` (a key) or ``,`` ``}`` ``]`` (a value)
+    follows it; another is text the model left unescaped.  What the call's end leaves
+    open is closed with closers only, and said in a warning.
     """
 
     name = "json"

@@ -25,7 +25,7 @@ class NotationArguments:
     its closing ``}`` (or ``)``) ends the arguments.
     """
 
-    __slots__ = ("writer", "delim", "state", "buf", "key", "nested", "depth", "deepest",
+    __slots__ = ("writer", "delim", "state", "buf", "key", "nested", "closers", "deepest",
                  "in_string", "escape", "in_json", "last")
 
     def __init__(self, writer: ArgumentsWriter, *, delimiter: str) -> None:
@@ -35,15 +35,16 @@ class NotationArguments:
         self.buf = ""
         self.key = ""
         self.nested: list[str] = []
-        self.depth = self.deepest = 0
+        self.closers: list[str] = []  # what closes the nested value's open brackets
+        self.deepest = 0
         self.in_string = False
         self.escape = False  # a JSON-quoted value's backslash waits for the next delta
         self.in_json = False  # inside a JSON-quoted string of a nested value
         self.last = ""  # the nested value's last character that is not whitespace
 
     def complete(self) -> bool:
-        """Whether no value is open (between pairs, or after the closing brace)."""
-        return self.state in ("done", "key?")
+        """Whether the object has closed (its closing brace was read)."""
+        return self.state == "done"
 
     def feed(self, text: str) -> str:
         buf = self.buf + text
@@ -88,7 +89,7 @@ class NotationArguments:
                     self.buf = buf[pos:]  # maybe the start of a string
                     break
                 elif buf[pos] in "{[":
-                    self.state, self.nested, self.depth, self.in_string = "nested", [], 0, False
+                    self.state, self.nested, self.closers, self.in_string = "nested", [], [], False
                     self.deepest, self.in_json, self.escape, self.last = 0, False, False, ""
                 elif buf[pos] == '"':
                     self.state, self.nested, self.escape = "quoted", ['"'], False
@@ -248,11 +249,12 @@ class NotationArguments:
             if not ch.isspace():
                 self.last = ch
             if ch in "{[":
-                self.depth += 1
-                self.deepest = max(self.deepest, self.depth)
+                self.closers.append("}" if ch == "{" else "]")
+                self.deepest = max(self.deepest, len(self.closers))
             elif ch in "}]":
-                self.depth -= 1
-                if self.depth == 0:
+                if self.closers:
+                    self.closers.pop()
+                if not self.closers:
                     return pos
         return -1
 
@@ -274,25 +276,32 @@ class NotationArguments:
         return pos
 
     def finish(self) -> str:
+        """The call's end: close what the model left open, adding nothing but closers (a
+        string's delimiter, brackets, the object's brace; a key whose value never began
+        is left out), each said in a warning, as ``JsonArguments.finish`` does."""
         parts: list[str] = []
         if self.state == "closed" and self._quoted_field(parts):
             self.state = "key?"
         elif self.state in ("closed", "quoted"):  # no JSON string: the words as written
             parts.append(self.feed(self._as_bare(parts)))
-        out = "".join(parts)
-        if self.state == "string":
-            out += self.writer.text(self.buf) + self.writer.end() if self.buf else self.writer.end()
-        elif self.state == "bare":
+        out, state, writer, added = "".join(parts), self.state, self.writer, ""
+        if state == "string":
+            out += (writer.text(self.buf) if self.buf else "") + writer.end()
+            added = self.delim
+        elif state == "bare":
             out += self._end_bare()
-        elif self.state == "word":
+        elif state == "word":
             out += self._word_field()
-        elif self.state == "nested":
-            self.writer.warnings.append("arguments ended inside a nested value")
+        elif state == "nested":
+            added = (self.delim if self.in_string else '"' if self.in_json else "") + "".join(
+                reversed(self.closers))
             out += self._nested_field()
-        elif self.state == "value?":
-            out += self.writer.field(self.key, "")
+        elif state in ("key", "value?"):
+            writer.left_out(self.key.strip())
+        if state != "done" and (state != "key?" or writer.started):
+            writer.closed_at_end(added + "}")
         self.state = "done"
-        return out + self.writer.close()
+        return out + writer.close()
 
 
 # Where a value starts in a nested value: a quote here opens a JSON string.

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import PY_STRING_STOP, PyScan, py_escape_size, py_literal, py_unescape
+from .scanning import (PY_STRING_STOP, PyScan, py_closers, py_escape_size, py_literal,
+                       py_unescape)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
@@ -107,11 +108,7 @@ class PythonArguments:
                 else:
                     # 'x 'y': no literal.  The quote was text, not the string's end: the
                     # value is all up to the quote before a comma (or the end), not cut.
-                    if not self.loose:
-                        key = "".join(self.key).strip()
-                        self.writer.warnings.append(
-                            f"the string value of {key!r} goes on after its closing quote: "
-                            "the quote is kept as text")
+                    self.writer.quote_kept("".join(self.key).strip())
                     out.append(self.writer.text(self.quote + self.gap))
                     self.state, self.loose = "string", True
             else:  # literal: up to a comma outside brackets and strings
@@ -134,7 +131,7 @@ class PythonArguments:
         key = "".join(self.key).strip()
         try:
             value, lost = py_literal(raw)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        except _NOT_A_LITERAL:
             value, lost = raw, []
             self.writer.warnings.append(f"the value of {key!r} is not a Python literal: "
                                         "kept as text")
@@ -144,16 +141,34 @@ class PythonArguments:
         return self.writer.field(key, value)
 
     def finish(self) -> str:
-        out = ""
-        if self.state == "after":
-            out = self.writer.end()
-        elif self.state == "string":
+        """The call's end: close what the model left open, adding nothing but closers (a
+        string's quote; a literal's brackets, where that makes it one; a key whose value
+        never began is left out), each said in a warning; the object closes."""
+        writer, state, out, added = self.writer, self.state, "", ""
+        if state == "after":
+            out = writer.end()
+        elif state == "string":
             if self.held:  # a cut escape stays as written
-                out = self.writer.text(self.held)
-            out += self.writer.end()
-        elif self.state == "literal":
+                out = writer.text(self.held)
+            out += writer.end()
+            added = self.quote
+        elif state == "literal":
+            added = py_closers("".join(self.value))
+            try:
+                py_literal("".join(self.value).strip() + added) if added else None
+            except _NOT_A_LITERAL:
+                added = ""  # closing makes no literal: the value is its text, as written
+            self.value.append(added)
             out = self._literal()
-        return out + self.writer.close()
+        elif state in ("key", "value?"):
+            writer.left_out("".join(self.key).strip())
+        if added:
+            writer.closed_at_end(added)
+        return out + writer.close()
+
+
+# What ``py_literal`` raises for text that is no Python literal.
+_NOT_A_LITERAL: Final = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

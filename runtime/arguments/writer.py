@@ -17,9 +17,10 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from ..coercion import coerce, coerce_value
+from ..coercion import coerce, coerce_value, finite
 from ..json_text import encode_string, encode_value, to_json
 from ..schema_nodes import STRING, Properties, properties_keep, schema_types
+from .scanning import escape_stray_quotes
 
 _NULLABLE_STRING: Final = frozenset(("string", "null"))
 
@@ -63,7 +64,8 @@ def _escape(text: str) -> str:
 class ArgumentsWriter:
     """Streams one JSON object, typing each field by its schema."""
 
-    __slots__ = ("properties", "started", "closed", "key", "mode", "held", "types", "warnings")
+    __slots__ = ("properties", "started", "closed", "key", "mode", "held", "types", "warnings",
+                 "quoted")
 
     def __init__(self, properties: Mapping[str, Any] | None) -> None:
         self.properties = properties
@@ -74,6 +76,7 @@ class ArgumentsWriter:
         self.held: list[str] = []
         self.types = STRING
         self.warnings: list[str] = []
+        self.quoted = False  # a quote in the current field was text: reported once
 
     def typed(self, key: str) -> bool:
         """Whether the tools' schema types field ``key``."""
@@ -89,6 +92,7 @@ class ArgumentsWriter:
         self.started = True
         self.key = key
         self.held = []
+        self.quoted = False
         schema = self.properties.get(key) if self.properties else None
         types = schema_types(schema) if schema is not None else None
         self.types = types or STRING
@@ -134,17 +138,69 @@ class ArgumentsWriter:
         if mode.startswith("hold_json"):
             text = held.strip()
             try:
-                value = _STRICT_JSON(text)
+                value, text = self._decode(text, key or "", mode == "hold_json!")
             except ValueError:
                 if mode == "hold_json!":
                     self.warnings.append(f"the value of {key!r} is not JSON: kept as text")
                 return to_json(held if schemaless else coerce(held, self.types))
             if schemaless or self.types & _KINDS_OK[json_type(value)]:
                 return text  # valid and admitted: as the model wrote it
-            # As vLLM types a parsed value: a string as text, anything else as its JSON.
-            raw = value if isinstance(value, str) else to_json(value)
+            # As vLLM types a parsed value: a string as text, anything else as its JSON
+            # (a number JSON text holds but a float cannot, 1e400, as the model wrote it,
+            # never the Infinity that is not JSON).
+            raw = value if isinstance(value, str) else to_json(value) if finite(value) else text
             return to_json(coerce(raw, self.types))
         return to_json(coerce(held, self.types))
+
+    def _decode(self, text: str, key: str, repair: bool) -> tuple[Any, str]:
+        """A held value's JSON decoded, and its text.  ``repair`` (a value that must be
+        JSON): where only quotes the model left unescaped in its strings keep it from
+        being JSON, those quotes are text (``escape_stray_quotes``, the rule the reader
+        reads a top-level string by), reported.  Raises ValueError for anything else."""
+        try:
+            return _STRICT_JSON(text), text
+        except ValueError:
+            repaired = escape_stray_quotes(text) if repair else None
+            if repaired is None:
+                raise
+            value = _STRICT_JSON(repaired)
+        self.quote_kept(key)
+        return value, repaired
+
+    def quote_kept(self, key: str, part: str = "the value of") -> None:
+        """A quote in a string of field ``key`` (``part``: its value, or "the key" itself)
+        did not end it (more of the string follows): it is text the model did not
+        escape.  Reported once per field."""
+        if not self.quoted:
+            self.quoted = True
+            self.warnings.append(f"a quote in {part} {key!r} does not end its string "
+                                 "(more of the string follows it): kept as text")
+
+    def close_value(self, closers: str) -> bool:
+        """The call ended inside the current value, which must be JSON: add ``closers``
+        (the quote and brackets still open) where that makes it JSON; else leave it as
+        written (then kept as text, as any value that is not JSON).  Whether it added."""
+        if self.mode != "hold_json!":
+            return False
+        text = ("".join(self.held) + closers).strip()
+        for candidate in (text, escape_stray_quotes(text)):
+            if candidate is None:
+                continue
+            try:
+                _STRICT_JSON(candidate)
+            except ValueError:
+                continue
+            self.held.append(closers)
+            return True
+        return False
+
+    def closed_at_end(self, added: str, what: str = "its arguments") -> None:
+        """The call's end came before ``what`` closed: ``added`` closed it."""
+        self.warnings.append(f"the call ended before {what} closed: {added!r} added")
+
+    def left_out(self, key: str) -> None:
+        """The call's end came after key ``key`` but before its value began."""
+        self.warnings.append(f"the key {key!r} has no value at the call's end: left out")
 
     def field(self, key: str, value: Any) -> str:
         """A whole field at once, from a parsed value (typed by the schema)."""

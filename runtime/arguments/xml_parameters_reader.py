@@ -276,15 +276,19 @@ class TaggedArguments:
         return self.writer.text(text) if text else ""
 
     def finish(self) -> str:
-        """End of the call: a value left open keeps what it has; the object closes."""
+        """End of the call: a value left open keeps what it has and its close tag is
+        added; a field whose value never began is left out (both said in a warning, as
+        ``JsonArguments.finish`` closes JSON); the object closes."""
         out = ""
         if self.where == "value":
             out += self._value(self.buf, final=True) + self.writer.end()
+            self.writer.closed_at_end(self.closes[0])
         elif self.where == "closing":  # the call ends after a close tag: it closed the value
             out += self._value("", final=True) + self.writer.end()
             self.held = []
-        elif self.where == "before_value":
-            out += self.writer.begin(self.name, self.kind) + self.writer.end()
+        elif self.where in ("name", "before_value"):
+            self.writer.left_out(self.name if self.where == "before_value" else
+                                 self.buf.strip())
         elif not self.fields:
             members = json_object("".join(self.loose) + self.buf)
             for key, value in (members or {}).items():

@@ -58,6 +58,9 @@ class ToolBody:
     # the arguments syntax (``ArgumentSyntax.whole_call``) instead of fed (see the
     # driver's OBJECT_RUNS).
     whole_objects: ClassVar[bool] = False
+    # The text its own reading ends each call with, not given to the arguments (a Python
+    # call's ``)``): a call a marker ended instead lacked it (ToolCalls says so).
+    closer: ClassVar[str] = ""
     # Its own text holds calls one after another, each one JSON object after its markup
     # (``whole_markup``): a parse may read them at once (a call program from TOOL_ARGS,
     # runtime/runs.py), not fed piece by piece.

@@ -37,6 +37,7 @@ class PythonListBody(ToolBody):
 
     name = "python_list"
     starts_calls = True
+    closer = ")"
     exits_to = ("CONTENT",)  # its closing ], or text that is no call after all
 
     __slots__ = ("where", "held", "calls", "scan")
@@ -52,7 +53,7 @@ class PythonListBody(ToolBody):
         # List syntax not yet known to be a call's: it is content if no call follows.
         self.held = marker if self.where == "between" else ""
         self.calls = 0
-        self.scan = PyScan(commas=False)  # strings and brackets inside a call's ()
+        self.scan = PyScan(commas=False, call=True)  # strings and brackets inside a call's ()
 
     def feed(self, text: str, out: list[SemanticEvent], may_hold: bool) -> int | None:
         pos, n = 0, len(text)
@@ -137,11 +138,12 @@ class PythonListBody(ToolBody):
         return pos
 
     def _args_end(self, text: str, pos: int) -> int:
-        """Index of the parenthesis that closes the call, or -1."""
+        """Index of the parenthesis that closes the call, or -1 (brackets inside it that
+        the model left open stay open: the arguments' reader closes them)."""
         scan = self.scan
         while True:
             i = scan.next(text, pos)
-            if i < 0 or (text[i] == ")" and scan.depth == 0):
+            if i < 0 or (text[i] == ")" and scan.depth >= 0 and not scan.parens):
                 return i
             scan.depth -= 1  # an unbalanced closer inside the arguments: passed
             pos = i + 1

@@ -2,6 +2,7 @@
 
 ``py_escape_size``: how long an escape sequence is (0 while a delta cuts it).
 ``py_unescape``: the character an escape sequence stands for.
+``py_closers``: what closes the strings and brackets a piece of Python leaves open.
 """
 
 from __future__ import annotations
@@ -24,22 +25,27 @@ class PyScan:
     ``next`` stops at what ends a value: a comma (``commas``) or a closing bracket
     outside strings and outside brackets opened since ``reset`` (depth 0 or below);
     the caller decides whether it ends the value, and lowers ``depth`` for a closer
-    it passes.
+    it passes.  ``call``: the text is a call's arguments, so a ``)`` with no ``(`` open
+    since ``reset`` closes the call, whatever brackets inside it the model left open.
     """
 
-    __slots__ = ("quote", "escape", "depth", "_find")
+    __slots__ = ("quote", "escape", "depth", "_find", "call", "parens")
 
-    def __init__(self, *, commas: bool = True) -> None:
+    def __init__(self, *, commas: bool = True, call: bool = False) -> None:
         self.quote = ""  # the quote of the string the text is in
         self.escape = False  # a backslash ended the last delta
         self.depth = 0
         self._find = (_PY_SPECIAL if commas else _PY_BRACKETS).search
+        self.call = call
+        self.parens = 0  # ``call``: how many ``(`` are open inside the call
 
     def reset(self) -> None:
         self.quote, self.escape, self.depth = "", False, 0
+        self.parens = 0
 
     def next(self, text: str, pos: int) -> int:
-        """Index of the next comma or closer at depth 0 or below, outside strings, or -1."""
+        """Index of the next comma or closer at depth 0 or below, outside strings, or -1
+        (``call``: or a ``)`` that closes no ``(``)."""
         n = len(text)
         if self.escape and pos < n:
             self.escape = False
@@ -64,12 +70,48 @@ class PyScan:
                 self.quote = ch
             elif ch in "([{":
                 self.depth += 1
+                if ch == "(":
+                    self.parens += 1
             elif ch in ")]}":
                 if self.depth <= 0:
                     return i
+                if ch == ")":
+                    if self.parens:
+                        self.parens -= 1
+                    elif self.call:
+                        return i  # the call's own parenthesis: what is open stays open
                 self.depth -= 1
             elif ch == "," and self.depth <= 0:
                 return i
+
+
+_CLOSER: Final = {"(": ")", "[": "]", "{": "}"}
+
+
+def py_closers(text: str) -> str:
+    """The quote and brackets that close what ``text`` (Python) leaves open, innermost
+    first; a closer that matches no open bracket is passed."""
+    stack: list[str] = []
+    quote = ""
+    pos = 0
+    while True:
+        m = _PY_BRACKETS.search(text, pos)
+        if m is None:
+            break
+        ch = m.group()
+        pos = m.end()
+        if quote:
+            if ch == "\\":
+                pos += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _CLOSER:
+            stack.append(_CLOSER[ch])
+        elif stack and stack[-1] == ch:
+            stack.pop()
+    return quote + "".join(reversed(stack))
 
 
 _PY_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "\n": "",
