@@ -68,12 +68,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .advice import spec_warnings
     from .build import compile_loaded
     from .loader import load_spec
+    from .roundtrip import roundtrip_errors
 
     status = 0
     for spec in args.specs:
         try:
             loaded = load_spec(Path(spec), spec)
             fmt = compile_loaded(loaded, spec)
+            errors = roundtrip_errors(fmt, loaded)
+            if errors:
+                raise SpecError(errors)
         except SpecError as exc:
             print(exc, file=sys.stderr)
             status = 1
