@@ -76,8 +76,7 @@ def _problems(err: ValidationError, branch: Branch | None) -> Iterator[Problem]:
                 assert branch is not None
                 yield (*path, key), _unknown_option(key, branch, err)
             else:
-                hint = f" (expected one of: {', '.join(sorted(allowed))})" if allowed else ""
-                yield (*path, key), f"unknown key {key!r}{hint}"
+                yield (*path, key), _unknown_key(key, sorted(allowed))
         return
     if err.validator == "required":
         missing = err.message.split(" is a required property")[0].strip("'")
@@ -142,8 +141,20 @@ def _discriminated(err: ValidationError, path: Path, key: str,
     options = tuple(k for k in chosen.get("properties", {}) if k != key)
     branch = Branch(path, key, value, options,
                     tuple(k for k in chosen.get("required", ()) if k != key))
-    for e in by_branch.get(index, []):
+    errors = by_branch.get(index, [])
+    if not errors:  # (the branch fits: the choice failed otherwise)
+        yield path, err.message
+    for e in errors:
         yield from _problems(e, branch)
+
+
+def _unknown_key(key: str, allowed: list[str]) -> str:
+    """``unknown key 'K'``, with the closest allowed key (if one is close) and all."""
+    if not allowed:
+        return f"unknown key {key!r}"
+    listed = f"expected one of: {', '.join(allowed)}"
+    near = closest(key, allowed)
+    return f"unknown key {key!r}{near}; {listed}" if near else f"unknown key {key!r} ({listed})"
 
 
 def _unknown_option(option: str, branch: Branch, err: ValidationError) -> str:

@@ -118,7 +118,7 @@ def test_every_error_of_a_transition_and_of_the_file_in_line_order(
         "'REASONING_CHUNK', 'REASONING_END', 'TOOL_CALL_START', 'TOOL_NAME', "
         "'ARG_VALUE_CHUNK', 'TOOL_CALL_END'] (did you mean 'TOOL_CALL_START'?)",
         "two_errors_one_transition.yaml:11:59: $.transitions.CONTENT.TOOL_START.too: "
-        "unknown key 'too' (expected one of: emit, to)",
+        "unknown key 'too' (did you mean 'to'?); expected one of: emit, to",
         "two_errors_one_transition.yaml:15:1: $.tool_body: 'jsn' is not one of ['text', "
         "'json', 'json_object', 'json_array', 'python_list'] (did you mean 'json'?)",
     ]
