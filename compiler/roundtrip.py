@@ -92,6 +92,9 @@ def roundtrip_errors(fmt: FormatIR, loaded: LoadedSpec,
             done = trip(module, SAMPLE_CALLS[:n])
         except ValueError as exc:  # the renderer's own refusal
             return [Diagnostic(where, json_path(path), f"render() cannot write a call: {exc}")]
+        except Exception as exc:  # noqa: BLE001 - reported, check goes on to other specs
+            return [Diagnostic(where, json_path(path), f"writing a call with render() and "
+                               f"parsing it failed: {type(exc).__name__}: {exc}")]
         if not done.ok:
             return [Diagnostic(where, json_path(path), _message(fmt, loaded, done))]
     return []
@@ -122,7 +125,7 @@ def _message(fmt: FormatIR, loaded: LoadedSpec, done: Trip) -> str:
 def _walk(fmt: FormatIR, markers: tuple[str, ...]) -> str:
     """Where each rendered marker takes the machine, from the initial state."""
     variant = next(v for v in fmt.variants if v.thinking == fmt.thinking_default)
-    names = {}
+    names: dict[str, str] = {}
     for terminal in variant.terminals:
         for spelling in terminal.spellings:
             names.setdefault(spelling, terminal.name)
