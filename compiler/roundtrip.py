@@ -101,25 +101,26 @@ def roundtrip_errors(fmt: FormatIR, loaded: LoadedSpec,
 
 
 def _message(fmt: FormatIR, loaded: LoadedSpec, done: Trip) -> str:
-    wanted = len(done.wanted)
     got = ", ".join(f"{name}({json.dumps(args)})" if not isinstance(args, str)
                     else f"{name}({args!r})" for name, args in done.got)
-    outcome = f"{len(done.got)} call{'s' * (len(done.got) != 1)}" + (f": {got}" if got else "")
-    headline = "no call comes back" if not done.got else "not every call comes back"
-    said = (f"{headline} from render()'s own output: render() wrote {wanted} call{'s' * (wanted != 1)} as {_quote(done.text)} and "
-            f"parse() read back {outcome}")
+    said = (f"{'not every' if done.got else 'no'} call comes back from render()'s own "
+            f"output: render() wrote {_calls(len(done.wanted))} as {_quote(done.text)} and "
+            f"parse() read back {_calls(len(done.got))}" + (f": {got}" if got else ""))
     if done.content:
         said += f", content {_quote(done.content)}"
-    body = BODIES[fmt.tool_body]
-    summary = (body.__doc__ or "").strip().splitlines()[0].rstrip(".").replace("``", "")
-    body_part = (f"TOOL_ARGS text goes to tool_body {fmt.tool_body!r} "
-                 f"({_at(loaded, 'tool_body')}: {summary})" if "TOOL_ARGS" in fmt.reachable
-                 else "no transition reaches TOOL_ARGS, where a tool body reads calls")
-    return (f"{said}. Its markers: {_walk(fmt, done.markers)}; {body_part}, each "
-            f"call's arguments to arguments.syntax {fmt.arguments['syntax']!r} "
-            f"({_at(loaded, 'arguments', 'syntax')}); render.call ({_at(loaded, 'render', 'call')}) "
-            f"writes calls this spec does not read{_alone(loaded, done)}: fix whichever of "
-            "them is not what the model writes")
+    summary = (BODIES[fmt.tool_body].__doc__ or "").strip().splitlines()[0]
+    body = (f"TOOL_ARGS text goes to tool_body {fmt.tool_body!r} ({_at(loaded, 'tool_body')}: "
+            f"{summary.rstrip('.').replace('``', '')})" if "TOOL_ARGS" in fmt.reachable
+            else "no transition reaches TOOL_ARGS, where a tool body reads calls")
+    return (f"{said}. Its markers: {_walk(fmt, done.markers)}; {body}, each call's "
+            f"arguments to arguments.syntax {fmt.arguments['syntax']!r} "
+            f"({_at(loaded, 'arguments', 'syntax')}); render.call "
+            f"({_at(loaded, 'render', 'call')}) writes calls this spec does not read"
+            f"{_alone(loaded, done)}: fix whichever of them is not what the model writes")
+
+
+def _calls(n: int) -> str:
+    return f"{n} call{'s' * (n != 1)}"
 
 
 def _walk(fmt: FormatIR, markers: tuple[str, ...]) -> str:
@@ -146,7 +147,8 @@ def _alone(loaded: LoadedSpec, done: Trip) -> str:
     """After two calls failed, one alone came back: between them is where they differ."""
     if len(done.wanted) < 2:
         return ""
-    return f" (one call alone comes back: see render.separator, {_at(loaded, 'render', 'separator')})"
+    separator = _at(loaded, "render", "separator")
+    return f" (one call alone comes back: see render.separator, {separator})"
 
 
 def _at(loaded: LoadedSpec, *key: str) -> str:
