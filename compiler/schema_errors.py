@@ -68,22 +68,19 @@ def _problems(err: ValidationError, branch: Branch | None) -> Iterator[Problem]:
     if err.validator in ("oneOf", "anyOf") and err.context:
         yield from _choice(err, path)
         return
-    at_branch = branch is not None and path == branch.path
+    here = branch if branch is not None and path == branch.path else None  # its options
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
         allowed = set(err.schema.get("properties", {}))
         for key in sorted(k for k in err.instance if k not in allowed):
-            if at_branch:
-                assert branch is not None
-                yield (*path, key), _unknown_option(key, branch, err)
+            if here is not None:
+                yield (*path, key), _unknown_option(key, here, err)
             else:
                 yield (*path, key), _unknown_key(key, sorted(allowed))
         return
     if err.validator == "required":
         missing = err.message.split(" is a required property")[0].strip("'")
-        if at_branch:
-            assert branch is not None
-            yield path, (f"{branch.named()} requires option {missing!r}; "
-                         f"{branch.listed()}")
+        if here is not None:
+            yield path, f"{here.named()} requires option {missing!r}; {here.listed()}"
         else:
             yield path, f"{missing!r} is required"
         return
