@@ -68,6 +68,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .advice import spec_warnings
     from .build import compile_loaded
     from .loader import load_spec
+    from .roundtrip import roundtrip_errors
 
     status = 0
     for spec in args.specs:
@@ -78,8 +79,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(exc, file=sys.stderr)
             status = 1
             continue
+        # Calls render() writes that parse() does not read back: an error, which the
+        # warnings (a machine that loses text) may explain.
+        errors = roundtrip_errors(fmt, loaded)
+        for problem in errors:
+            print(problem, file=sys.stderr)
         for problem in spec_warnings(Path(spec), loaded, fmt):
             print(problem.warning(), file=sys.stderr)
+        if errors:
+            status = 1
+            continue
         if args.tokenizer is not None and not _check_tokens(spec, fmt, args.tokenizer):
             return 2
         print(f"{spec}: ok ({fmt.name})")
