@@ -147,8 +147,9 @@ class ValueGate:
         if not self.scan.ambiguous:  # (a special token inside a string)
             if self.spelled.get(close) not in self.tokens:
                 return False
-            return self.scan.starts_arguments(buf[j + len(close) : j + len(close) + 64],
-                                              final)
+            rest = buf[j + len(close) : j + len(close) + 64]
+            starts = self.scan.starts_arguments(rest, final)
+            return False if starts is None and len(rest) == 64 else starts  # (bounded)
         m = NOT_SPACE(buf, j + len(close))
         if m is None:
             return True if final else None  # (cut right after a call's name)

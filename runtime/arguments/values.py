@@ -148,7 +148,7 @@ class QuotedStrings(ValueScan):
         ``{}``, not ``{\\"a\\"`` (a string's escaped text)."""
         m = _PAST_BRACKETS.match(text)
         if m is None or m.end() == len(text):
-            return (m is not None) if final else None
+            return True if final else None
         if not m.group().strip():
             return False  # (no bracket: no arguments)
         ch = text[m.end()]
