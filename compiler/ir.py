@@ -272,6 +272,10 @@ class FormatIR:
     # each leads to and its line: inside a value, what follows one decides
     # (runtime/value_gate.py).
     call_closers: tuple[tuple[str, str, int], ...]
+    # Terminals whose transition from TOOL_ARGS ends the call and starts the next in a
+    # state that reads its name, the terminals that end that name, and its line: inside
+    # a value, what follows one decides (runtime/value_gate.py).
+    call_openers: tuple[tuple[str, tuple[str, ...], int], ...]
     # Terminals the render's call template writes after the marker that ends the call
     # (Step-3's <｜tool_call_end｜> after </steptml:invoke>): read with no call open,
     # they close the call before, never lead into the next (runtime: ToolCalls.settle).

@@ -130,6 +130,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
     }
     lines["render.call"] = line("render", "call")
     closers = _call_closers(states)
+    openers = _call_openers(states)
     lines.update({f"assembly.{flag}": line("assembly", flag)
                   for flag in spec["assembly"]
                   if flag in lowered.source.get("assembly", {})})
@@ -158,6 +159,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         body_class=body.__name__ if "TOOL_ARGS" in reachable else None,
         syntax_class=type(syntax).__name__,
         call_closers=closers,
+        call_openers=openers,
         call_trailers=_call_trailers(render, terminals, tuple(c[0] for c in closers)),
         call_programs=programs,
         lexing=lexing,
@@ -260,6 +262,33 @@ def _call_closers(states: list[StateIR]) -> tuple[tuple[str, str, int], ...]:
             if all(target != "TOOL_ARGS" and "TOOL_CALL_END" in emit
                    and "TOOL_CALL_START" not in emit for target, emit in ways):
                 out.append((tr.terminal, ways[0][0], tr.line))
+    return tuple(sorted(out))
+
+
+def _call_openers(states: list[StateIR]) -> tuple[tuple[str, tuple[str, ...], int], ...]:
+    """Terminals that end the open call from TOOL_ARGS and start the next one in a state
+    that reads its name (qwen3's ``<function=``): (name, the terminals that end the name
+    there and lead back to TOOL_ARGS, its transition's line).  Inside a value, what
+    follows one decides whether a call starts (runtime/value_gate.py)."""
+    by_name = {state.name: state for state in states}
+    out = []
+    for state in states:
+        if state.name != "TOOL_ARGS":
+            continue
+        for tr in state.transitions:
+            ways = [(r.target, r.emit) for r in tr.rules] if tr.rules else [(tr.target, tr.emit)]
+            targets = {target for target, emit in ways
+                       if "TOOL_CALL_END" in emit and "TOOL_CALL_START" in emit}
+            if len(targets) != 1 or len(ways) != 1:
+                continue
+            named = by_name.get(ways[0][0])
+            if named is None or named.name == "TOOL_ARGS":
+                continue
+            ends = tuple(sorted(
+                t.terminal for t in named.transitions if not t.rules
+                and t.target == "TOOL_ARGS" and "TOOL_CALL_START" not in t.emit))
+            if ends:
+                out.append((tr.terminal, ends, tr.line))
     return tuple(sorted(out))
 
 

@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(15)
+require_runtime(16)
 
 FORMAT = "deepseek_r1"
 

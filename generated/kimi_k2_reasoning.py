@@ -24,7 +24,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(15)
+require_runtime(16)
 
 FORMAT = "kimi_k2_reasoning"
 

@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(15)
+require_runtime(16)
 
 FORMAT = "magistral_2506"
 
@@ -160,6 +160,11 @@ class StreamingParser(StreamingParserBase):
     # The arguments syntax (line 36): markers inside its strings and
     # values are argument text (runtime/arguments/values.py).
     SYNTAX = JsonSyntax({"syntax": "json"})
+    # Terminals that end a call from TOOL_ARGS and start the next, and the terminals that
+    # end its name: inside a value, what follows one decides whether a call starts.
+    CALL_OPENERS = {
+        "TOOL_CALLS": ("ARGS", "OPEN_BRACE"),  # line 34
+    }
     # reasoning (line 11); (thinking on, thinking off) where a pair
     # reasoning.calls_are_text (line 11): no call starts in REASONING; its markers are reasoning text.
     REASONING_RULES = Reasoning(

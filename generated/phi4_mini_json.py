@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(15)
+require_runtime(16)
 
 FORMAT = "phi4_mini_json"
 

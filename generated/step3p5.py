@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(15)
+require_runtime(16)
 
 FORMAT = "step3p5"
 
@@ -259,6 +259,11 @@ class StreamingParser(StreamingParserBase):
     # value, what follows one decides whether it ended the call.
     CALL_CLOSERS = {
         "FUNC_END": 6,  # TOOL_BETWEEN (line 49)
+    }
+    # Terminals that end a call from TOOL_ARGS and start the next, and the terminals that
+    # end its name: inside a value, what follows one decides whether a call starts.
+    CALL_OPENERS = {
+        "FUNC_PREFIX": ("CLOSE_ANGLE",),  # line 50
     }
     # reasoning (line 11); (thinking on, thinking off) where a pair
     REASONING_RULES = Reasoning(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
+from typing import Any
 
 from mypy_extensions import mypyc_attr
 
@@ -86,6 +87,16 @@ class CallNames:
         format validates names)."""
         return bool(name) and (self.valid_names is None or name in self.valid_names)
 
+    def may_start(self, text: str, words: bool = False) -> bool:
+        """Whether a call cut off in its name's ``text`` may have been a call: not where
+        words came before any name (``words``), nor where the format validates names and
+        no requested tool's name starts with it (a call marker written in prose)."""
+        head = text.strip()
+        if not head:
+            return not words
+        valid = self.valid_names
+        return valid is None or any(name.startswith(head) for name in valid)
+
     def glued(self, name: str) -> str:
         """The requested tool a name that lost its separators names (``functionsexec5``:
         the glued prefix, the tool's name, digits), when exactly one tool fits; else the
@@ -115,4 +126,17 @@ class CallNames:
         return tool, opening + name[len(tool):].strip()
 
 
-__all__ = ["CallNames"]
+def not_a_call(reader: Any) -> str:
+    """Why a call whose text names it (an envelope, ``CallReader``) that ended before it
+    was judged is no call: it is judged once it has a name and arguments."""
+    if reader.warnings:
+        return str(reader.warnings[0])
+    if reader.name is None:
+        return ("has arguments but no name" if reader.args_seen
+                else "has no name and no arguments object")
+    if not reader.name:
+        return "has an empty name"
+    return f"names {reader.name!r} but has no arguments object"
+
+
+__all__ = ["CallNames", "not_a_call"]

@@ -18,7 +18,7 @@ from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax, ArgumentsWriter
 from .call_ids import CallIds
-from .call_names import CallNames
+from .call_names import CallNames, not_a_call
 from .driver import StreamingParserBase
 from .events import MESSAGE_HEADER, TOOL_ARGS, TOOL_STATES, RawText
 from .messages import CutCall, DeltaToolCall
@@ -218,13 +218,11 @@ class ToolCalls:
 
     def inside(self, text: str) -> None:
         """Text the grammar gives out as content between the open call's markers: it
-        is the call's text already (content if the call is none or cut), so it is not
-        content twice; a call that stands loses it, and says so."""
+        is the call's text already (content if the call is none, cut or prose), so it
+        is not content twice; a call that stands loses it, and says so at its end."""
         call = self.open
-        if call is not None and text.strip() and not call.inside:
+        if call is not None and text.strip():
             call.inside = True
-            self.warnings.append(f"tool call {call.index}: text between its markers is "
-                                 "the call's text, not content")
 
     def end(self, index: int, deltas: dict[int, DeltaToolCall], content: list[str],
             at_end: bool) -> None:
@@ -254,7 +252,7 @@ class ToolCalls:
                args: str = "", problem: str | None = None) -> str:
         """The name is complete: send it, or turn the call into content.  ``args`` is the
         arguments' first text, when it is what completed the name; ``problem``, what
-        makes a call that names itself no call (``_not_a_call``).  Returns arguments JSON
+        makes a call that names itself no call (``not_a_call``).  Returns arguments JSON
         text the name's first key gave."""
         name, call_id = self.names.called("".join(call.name_parts))
         split = self.names.key_in_name(name, args)
@@ -292,14 +290,21 @@ class ToolCalls:
 
     def _end(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str],
              at_end: bool) -> None:
-        if at_end and not call.invalid and self._cut(call):
+        cut = at_end and not call.invalid and self._cut(call)
+        if cut and not call.sent and not call.reader and (  # (no name began, or can)
+                not self.names.may_start("".join(call.name_parts), call.inside)):
+            self._prose(call, content)
+            return
+        if call.inside:
+            self.warnings.append(f"tool call {call.index}: text between its markers is "
+                                 "the call's text, not content")
+        if cut:
             self._cut_off(call, content)
             return
-        tail = ""
-        problem = None
+        tail, problem = "", None
         if call.reader is not None and not call.sent and not call.invalid:
             # An envelope not judged yet: it lacked a name or arguments, or broke first.
-            problem = _not_a_call(call.reader)
+            problem = not_a_call(call.reader)
             tail = call.reader.finish()
             call.name_parts = [""]
         if not call.sent and not call.invalid:
@@ -368,6 +373,15 @@ class ToolCalls:
                              "its arguments are incomplete and not completed; its text is in "
                              "cut_calls")
 
+    def _prose(self, call: Call, content: list[str]) -> None:
+        """A call marker, words, then the end before any name: prose, all content."""
+        if self.pending is not None and call is self.open:
+            self.settle(self.events.state_id, content)
+        self._close(call)
+        call.invalid = True
+        ws = "" if self.content.held else call.ws_before
+        self.content.add(ws + "".join(call.raw or call.text), content)
+
     def _emit_args(self, call: Call, text: str, deltas: dict[int, DeltaToolCall]) -> None:
         if not self.stream_args and not call.ended:
             call.name_parts.append(text)  # the name is settled: keep the arguments here
@@ -381,19 +395,6 @@ class ToolCalls:
             deltas[call.index] = DeltaToolCall(call.index, arguments=text)
         else:
             delta.arguments = (delta.arguments or "") + text
-
-
-def _not_a_call(reader: Any) -> str:
-    """Why a call whose text names it (an envelope, ``CallReader``) that ended before it
-    was judged is no call: it is judged once it has a name and arguments."""
-    if reader.warnings:
-        return str(reader.warnings[0])
-    if reader.name is None:
-        return ("has arguments but no name" if reader.args_seen
-                else "has no name and no arguments object")
-    if not reader.name:
-        return "has an empty name"
-    return f"names {reader.name!r} but has no arguments object"
 
 
 __all__ = ["STREAM_CALLS", "Call", "CallIds", "ToolCalls"]

@@ -74,6 +74,9 @@ class StreamingParserBase(ParserCore):
     # Terminals that end a call from TOOL_ARGS: inside an ambiguous value, what
     # follows one decides whether it ended the call (see arguments/values.py).
     CALL_CLOSERS: ClassVar[Mapping[str, int]] = {}  # -> the state each leads to
+    # Terminals that end a call from TOOL_ARGS and start the next -> the terminals that
+    # end its name: inside an ambiguous value, what follows decides whether one starts.
+    CALL_OPENERS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     FRAMING_STATES: ClassVar[frozenset[int]] = frozenset()  # states with no event (_end)
     SPEC_DROPPED: ClassVar[frozenset[int]] = frozenset()  # states whose text is dropped
     # The calls a parse may read whole, by home state (introspection: PARSE_LEXING's
@@ -121,7 +124,7 @@ class StreamingParserBase(ParserCore):
             tokens = frozenset(lexicon.token_terminals)
             self.values = ValueGate(
                 self.SYNTAX.values(), self._after_closers(lexicon), lexicon.literals,
-                tokens & resolved if tokenizer is not None else tokens)
+                tokens & resolved if tokenizer is not None else tokens, self.CALL_OPENERS)
         if self._closed_by_default():
             self.opening.closed(self)
         # Set by finish(): the stream ended inside a call (None: its arguments decide).

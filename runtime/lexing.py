@@ -215,7 +215,7 @@ class ValueArgs(BodyArgs):
         if held is None:
             StateLexer.item(self, p, item, out)
             return
-        # A closer held inside an ambiguous value: what follows decides.
+        # A closer (or a call opener) held inside a value: what follows decides.
         after = gate.held_after
         if type(item) is str:
             after += item
@@ -223,6 +223,8 @@ class ValueArgs(BodyArgs):
             if closes is None:
                 gate.held_after = after  # only whitespace yet
                 return
+        elif held.name in gate.openers:  # (a call opener: the marker may end its name)
+            closes = isinstance(item, Marker) and gate.opener_named(held.name, after, item.name)
         else:
             closes = True  # another marker, or the end: the close tag was missing
         gate.held, gate.held_after = None, ""

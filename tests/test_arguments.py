@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import parsergen
+from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.json import JsonArguments
 from parsergen.runtime.arguments.nested_elements import ElementArguments
 from parsergen.runtime.arguments.notation_reader import NotationArguments
@@ -129,6 +130,41 @@ def test_close_tags_and_call_closers_quoted_in_values() -> None:
             f'{p}</invoke>{p}</tool_call>')
     calls = m3.parse(text, thinking=False).tool_calls
     assert [json.loads(c.arguments) for c in calls] == [{"code": f"a {p}</invoke> b"}]
+
+
+# (qwen3 and the formats that share its grammar: a call opener inside a value.)
+OPENER_CASES = [
+    # quoted in a value (the canitoolcall fixture qwen3-xml/coder-marker-in-arguments)
+    ("<parameter=s>\nopen with <function=x>.\n</parameter>\n</function>",
+     [("f", {"s": "open with <function=x>."})]),
+    ("<parameter=s>\na <function=x> b <function=\n</parameter>\n</function>",
+     [("f", {"s": "a <function=x> b <function="})]),
+    # the value's close tag (and the call's) missing: a call's start follows it
+    ("<parameter=s>\nv\n<function=g>\n<parameter=t>\nw\n</parameter>\n</function>",
+     [("f", {"s": "v"}), ("g", {"t": "w"})]),
+    ("<parameter=s>\nv\n<function=g>\n</function>", [("f", {"s": "v"}), ("g", {})]),
+]
+
+
+@pytest.mark.parametrize("fmt", ["qwen3", "mimo", "seed_oss", "step3p5"])
+@pytest.mark.parametrize("args,expected", OPENER_CASES)
+def test_a_call_opener_in_a_value_is_decided_by_what_follows(fmt: str, args: str,
+                                                             expected: list) -> None:
+    """``<function=x>`` inside a value starts a call only where a name, its ``>`` and
+    then a field's open tag or a call closer follow (runtime/value_gate.py); streamed
+    by characters as parsed."""
+    module = parsergen.load(fmt)
+    start, end = module.render({"content": None, "tool_calls": [
+        {"name": "f", "arguments": {}}]}, thinking=False).split("</function>")
+    text = start + args + end + "Done."
+    parsed = module.parse(text, thinking=False, ids="sequential")
+    got = [(c.name, {k: v.strip() for k, v in json.loads(c.arguments).items()})
+           for c in parsed.tool_calls]  # (mimo keeps a value's newlines)
+    assert got == expected
+    assert parsed.content == "Done."
+    chat = module.ChatParser(None, thinking=False, stream_calls="complete", ids="sequential")
+    out = [chat.feed(ch) for ch in text] + [chat.finish()]
+    assert accumulate(out) == parsed
 
 
 def test_nullable_string_streams_once_it_cannot_be_null() -> None:

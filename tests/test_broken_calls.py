@@ -1,13 +1,21 @@
 """One bad call never swallows what follows (issue #36, item 2).
 
-A model that forgets a string's closing quote leaves the string open: the markers that
-follow are then inside it.  A call closer that is one special token (by id; in text,
-a spelling the spec or the tokenizer makes one token) still ends the call where what
-follows it is what the grammar reads after it, or the end of the completion
+A model that forgets a string's closing quote (or an element value's close tag) leaves
+the value open: the markers that follow are then inside it.  A call closer that is one
+special token (by id; in text, a spelling the spec or the tokenizer makes one token)
+still ends the call where what follows it is what the grammar reads after it, or the
+end of the completion; a call opener that is one (Mistral's ``[TOOL_CALLS]``) starts
+the next call where a name and the special token that ends it follow
 (``runtime/value_gate.py``); a marker that cannot follow there, or more text, is the
-string's.  So in every format whose strings hide markers and whose call closers are
-special tokens, a broken call written before valid calls and an answer leaves those
-calls and the answer as they were, parsed and streamed, with and without token ids.
+string's.  An element value's close tag and a field's or a call's open tag are decided
+by what follows them (``arguments/field_openers.py``).  So in every format whose render
+writes a special-token marker between one call and the next, a broken call (derived
+from the format's own render: the first value's closing quote, delimiter or close tag
+left out) written before valid calls and an answer leaves those calls and the answer
+as they were, parsed and streamed by characters, and by token ids where a test
+tokenizer spells the text back.  (Formats whose calls share one JSON or Python list
+have no marker between calls: a string left open there runs to the list's end, as one
+that max_tokens cut would.)
 """
 
 from __future__ import annotations
@@ -27,26 +35,51 @@ BROKEN = "BROKEN-VALUE"
 ANSWER = "The answer is 42."
 
 
-def _breakable(fmt: str) -> bool:
-    """Whether the format quotes its string values and ends calls with a special token."""
-    parser = parsergen.load(fmt).StreamingParser
-    if parser.SYNTAX is None or not isinstance(parser.SYNTAX.values(), QuotedStrings):
+NAMES = ("first_tool", "second_tool", "third_tool")
+
+
+def _calls() -> list[dict[str, Any]]:
+    return [{"name": NAMES[0], "arguments": {"s": BROKEN, "n": "one"}},
+            {"name": NAMES[1], "arguments": {"n": "two"}},
+            {"name": NAMES[2], "arguments": {"n": "three"}}]
+
+
+def _rendered(module: Any) -> str:
+    return module.render({"content": None, "tool_calls": _calls()}, thinking=False) + ANSWER
+
+
+def _delimited(fmt: str) -> bool:
+    """Whether the format's render writes a special-token marker (one the spec reads by
+    token id) between one call's arguments and the next call: the markers a string left
+    open may run into.  Formats whose calls share one JSON or Python list (Granite,
+    Jamba, Llama 3 JSON, Llama 4 pythonic, Mistral before v11) have none there."""
+    module = parsergen.load(fmt)
+    parser = module.StreamingParser
+    if parser.SYNTAX is None or "call" not in module.SPEC.get("render", {}):
         return False
     lexicon = parser.LEXICONS[False]
-    return bool(set(parser.CALL_CLOSERS) & set(lexicon.token_terminals))
+    text = _rendered(module)
+    between = text[text.index(BROKEN) : text.index(NAMES[1])]
+    return any(lit in between for lit, name in lexicon.literals.items()
+               if name in lexicon.token_terminals)
 
 
-FORMATS = [f for f in sorted(parsergen.formats()) if _breakable(f)]
+FORMATS = [f for f in sorted(parsergen.formats()) if _delimited(f)]
+
+
+def _value_end(rest: str) -> tuple[int, int]:
+    """Where the value's end (its closing quote or delimiter, or its close tag), as the
+    render wrote it after the value, starts and ends in ``rest``."""
+    i = len(rest) - len(rest.lstrip())
+    return (i, rest.index(">", i) + 1) if rest[i] == "<" else (i, i + 1)
 
 
 def _texts(module: Any) -> tuple[str, str]:
-    """(calls then the answer, the same with the first call's string left open)."""
-    calls = [{"name": "f", "arguments": {"s": BROKEN, "n": 1}},
-             {"name": "g", "arguments": {"n": 2}}, {"name": "g", "arguments": {"n": 3}}]
-    text = module.render({"content": None, "tool_calls": calls}, thinking=False) + ANSWER
+    """(calls then the answer, the same with the first call's value end left out)."""
+    text = _rendered(module)
     at = text.index(BROKEN) + len(BROKEN)
-    assert text[at] in "\"'", text  # (the string's closing quote)
-    return text, text[:at] + text[at + 1:]
+    i, j = _value_end(text[at:])
+    return text, text[: at + i] + text[at + j :]
 
 
 def _read(parsed: Any) -> tuple[str | None, list[tuple[str, Any]]]:
@@ -63,18 +96,22 @@ def _streamed(module: Any, deltas: list[tuple[str, list[int]]], tokenizer: Any =
 
 
 def test_formats() -> None:
-    assert {"kimi_k2", "hermes", "deepseek_v3", "qwen3_json"} <= set(FORMATS)
+    assert {"kimi_k2", "hermes", "deepseek_v3", "qwen3_json", "qwen3", "glm47_moe",
+            "gemma4", "mistral", "step3", "openai"} <= set(FORMATS)
+    assert not {"jamba", "llama3_json", "llama4_pythonic"} & set(FORMATS)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_broken_call_leaves_the_calls_after_it_and_the_answer(fmt: str, get_tokenizer) -> None:
     module = parsergen.load(fmt)
     good, broken = _texts(module)
-    expected = (ANSWER, [("g", {"n": 2}), ("g", {"n": 3})])
-    assert _read(module.parse(good, thinking=False)) == expected  # (the texts are right)
+    expected = _read(module.parse(good, thinking=False))
+    assert expected[1] == [(NAMES[1], {"n": "two"}), (NAMES[2], {"n": "three"})]
+    # (Mistral reads text after a call's JSON object as its arguments' tail: no answer.)
+    assert expected[0] in (ANSWER, None)
     whole = module.parse(broken, thinking=False, ids="sequential")
     assert _read(whole) == expected
-    assert whole.tool_calls[0].name == "f"
+    assert whole.tool_calls[0].name == NAMES[0]
     assert _streamed(module, [(ch, []) for ch in broken]) == whole
     tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
     ids = tokenizer.encode(broken, add_special_tokens=False)
@@ -87,18 +124,127 @@ def test_a_broken_call_leaves_the_calls_after_it_and_the_answer(fmt: str, get_to
     assert _streamed(module, per_token, tokenizer) == with_ids
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_a_closer_quoted_in_a_string_before_more_of_it_stays_text(fmt: str) -> None:
-    """The rule's other side: a value that holds a call closer followed by more of the
-    string (or by markup that cannot follow a closer) is read back whole."""
+def _quoted_markers(fmt: str) -> bool:
+    """Whether the format quotes its string values and ends or starts calls with a
+    special token."""
+    parser = parsergen.load(fmt).StreamingParser
+    if parser.SYNTAX is None or not isinstance(parser.SYNTAX.values(), QuotedStrings):
+        return False
+    lexicon = parser.LEXICONS[False]
+    return bool({*parser.CALL_CLOSERS, *parser.CALL_OPENERS} & set(lexicon.token_terminals))
+
+
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if _quoted_markers(f)])
+def test_a_marker_quoted_in_a_string_before_more_of_it_stays_text(fmt: str) -> None:
+    """The rule's other side: a value that holds a special-token call closer or opener
+    followed by more of the string (or by markup that cannot follow it) is read back
+    whole."""
     module = parsergen.load(fmt)
     parser = module.StreamingParser
     lexicon = parser.LEXICONS[False]
-    closers = sorted(lit for lit, name in lexicon.literals.items()
-                     if name in parser.CALL_CLOSERS and name in lexicon.token_terminals)
-    value = " then ".join(closers) + " and more"
+    markers = {*parser.CALL_CLOSERS, *parser.CALL_OPENERS} & set(lexicon.token_terminals)
+    quoted = sorted(lit for lit, name in lexicon.literals.items() if name in markers)
+    value = " then ".join(quoted) + " and more"
+    for opener, ends in parser.CALL_OPENERS.items():  # (a whole call quoted: escaped)
+        spelled = [lit for lit, name in lexicon.literals.items() if name == opener]
+        for end in (lit for lit, name in lexicon.literals.items() if name in ends):
+            value += f'; {spelled[0]}name{end}{{"a": 1}}'
     call = {"name": "f", "arguments": {"s": value}}
     text = module.render({"content": None, "tool_calls": [call]}, thinking=False) + ANSWER
-    parsed = module.parse(text, thinking=False)
+    parsed = module.parse(text, thinking=False, ids="sequential")
     assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [("f", {"s": value})]
-    assert parsed.content == ANSWER
+    assert _streamed(module, [(ch, []) for ch in text]) == parsed
+    if parsed.content is not None:  # (Mistral: text after a call's object is its tail)
+        assert parsed.content == ANSWER
+
+
+# -- a call marker typed in prose, with no call after it --------------------------------
+
+PROSE = "The model wraps calls in {} tags."
+
+
+def _opener(fmt: str) -> str | None:
+    """The marker the format's render starts a call with, where the render writes another
+    marker right after it (after whitespace: qwen3's ``<tool_call>\\n<function=``), so
+    that words after it are no call's name or body; else None."""
+    module = parsergen.load(fmt)
+    if module.StreamingParser.SYNTAX is None or "call" not in module.SPEC.get("render", {}):
+        return None
+    parser = module.StreamingParser
+    lexicon = parser.LEXICONS[False]
+    text = module.render({"content": None, "tool_calls": [{"name": "f", "arguments": {}}]},
+                         thinking=False)
+    ends = parser.REASONING_RULES.end if parser.REASONING_RULES else ()
+    for lit, name in lexicon.literals.items():  # (a reasoning end the render writes first)
+        if name in ends and text.startswith(lit):
+            text = text[len(lit):].lstrip()
+    first = max((lit for lit in lexicon.literals if text.startswith(lit)), key=len, default=None)
+    if first is None:
+        return None
+    rest = text[len(first):].lstrip()
+    return first if any(rest.startswith(lit) for lit in lexicon.literals) else None
+
+
+OPENERS = {f: m for f in sorted(parsergen.formats()) if (m := _opener(f)) is not None}
+
+
+def test_opener_formats() -> None:
+    assert {"qwen3", "seed_oss", "mimo", "nemotron_v3", "step3p5", "kimi_k2",
+            "deepseek_v3"} <= set(OPENERS)
+    assert OPENERS["step3p5"] == "<tool_call>"
+
+
+@pytest.mark.parametrize("fmt", sorted(OPENERS))
+def test_a_call_marker_in_prose_keeps_the_words_after_it(fmt: str, get_tokenizer) -> None:
+    """A call marker followed by words and no call before the completion ends opens
+    nothing: the words are content, never a cut call's text, parsed (text only, as the
+    vLLM plugin's non-streaming path) as streamed by characters and by token ids."""
+    module = parsergen.load(fmt)
+    text = PROSE.format(OPENERS[fmt])
+    parsed = module.parse(text, thinking=False, ids="sequential")
+    assert parsed.tool_calls == () and parsed.cut_calls == ()
+    assert parsed.content is not None and parsed.content.endswith(" tags.")
+    assert _streamed(module, [(ch, []) for ch in text]) == parsed
+    tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    per_token = token_deltas(tokenizer, ids)
+    if "".join(piece for piece, _ in per_token) == text:
+        assert _streamed(module, per_token, tokenizer) == module.parse(
+            text, thinking=False, tokenizer=tokenizer, token_ids=ids, ids="sequential")
+
+
+@pytest.mark.parametrize("fmt", ["qwen3", "seed_oss", "nemotron_v3", "step3p5", "mimo"])
+def test_qwen_wraps_calls_in_tool_call_tags(fmt: str, get_tokenizer) -> None:
+    """The vLLM plugin's case: text only (``ChatParser.complete``, the non-streaming
+    path) and a stream whose ids spell ``<tool_call>`` as ordinary tokens (typed in
+    prose) give the same content, the marker and the words after it included."""
+    module = parsergen.load(fmt)
+    opener = OPENERS[fmt]
+    text = PROSE.format(opener)
+    tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
+    chat = module.ChatParser(tokenizer, thinking=False)
+    chat.initialize(start="content")
+    whole = chat.complete(text)
+    assert (whole.content, whole.tool_calls, whole.cut_calls) == (text, (), ())
+    head, tail = text.split(opener)
+    ids = [*tokenizer.encode(head + opener[:1], add_special_tokens=False),
+           *tokenizer.encode(opener[1:] + tail, add_special_tokens=False)]
+    per_token = token_deltas(tokenizer, ids)
+    assert "".join(piece for piece, _ in per_token) == text
+    chat = module.ChatParser(tokenizer, thinking=False)
+    chat.initialize(start="content")
+    streamed = accumulate([chat.feed(piece, i) for piece, i in per_token] + [chat.finish()])
+    assert streamed.content == text
+
+
+def test_a_name_no_tool_starts_is_no_call_where_names_are_validated() -> None:
+    """GLM validates call names: ``<tool_call>`` then words no offered tool's name starts
+    with, then the end, is prose (content); a name an offered tool's starts with is a
+    call cut by max_tokens."""
+    glm = parsergen.load("glm47_moe")
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    text = PROSE.format("<tool_call>")
+    parsed = glm.parse(text, thinking=False, tools=tools)
+    assert (parsed.content, parsed.cut_calls) == (text, ())
+    cut = glm.parse("Checking.<tool_call>get_wea", thinking=False, tools=tools)
+    assert (cut.content, cut.cut_calls) == ("Checking.", ("<tool_call>get_wea",))

@@ -43,6 +43,8 @@ class ValueScan:
     # The syntax's own tags: after a marker inside an ambiguous value, one of them shows
     # that the marker was value text.
     tags: tuple[str, ...] = ()
+    # The tags that open a field (what may follow a call's name, ``ValueGate``).
+    fields: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self.quoted = False  # inside a string: a marker here is string content
@@ -61,6 +63,11 @@ class ValueScan:
         when a marker may start there."""
         return pos
 
+    def starts_arguments(self, text: str, final: bool) -> bool | None:
+        """Whether ``text`` may start a call's arguments outside any string (after a
+        call opener inside a string, ``ValueGate``); None: not known yet."""
+        return True
+
     def whole(self, buf: str, pos: int, limit: int) -> int:
         """Where a complete value that starts at ``pos`` (after whitespace) and ends by
         ``limit`` ends, when reading all of it would leave this scanner as it is (every
@@ -74,6 +81,10 @@ def _quote_searches(quotes: str) -> tuple[Callable[..., Any], dict[str, Callable
     string (compiled once, not once per parser)."""
     return (re.compile("[%s]" % re.escape(quotes)).search,
             {q: re.compile(r"[%s\\\n]" % re.escape(q)).search for q in quotes})
+
+
+# Whitespace and opening brackets: what a call's arguments start with.
+_PAST_BRACKETS: Final = re.compile(r"\s*(?:[\[{(]\s*)*")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -131,6 +142,17 @@ class QuotedStrings(ValueScan):
         if not self.quoted:
             return pos
         return self._string(text, pos, True, len(text) if end < 0 else end)
+
+    def starts_arguments(self, text: str, final: bool) -> bool | None:
+        """Brackets, then a quote (a key or a string) or a closing bracket: ``{"a"``,
+        ``{}``, not ``{\\"a\\"`` (a string's escaped text)."""
+        m = _PAST_BRACKETS.match(text)
+        if m is None or m.end() == len(text):
+            return True if final else None
+        if not m.group().strip():
+            return False  # (no bracket: no arguments)
+        ch = text[m.end()]
+        return ch in self._stops or ch in "}])"
 
     def whole(self, buf: str, pos: int, limit: int) -> int:
         """A JSON object or array, decoded in C: its strings are this scanner's ``"``
@@ -236,7 +258,8 @@ class ElementValues(ValueScan):
     """
 
     __slots__ = ("opens", "name_end", "value_open", "closes", "text_kind", "self_closing",
-                 "where", "buf", "tags", "sure", "_opens", "_ends", "name_of", "names")
+                 "where", "buf", "tags", "fields", "sure", "_opens", "_ends", "name_of",
+                 "names")
 
     def __init__(self, *, open: tuple[str, ...], name_end: str, close: tuple[str, ...],
                  value_open: str | None,
@@ -256,6 +279,7 @@ class ElementValues(ValueScan):
         # header -> whether the value is sure text (None: no value is).
         self.text_kind = text_kind
         self.tags = close + open + ((value_open,) if value_open else ())
+        self.fields = open
         self._opens = finder(open)
         self._ends = finder(close + open)  # what ends a value
         self.where = _OUTSIDE
