@@ -475,8 +475,8 @@ MUTANTS: list[Mutant] = [
       "streamed string values are not JSON-escaped"),
     # --- assembly ------------------------------------------------------------------------
     M("assembly-cut-completed", "runtime/calls.py",
-      "        if at_end and not call.invalid and self._cut(call):",
-      "        if False:",
+      "        if cut:\n            self._cut_off(call, content)",
+      "        if False:\n            self._cut_off(call, content)",
       "a call cut by max_tokens is completed"),
     M("assembly-cut-not-reported", "runtime/calls.py",
       "        self.cut_calls.append(CutCall(call.index, text, sent))\n",
