@@ -84,7 +84,8 @@ from .structural import structural_tag as build_structural_tag
 #     CALL_RUNS_END and OBJECT_RUNS; transitions into TOOL_ARGS start the value scanner.
 # 15: CALL_CLOSERS maps each closer to the state it leads to (a special-token closer inside
 #     a string is decided by what follows it, runtime/value_gate.py).
-RUNTIME_VERSION = 15
+# 16: ASSEMBLY holds strip_text (reasoning and content stripped at both ends).
+RUNTIME_VERSION = 16
 
 
 def require_runtime(version: int) -> None:
