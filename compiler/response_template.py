@@ -238,10 +238,13 @@ def _xml_arguments(args: dict[str, Any], path: Path) -> dict[str, Any]:
         raise _Refused((*path, "tag_pattern"), "must be one literal-framed tag: "
                        "OPEN(?P<key>...)NAME_END[VALUE_OPEN](?P<value>.*?)CLOSE; this one has "
                        + _describe(alt))
-    out: dict[str, Any] = {"syntax": "xml_parameters", "open": pieces[0].text,
-                           "name_end": pieces[2].text, "close": pieces[-1].text}
+    out: dict[str, Any] = {"syntax": "xml_parameters", "open": pieces[0].text.strip(),
+                           "name_end": pieces[2].text, "close": pieces[-1].text.strip(),
+                           "close_first": True}
+    if parser is not None and parser["name"] == "json":
+        out["json_values"] = True
     if len(pieces) == 6:
-        out["value_open"] = pieces[3].text
+        out["value_open"] = pieces[3].text.strip()
     value_at = kinds.index("group", kinds.index("group") + 1)
     if 0 < value_at < len(kinds) - 1 and (kinds[value_at - 1] == "ws" or kinds[value_at + 1] == "ws"):
         out["trim"] = "strip"
@@ -411,6 +414,11 @@ class _Builder:
             alt = _bare(alt)
             kinds = [p.kind for p in alt]
             if not named:
+                if self.out == OUT_SINK and kinds[-2:] == ["gap", "lit"] \
+                        and set(kinds[:-2]) <= {"opt"}:  # a header dropped with the sink
+                    for header in alt[:-2]:
+                        self.spec.go(self.out, header.text, "HEADER", self.out, [], where)
+                    alt = alt[-1:]
                 lits = _lits_between_ws(alt)
                 if lits is None or (listing and len(lits) > 1):
                     raise _Refused(where, "the name comes from the JSON here: the open "
@@ -433,7 +441,10 @@ class _Builder:
                 raise _Refused(where, "parsergen reads a call's open pattern as literals, the "
                                "name capture, then literals (a gap of any text may follow the "
                                "name); this one has " + _describe(alt))
-            name_sources.add(alt[at].source + ("(?s:.*)" if gap else ""))
+            # greedy: the name runs up to the literal that ends TOOL_NAME, as a lazy
+            # capture followed by that literal does; a gap after it is not the name
+            source = re.sub(r"([+*])\?$", r"\1", alt[at].source)
+            name_sources.add(f"(?P<name>{source})" + ("(?s:.*)" if gap else ""))
             self.chain(prefix, self.out, "TOOL_NAME", start, "TOOL_START", where)
             if ends:
                 self.chain(ends, "TOOL_NAME", "TOOL_ARGS", [], "NAME_END", where)
@@ -447,7 +458,7 @@ class _Builder:
         if len(name_sources) > 1:
             raise _Refused(where, "the open pattern's alternatives capture the name differently")
         if name_sources:
-            self.extra["tool_name"] = {"pattern": f"(?P<name>{name_sources.pop()})"}
+            self.extra["tool_name"] = {"pattern": name_sources.pop()}
         closed = _anchor(raw, "close", path)
         if closed is None:
             return
@@ -493,8 +504,15 @@ class _Builder:
         }
         if self.reasoning is not None:
             spec["reasoning"] = self.reasoning
-        if self.out == OUT_SINK:
-            spec["content_events"] = {OUT_SINK: None}
+        if self.out == OUT_SINK:  # (the map replaces the defaults: say those reached)
+            reached = {self.initial} | {
+                (go if isinstance(go, str) else go["to"])
+                for row in self.spec.transitions.values() for go in row.values()}
+            spec["content_events"] = {
+                state: event for state, event in (("CONTENT", "TEXT_CHUNK"),
+                                                  ("REASONING", "REASONING_CHUNK"),
+                                                  ("TOOL_NAME", "TOOL_NAME"), (OUT_SINK, None))
+                if state in reached}
         spec.update(self.extra)
         if self.strips and all(self.strips):  # HF's text parser strips each region
             self.assembly["strip_text"] = True

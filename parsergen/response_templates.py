@@ -32,7 +32,7 @@ def is_template(obj: object) -> bool:
         return True
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
-        return path.suffix == ".json" or path.is_dir()
+        return path.suffix == ".json" or (path / CONFIG_NAME).is_file()
     return getattr(obj, "response_template", None) is not None
 
 
@@ -107,7 +107,11 @@ def compile_template(obj: object) -> tuple[str, Any]:
         spec, positions = template_spec(template, name, display, origin)
         problems = validate(spec, positions)
         if problems:  # a template the front end let through that the spec language refuses
-            raise CompilerSpecError(problems)
+            from parsergen.compiler.response_template import TemplateDiagnostic
+
+            raise CompilerSpecError([TemplateDiagnostic(
+                d.position, d.path, f"in the spec this template compiles to: {d.message}")
+                for d in problems])
         fmt = build_ir(lower(spec, positions), display, canonical)
         _FORMATS[digest] = fmt
     return digest, fmt
