@@ -51,9 +51,7 @@ def _from_file(path: Path) -> tuple[Any, dict[Any, Any], str, str]:
 
     if path.is_dir():
         path = path / CONFIG_NAME
-        hint = path.parent.name
-    else:
-        hint = path.parent.name if path.name == CONFIG_NAME else path.stem
+    hint = path.resolve().parent.name if path.name == CONFIG_NAME else path.stem
     display = os.fspath(path)
     try:
         data, positions, _ = load_yaml(path, display)  # JSON is YAML: a line for every key

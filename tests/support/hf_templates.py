@@ -218,7 +218,6 @@ TRL_glm4moe = {
     },
 }
 
-# Refused (each with the field and the reason; the test checks the message).
 TRL_llama3 = {
     "defaults": {"role": "assistant"},
     "start_anchor": "<|start_header_id|>assistant<|end_header_id|>\n\n",
@@ -234,6 +233,7 @@ TRL_llama3 = {
     },
 }
 
+# Refused (with the field and the reason; the test checks the message).
 TRL_nemotron_3 = {
     "defaults": {"role": "assistant"},
     "start_anchor_pattern": r"<\|im_start\|>assistant\n<think>(?:\n|</think>)?",
@@ -258,9 +258,9 @@ TRL_nemotron_3 = {
 TEMPLATES: dict[str, dict[str, Any]] = {
     "cohere": cohere, "ernie": ernie, "gpt_oss": gpt_oss, "smollm": smollm, "qwen3": qwen3,
     "gemma4": gemma4, "inkling": inkling, "trl_qwen3": TRL_qwen3, "trl_qwen3_5": TRL_qwen3_5,
-    "trl_gptoss": TRL_gptoss, "trl_glm4moe": TRL_glm4moe,
+    "trl_gptoss": TRL_gptoss, "trl_glm4moe": TRL_glm4moe, "trl_llama3": TRL_llama3,
 }
-REFUSED = {"trl_llama3": TRL_llama3, "trl_nemotron_3": TRL_nemotron_3}
+REFUSED = {"trl_nemotron_3": TRL_nemotron_3}
 
 
 # transformers' tests' model outputs: (template, prefix, completion).
@@ -395,6 +395,7 @@ def _call(template: str, name: str, args: dict[str, Any]) -> str:
         "gemma4": f"<|tool_call>call:{name}{_gemma(args)}<tool_call|>",
         "inkling": f'<|message_model|>{name}<|content_invoke_tool_json|>{_json({"name": name, "args": args})}<|end_message|>',
         "trl_gptoss": f"<|start|>assistant to=functions.{name}<|channel|>commentary json<|message|>{_json(args)}<|call|>",
+        "trl_llama3": _json({"name": name, "parameters": args}) + "<|eot_id|>",
     }[template]
 
 
@@ -417,7 +418,13 @@ def _texts(template: str) -> tuple[str, str, str]:
                     "<|content_model_end_sampling|>"),
         "trl_gptoss": ("<|channel|>analysis<|message|>Let me think.<|end|>",
                        "<|start|>assistant<|channel|>final<|message|>Hello there.<|return|>", ""),
+        "trl_llama3": ("", "Hello there.", "<|eot_id|>"),
     }[template]
+
+
+def before_cut(template: str) -> str:
+    """What the ``cut call`` case writes before its call."""
+    return _texts(template)[0]
 
 
 def written(template: str) -> dict[str, str]:
