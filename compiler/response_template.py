@@ -279,6 +279,26 @@ def _lits_between_ws(alt: list[Piece]) -> list[str] | None:
     return lits
 
 
+def _check_types(raw: dict[str, Any], path: Path) -> None:
+    """A field's values of the types transformers requires (its loader's checks)."""
+    for key, kind, what in (("content", str, "a string"), ("content_args", dict, "a mapping"),
+                            ("repeats", bool, "true or false"), ("optional", bool, "true or false"),
+                            ("transform_each", bool, "true or false"), ("join", str, "a string")):
+        if key in raw and not isinstance(raw[key], kind):
+            raise _Refused((*path, key), f"must be {what}")
+    args = raw.get("content_args", {})
+    if "tag_pattern" in args and not isinstance(args["tag_pattern"], str):
+        raise _Refused((*path, "content_args", "tag_pattern"), "must be a regular expression")
+    if "value_parser" in args and not isinstance(args["value_parser"], dict):
+        raise _Refused((*path, "content_args", "value_parser"), "must be a mapping")
+    delims = args.get("string_delims", [])
+    if not isinstance(delims, list) or not all(
+            isinstance(d, list) and len(d) == 2 and all(isinstance(x, str) and x for x in d)
+            for d in delims):
+        raise _Refused((*path, "content_args", "string_delims"), "must be a list of "
+                       "[open, close] pairs of strings")
+
+
 class _Builder:
     def __init__(self, template: Any, display: str, root: Position) -> None:
         self.template = template
@@ -344,6 +364,7 @@ class _Builder:
             raise _Refused(("fields", reasoning[1]), "a second reasoning field")
         for name, raw in fields.items():
             try:
+                _check_types(raw, ("fields", name))
                 if name in REASONING_FIELDS:
                     self.reasoning_field(raw, ("fields", name))
                 elif name == "content":

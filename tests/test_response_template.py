@@ -224,3 +224,32 @@ def test_the_command_line_checks_and_parses_a_template(tmp_path: Path, capsys) -
     config.write_text(json.dumps({"response_template": TRL_nemotron_3}), encoding="utf-8")
     assert cli.main(["check", str(config)]) == 1
     assert "$.fields.reasoning_content.open_pattern: " in capsys.readouterr().err
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path] if path else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) \
+        if isinstance(value, list) else ()
+    for key, item in items:
+        out += _paths(item, (*path, key))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted({**TEMPLATES, **REFUSED}))
+def test_a_broken_template_is_an_error_not_a_traceback(name: str) -> None:
+    """Every value of the template replaced by a value of another type: SpecError, or a
+    module that parses (never another exception)."""
+    template = {**TEMPLATES, **REFUSED}[name]
+    for path in _paths(template):
+        for bad in (None, 3, "x", [], {}, ["a", 3], "(?P<x>a)", "["):
+            broken = json.loads(json.dumps(template))
+            where = broken
+            for key in path[:-1]:
+                where = where[key]
+            where[path[-1]] = bad
+            try:
+                module = parsergen.load(broken)
+            except parsergen.SpecError as exc:
+                assert "$" in str(exc)
+                continue
+            module.parse('<think>a</think>b<tool_call>{"name": "f"}</tool_call>')
