@@ -106,6 +106,19 @@ def test_streamed_by_characters_as_parsed(case: str, name: str, prefix: str, tex
     assert cut == whole.cut_calls
 
 
+@pytest.mark.parametrize("case,name,prefix,text", CASES, ids=[c[0] for c in CASES])
+def test_every_character_is_accounted_for(case: str, name: str, prefix: str, text: str) -> None:
+    """Reasoning, content, a call, a cut call, a marker, framing, or text outside every
+    region that the template drops (the invariant of ARCHITECTURE.md)."""
+    from parsergen.runtime.accounting import account
+
+    module = parsergen.load(ALL[name])
+    cut = module.parse(text).cut_calls
+    by_chars = account(module.StreamingParser(), [(ch, []) for ch in text], cut)
+    assert by_chars.text == text and by_chars.problems == []
+    assert by_chars.segments == account(module.StreamingParser(), [(text, [])], cut).segments
+
+
 @pytest.mark.parametrize("case,name,prefix,text", CUT, ids=[c[0] for c in CUT])
 def test_a_cut_call_keeps_the_message(case: str, name: str, prefix: str, text: str) -> None:
     """A departure (goldens/DIFFERENCES.md, "a cut call"): transformers raises on a call
