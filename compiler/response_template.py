@@ -396,6 +396,8 @@ class _Builder:
             for m in marks:
                 self.spec.go("REASONING", m, "THINK_END", self.out, ["REASONING_END"], closed[1])
         self.reasoning = {"start": start, "end": end}
+        if at_start:  # the completion starts in reasoning whatever the prompt holds
+            self.reasoning["start_optional"] = True
 
     def content_field(self, raw: dict[str, Any], path: Path, implicit: bool) -> None:
         self.strips.append(_text_field(raw, path))

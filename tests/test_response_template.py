@@ -18,8 +18,8 @@ import pytest
 
 import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
-from support.hf_templates import (HF_TESTS, REFUSED, TEMPLATES, TOOLS, TRL_nemotron_3,
-                                  before_cut, smollm, written)
+from support.hf_templates import (HF_TESTS, PROMPTED, REFUSED, TEMPLATES, TOOLS,
+                                  TRL_nemotron_3, before_cut, smollm, written)
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
 REASONING_FIELDS = ("thinking", "reasoning_content")
@@ -43,6 +43,7 @@ ALL = {**TEMPLATES, **FALLBACKS}
 def _cases() -> list[tuple[str, str, str, str]]:
     """(case id, template, prompt, completion)."""
     out = [(f"hf-test-{k}", name, prefix, text) for k, (name, prefix, text) in HF_TESTS.items()]
+    out += [(f"prompt-{k}", name, prefix, text) for k, (name, prefix, text) in PROMPTED.items()]
     for name in ALL:
         for case, text in written(FAMILY.get(name, name)).items():
             if name.startswith("serve_qwen"):  # Qwen's generations end with <|endoftext|>

@@ -448,3 +448,19 @@ def written(template: str) -> dict[str, str]:
         "quotes in strings": think + _call(template, "get_weather", QUOTED) + end,
         "cut call": think + cut,
     }
+
+
+# A prompt that ends inside the assistant turn (the chat template opened reasoning, or
+# closed it): (template, prompt, completion).
+PROMPTED: dict[str, tuple[str, str, str]] = {
+    "qwen3-thinking": ("trl_qwen3", "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n",
+                       "Let me think.\n</think>\n\nHello.<|im_end|>"),
+    "qwen3_5-no-thinking": ("trl_qwen3_5", "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+                            "<think>\n\n</think>\n\n", "Hello.<|im_end|>"),
+    "smollm-thinking": ("smollm", "<|im_start|>assistant\n<think>\n", "Hmm.</think>Hello.<|im_end|>"),
+    "gemma4-thinking": ("gemma4", "<|turn>user\nhi<turn|>\n<|turn>model\n<|channel>thought\n",
+                        "Hmm.<channel|>Hello.<turn|>"),
+    "gpt_oss": ("gpt_oss", "<|start|>user<|message|>hi<|end|><|start|>assistant",
+                "<|channel|>final<|message|>Hello.<|end|>"),
+    "ernie": ("ernie", "User: hi\nAssistant: ", "Hmm.\n</think>\n\n<response>\nHello.\n</response>"),
+}
