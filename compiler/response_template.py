@@ -311,6 +311,23 @@ class _Builder:
         self.extra: dict[str, Any] = {}
         self.refusals: list[_Refused] = []
         self.strips: list[bool] = []  # each text field's strip
+        self.render: dict[str, str] = {}  # render's templates, where the anchors say them
+
+    def written(self, alts: list[list[Piece]] | None) -> str:
+        """How render writes an anchor: its first alternative's literals as terminals."""
+        if not alts:
+            return ""
+        out = []
+        for piece in alts[0]:  # (an optional newline after a name is written: it ends it)
+            if piece.kind in ("lit", "opt") and piece.text in self.spec.terminals:
+                out.append("${%s}" % self.spec.terminals[piece.text])
+            elif piece.kind == "opt":
+                out.append(piece.text)
+            elif piece.kind == "ws" and piece.text == "+":
+                out.append(" ")
+            elif piece.kind == "group":
+                out.append("${name}")
+        return "".join(out)
 
     def chain(self, lits: list[str], first_from: str, last_to: str, emit: list[str],
               hint: str, source: Path) -> None:
@@ -395,6 +412,9 @@ class _Builder:
             end = [self.spec.terminal(m, "THINK_END", closed[1]) for m in marks]
             for m in marks:
                 self.spec.go("REASONING", m, "THINK_END", self.out, ["REASONING_END"], closed[1])
+        if closed is not None:
+            self.render["reasoning"] = (self.written(opened) + "${reasoning}"
+                                        + self.written(closed[0]))
         self.reasoning = {"start": start, "end": end}
         if at_start:  # the completion starts in reasoning whatever the prompt holds
             self.reasoning["start_optional"] = True
@@ -418,6 +438,9 @@ class _Builder:
             marks, _, _ = _region_marks(closed[0], closed[1], False)
             for m in marks:
                 self.spec.go("CONTENT", m, "TEXT_END", self.out, [], closed[1])
+        if not implicit:
+            self.render["content"] = (self.written(opened) + "${content}"
+                                      + self.written(closed[0] if closed else None))
 
     def tool_field(self, raw: dict[str, Any], path: Path) -> None:
         if raw.get("join") is not None:
@@ -484,6 +507,7 @@ class _Builder:
             self.extra["tool_name"] = {"pattern": name_sources.pop()}
         closed = _anchor(raw, "close", path)
         if closed is None:
+            self.call_render(arguments, opened, [], listing, named)
             return
         for alt in closed[0]:
             alt = _bare(alt)
@@ -503,6 +527,31 @@ class _Builder:
                     self.spec.go(state, lits[-1], "TOOL_END", self.out, end, closed[1])
             if listing:  # after the list's ] the body is back in CONTENT
                 self.spec.go("CONTENT", lits[-1], "TOOL_END", self.out, [], closed[1])
+        self.call_render(arguments, opened, closed[0], listing, named)
+
+    def call_render(self, arguments: dict[str, Any], opened: list[list[Piece]],
+                    closed: list[list[Piece]], listing: bool, named: bool) -> None:
+        """render's call (and the list around calls): the anchors around the arguments."""
+        syntax = arguments["syntax"]
+        opening, closing = self.written(opened), self.written(closed)
+        if syntax == "json_envelope":
+            call = '{"%s": ${name_json}, "%s": ${arguments}}' % (
+                arguments["name_key"], arguments["argument_keys"][0])
+            if listing:
+                self.render.update(calls_open=opening + "[", separator=", ",
+                                   calls_close="]" + closing, call=call)
+                return
+            self.render["call"] = opening + call + closing
+            return
+        if named and "${name}" in opening and not opening.endswith("${name}"):
+            body = "${arguments}"  # the literals after the name end it
+        elif named:
+            args_open = self.spec.terminals.get("{")
+            body = ("${%s}${arguments}}" % args_open if syntax == "notation" and args_open
+                    else "${arguments}")
+        else:
+            return
+        self.render["call"] = opening + body + closing
 
     def anchor(self, t: dict[str, Any]) -> None:
         """start_anchor's literals: where the prompt's assistant turn starts."""
@@ -541,6 +590,8 @@ class _Builder:
             self.assembly["strip_text"] = True
         if self.assembly:
             spec["assembly"] = self.assembly
+        if "call" in self.render or "tool_calls" not in self.template["fields"]:
+            spec["render"] = self.render
         return spec
 
 

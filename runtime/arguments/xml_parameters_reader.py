@@ -266,8 +266,8 @@ class TaggedArguments:
         the tag closes itself (attributes ending in ``/``: an empty value)."""
         if not self.attributes:
             self.name = header.strip()
-            json = self.json_values and not self.writer.typed(self.name)
-            self.kind = "json_or_text" if json else "text"
+            untyped = self.json_values and not self.writer.typed(self.name)
+            self.kind = "json_or_text" if untyped else "text"
             self.names.add(self.name)
             return False
         attrs = {k: dq or sq or bare for k, dq, sq, bare in ATTRIBUTE.findall(header)}
