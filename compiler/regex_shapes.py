@@ -11,17 +11,20 @@ raises ``Unsupported`` saying which part is beyond that.
 
 from __future__ import annotations
 
+import importlib
 import re
-import re._parser as sre  # the standard library's own parser of its regex syntax
 from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from re._constants import (  # type: ignore[attr-defined]
-    ANY, ASSERT, ASSERT_NOT, AT, AT_BEGINNING, AT_BEGINNING_STRING, AT_END, AT_END_STRING,
-    BRANCH, CATEGORY, CATEGORY_NOT_SPACE, CATEGORY_SPACE, IN, LITERAL, MAX_REPEAT, MAXREPEAT,
-    MIN_REPEAT, NEGATE, NOT_LITERAL, SUBPATTERN,
-)
+# The standard library's own parser of its regex syntax, and its opcodes.
+sre: Any = importlib.import_module("re._parser")
+(ANY, ASSERT, ASSERT_NOT, AT, AT_BEGINNING, AT_BEGINNING_STRING, AT_END, AT_END_STRING, BRANCH,
+ CATEGORY, CATEGORY_NOT_SPACE, CATEGORY_SPACE, IN, LITERAL, MAX_REPEAT, MAXREPEAT, MIN_REPEAT,
+ NEGATE, NOT_LITERAL, SUBPATTERN) = (getattr(sre, name) for name in (
+    "ANY", "ASSERT", "ASSERT_NOT", "AT", "AT_BEGINNING", "AT_BEGINNING_STRING", "AT_END",
+    "AT_END_STRING", "BRANCH", "CATEGORY", "CATEGORY_NOT_SPACE", "CATEGORY_SPACE", "IN",
+    "LITERAL", "MAX_REPEAT", "MAXREPEAT", "MIN_REPEAT", "NEGATE", "NOT_LITERAL", "SUBPATTERN"))
 
 MAX_ALTERNATIVES = 16
 

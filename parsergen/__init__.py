@@ -43,7 +43,7 @@ def aliases() -> dict[str, str]:
     return dict(ALIASES)
 
 
-def load(name: str | os.PathLike[str] | Mapping[str, Any] | Any) -> ModuleType:
+def load(name: Any) -> ModuleType:
     """The generated module of format ``name`` (or an alias), or of the spec at a path.
 
     A path (a path object, or text ending in .yaml/.yml or holding a separator) is
@@ -51,7 +51,8 @@ def load(name: str | os.PathLike[str] | Mapping[str, Any] | Any) -> ModuleType:
     problem as ``FILE:LINE:COL: $.path: message``) if it cannot be.  A name that no
     bundled format has may be a ``PARSERGEN_SPECS`` spec's; else KeyError.
 
-    A Hugging Face ``response_template`` compiles the same way
+    ``name`` is a format name or a path (``str | os.PathLike[str]``), or a Hugging Face
+    ``response_template``, which compiles the same way
     (``parsergen.response_templates``): the template dict, a ``tokenizer_config.json``
     (a .json path) or a model directory holding one, or a tokenizer that has
     ``.response_template``.
