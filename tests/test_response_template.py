@@ -88,23 +88,27 @@ def test_messages_agree_with_transformers(case: str, name: str, prefix: str, tex
     assert as_hf(ours, template) == hf_parse(template, prefix, text, tools)
 
 
-def _by_chars(module: Any, text: str, prefix: str) -> tuple[Any, tuple[str, ...]]:
+def _streamed(module: Any, text: str, prefix: str, size: int) -> tuple[Any, tuple[str, ...]]:
     parser = module.ChatParser(tools=TOOLS, ids="sequential")
     if prefix:
         parser.initialize(prompt_text=prefix)
-    message = accumulate([parser.feed(ch) for ch in text] + [parser.finish()])
+    deltas = [text[i:i + size] for i in range(0, len(text), size)]
+    message = accumulate([parser.feed(d) for d in deltas] + [parser.finish()])
     return without_cut_calls(message, parser.cut_calls), tuple(c.text for c in parser.cut_calls)
 
 
 @pytest.mark.parametrize("case,name,prefix,text", CASES, ids=[c[0] for c in CASES])
-def test_streamed_by_characters_as_parsed(case: str, name: str, prefix: str, text: str) -> None:
+def test_streamed_in_every_cadence_as_parsed(case: str, name: str, prefix: str,
+                                             text: str) -> None:
+    """By characters, by 2, 3, 7 and 64 characters: the message parse() gives."""
     module = parsergen.load(ALL[name])
     whole = module.parse(text, tools=TOOLS, prompt_text=prefix or None)
-    streamed, cut = _by_chars(module, text, prefix)
-    assert (streamed.reasoning, streamed.content) == (whole.reasoning, whole.content)
-    assert [(c.name, json.loads(c.arguments)) for c in streamed.tool_calls] == [
-        (c.name, json.loads(c.arguments)) for c in whole.tool_calls]
-    assert cut == whole.cut_calls
+    for size in (1, 2, 3, 7, 64):
+        streamed, cut = _streamed(module, text, prefix, size)
+        assert (streamed.reasoning, streamed.content) == (whole.reasoning, whole.content), size
+        assert [(c.name, json.loads(c.arguments)) for c in streamed.tool_calls] == [
+            (c.name, json.loads(c.arguments)) for c in whole.tool_calls], size
+        assert cut == whole.cut_calls, size
 
 
 @pytest.mark.parametrize("case,name,prefix,text", CASES, ids=[c[0] for c in CASES])
@@ -190,6 +194,8 @@ def test_a_transformers_tokenizer(tmp_path: Path) -> None:
         "open_pattern": r"<think\b", "close": "</think>"}}},
      "$.fields.thinking.open_pattern", "cannot be compiled into parsergen markers"),
     (TRL_nemotron_3, "$.fields.reasoning_content.open_pattern", "lookahead"),
+    (REFUSED["trl_lfm2_2_5"], "$.fields.tool_calls.content_args.value_parser",
+     "cannot be compiled"),
     ({**smollm, "fields": {**smollm["fields"], "tool_calls": {
         **smollm["fields"]["tool_calls"], "transform": {"call": "{content}"}}}},
      "$.fields.tool_calls.transform", "an arbitrary transform cannot be compiled"),
@@ -197,7 +203,7 @@ def test_a_transformers_tokenizer(tmp_path: Path) -> None:
      "$.fields.mood", "no place in it"),
     ({**smollm, "fields": {**smollm["fields"], "content": {"close": "x", "join": "\n"}}},
      "$.fields.content.join", "another join cannot be compiled"),
-], ids=["word-boundary", "trl-nemotron-3", "transform", "unknown-field", "join"])
+], ids=["word-boundary", "trl-nemotron-3", "trl-lfm2-2-5", "transform", "unknown-field", "join"])
 def test_what_cannot_be_compiled_is_refused_by_its_path(template: Any, path: str,
                                                         reason: str) -> None:
     with pytest.raises(parsergen.SpecError) as err:

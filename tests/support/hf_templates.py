@@ -464,3 +464,31 @@ PROMPTED: dict[str, tuple[str, str, str]] = {
                 "<|channel|>final<|message|>Hello.<|end|>"),
     "ernie": ("ernie", "User: hi\nAssistant: ", "Hmm.\n</think>\n\n<response>\nHello.\n</response>"),
 }
+
+
+# TRL's LFM2.5 template: its argument values are a regex nested three levels deep.
+_LFM2_2_5_ATOM = r"[^\[\]{}'\"]|'[^']*'|\"[^\"]*\""
+_LFM2_2_5_NESTED = _LFM2_2_5_ATOM
+for _ in range(3):
+    _LFM2_2_5_NESTED = rf"{_LFM2_2_5_ATOM}|[\[{{](?:{_LFM2_2_5_NESTED})*[\]}}]"
+_LFM2_2_5_ARG_VALUE = rf"'[^']*'|[\[{{](?:{_LFM2_2_5_NESTED})*[\]}}]|[^,)]*"
+TRL_lfm2_2_5 = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "thinking": {"open": "<think>", "close_pattern": r"</think>\s*", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"(?:<\|tool_call_start\|>\[|,\s*)(?P<name>\w+)\(",
+            "close_pattern": r"\)(?:\]<\|tool_call_end\|>)?\s*",
+            "repeats": True,
+            "content": "xml-inline",
+            "content_args": {
+                "tag_pattern": rf"(?P<key>\w+)=(?P<value>{_LFM2_2_5_ARG_VALUE})",
+                "value_parser": {"name": "json", "args": {"string_delims": [["'", "'"]], "allow_non_json": True}},
+            },
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|im_end\|>\s*", "content": "text"},
+    },
+}
+REFUSED["trl_lfm2_2_5"] = TRL_lfm2_2_5
