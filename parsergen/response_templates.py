@@ -19,20 +19,24 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .specs import SpecError, import_format
+from .specs import SpecError, import_format, is_path
 
 CONFIG_NAME = "tokenizer_config.json"
 _FORMATS: dict[str, Any] = {}  # template digest -> IR
 
 
 def is_template(obj: object) -> bool:
-    """Whether ``load`` reads ``obj`` as a response_template: a mapping with ``fields``,
-    an object with a ``response_template``, or a path to a .json file or a directory."""
+    """Whether ``load`` reads ``obj`` as a response_template: a mapping, an object with a
+    ``response_template``, a path ending in .json, or a directory's path (a path object,
+    or text with a separator) holding a tokenizer_config.json."""
     if isinstance(obj, dict):
         return True
     if isinstance(obj, (str, os.PathLike)):
         path = Path(obj)
-        return path.suffix == ".json" or (path / CONFIG_NAME).is_file()
+        if path.suffix == ".json":
+            return True
+        # A directory only where a path is meant: "qwen3" is a format's name, "./qwen3" a path.
+        return is_path(obj) and (path / CONFIG_NAME).is_file()
     return getattr(obj, "response_template", None) is not None
 
 

@@ -164,7 +164,8 @@ def test_the_same_template_is_the_same_module() -> None:
     assert (message.reasoning, message.content) == ("Hmm.", "Hello.")
 
 
-def test_a_tokenizer_config_a_model_directory_and_a_tokenizer(tmp_path: Path) -> None:
+def test_a_tokenizer_config_a_model_directory_and_a_tokenizer(tmp_path: Path,
+                                                              monkeypatch) -> None:
     config = {"tokenizer_class": "PreTrainedTokenizerFast", "response_template": smollm}
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     text = '<think>x</think>\nHi.<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
@@ -173,6 +174,11 @@ def test_a_tokenizer_config_a_model_directory_and_a_tokenizer(tmp_path: Path) ->
         got = parsergen.load(source).parse(text)
         assert (got.reasoning, got.content, [c.arguments for c in got.tool_calls]) == (
             expected.reasoning, expected.content, [c.arguments for c in expected.tool_calls])
+    (tmp_path / "qwen3").mkdir()  # a bare name is a format's name, even beside such a directory
+    (tmp_path / "qwen3" / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert parsergen.load("qwen3").FORMAT == "qwen3"
+    assert parsergen.load("./qwen3").parse(text).content == "Hi."
     tokenizer = types.SimpleNamespace(response_template=smollm, name_or_path="org/SmolLM3-3B")
     assert parsergen.load(tokenizer).parse(text).content == "Hi."
 
