@@ -67,7 +67,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from .advice import spec_warnings
     from .build import compile_loaded
-    from .loader import load_spec
+    from .loader import LoadedSpec, load_spec
+    from .roundtrip import roundtrip_errors
 
     from parsergen.response_templates import compile_template, is_template
 
@@ -84,8 +85,18 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(exc, file=sys.stderr)
             status = 1
             continue
+        if template:  # (no file of YAML: the round trip's errors name the template)
+            loaded = LoadedSpec({}, {}, [], [])
+        # Calls render() writes that parse() does not read back: an error, which the
+        # warnings (a machine that loses text) may explain.
+        errors = roundtrip_errors(fmt, loaded)
+        for problem in errors:
+            print(problem, file=sys.stderr)
         for problem in [] if template else spec_warnings(Path(spec), loaded, fmt):
             print(problem.warning(), file=sys.stderr)
+        if errors:
+            status = 1
+            continue
         if args.tokenizer is not None and not _check_tokens(spec, fmt, args.tokenizer):
             return 2
         print(f"{spec}: ok ({fmt.name})")

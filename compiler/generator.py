@@ -74,6 +74,21 @@ def py(value: Any) -> str:
     raise TypeError(f"cannot render {type(value).__name__} as a literal")
 
 
+def code_templates(**filters: Any) -> jinja2.Environment:
+    """The code templates (``compiler/templates``) with ``filters``, as every backend
+    renders them: strict, blocks trimmed, the file's last newline kept."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("parsergen.compiler", "templates"),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters.update(filters)
+    return env
+
+
 def _printable(text: str) -> str:
     """Text safe inside a comment line (a file name may hold a newline)."""
     return text if text.isprintable() else repr(text)
@@ -94,15 +109,7 @@ class ModuleGenerator:
     def __init__(self, fmt: FormatIR) -> None:
         self.fmt = fmt
         self._rules: dict[str, dict[str, str]] = {}
-        self.env = jinja2.Environment(
-            loader=jinja2.PackageLoader("parsergen.compiler", "templates"),
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=True,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            autoescape=False,
-        )
-        self.env.filters["py"] = py
+        self.env = code_templates(py=py)
 
     def render(self, *, formatted: bool = True) -> str:
         """The module source, checked by ast.parse and formatted by black (unless not

@@ -412,9 +412,9 @@ class _Builder:
             end = [self.spec.terminal(m, "THINK_END", closed[1]) for m in marks]
             for m in marks:
                 self.spec.go("REASONING", m, "THINK_END", self.out, ["REASONING_END"], closed[1])
-        if closed is not None:
-            self.render["reasoning"] = (self.written(opened) + "${reasoning}"
-                                        + self.written(closed[0]))
+        if closed is not None and not at_start:  # (at the start: render's own default
+            self.render["reasoning"] = (self.written(opened) + "${reasoning}"  # writes
+                                        + self.written(closed[0]))  # the end when empty)
         self.reasoning = {"start": start, "end": end}
         if at_start:  # the completion starts in reasoning whatever the prompt holds
             self.reasoning["start_optional"] = True

@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from parsergen.routing import compiled
 
-from .generator import _printable
+from .generator import _printable, code_templates
 from .ir import (
     STATE_IDS,
     Emit,
@@ -105,16 +103,7 @@ class RustGenerator:
     """Builds the template context for one format and renders its Rust module."""
 
     def __init__(self) -> None:
-        self.env = jinja2.Environment(
-            loader=jinja2.PackageLoader("parsergen.compiler", "templates"),
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=True,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            autoescape=False,
-        )
-        self.env.filters["rs"] = rs
-        self.env.filters["rs_list"] = rs_list
+        self.env = code_templates(rs=rs, rs_list=rs_list)
 
     def module(self, fmt: FormatIR) -> str:
         """The Rust module of ``fmt`` (a format with reasoning)."""

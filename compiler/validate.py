@@ -8,9 +8,6 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-
 from parsergen.runtime.bodies import BODIES
 
 from .lower import (
@@ -22,6 +19,7 @@ from .lower import (
 )
 from .diagnostics import Diagnostic, Path, Position, json_path
 from .loader import Positions, bundled_grammars
+from .schema_errors import schema_problems
 
 
 
@@ -55,33 +53,8 @@ class SpecValidator:
         return sorted(set(self.diagnostics))
 
     def check_schema(self) -> None:
-        validator = Draft202012Validator(schema())
-        for err in validator.iter_errors(self.spec):
-            self._report(err)
-
-    def _report(self, err: ValidationError) -> None:
-        err = _most_specific(err)
-        if err.validator in ("oneOf", "anyOf"):
-            kinds = sorted({str(e.validator_value) for e in err.context if e.validator == "type"})
-            expected = f": expected {' or '.join(kinds)}" if kinds else ""
-            self.error(tuple(err.absolute_path), f"{err.instance!r} is not valid here{expected}")
-            return
-        path = tuple(err.absolute_path)
-        if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            allowed = set(err.schema.get("properties", {}))
-            for key in sorted(k for k in err.instance if k not in allowed):
-                hint = f" (expected one of: {', '.join(sorted(allowed))})" if allowed else ""
-                self.error((*path, key), f"unknown key {key!r}{hint}")
-            return
-        if err.validator == "required":
-            self.error(path, err.message.replace("is a required property", "is required"))
-            return
-        if "propertyNames" in err.schema_path and isinstance(err.instance, str):
-            # jsonschema reports the mapping; point at the offending key instead.
-            self.error((*path, err.instance), f"key {err.instance!r} is not allowed here: "
-                       f"{err.message}")
-            return
-        self.error(path, err.message)
+        for path, message in schema_problems(self.spec, schema()):
+            self.error(path, message)
 
     # -- meaning -------------------------------------------------------------
 
@@ -282,25 +255,6 @@ def _is_text(s: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _is_kind_mismatch(err: ValidationError) -> bool:
-    """An error saying the value is of another kind than a oneOf branch wants."""
-    if err.relative_path:
-        return False
-    if err.validator == "type":
-        return True
-    return err.validator in ("enum", "const") and not isinstance(err.instance, str)
-
-
-def _most_specific(err: ValidationError) -> ValidationError:
-    """Inside oneOf/anyOf, the deepest error of a branch the value's kind fits."""
-    while err.context:
-        fitting = [e for e in err.context if not _is_kind_mismatch(e)]
-        if not fitting:
-            return err
-        err = max(fitting, key=lambda e: len(e.absolute_path))
-    return err
 
 
 def validate(spec: dict[str, Any], positions: Positions) -> list[Diagnostic]:

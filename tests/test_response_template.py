@@ -292,8 +292,6 @@ def test_render_is_read_back_by_both(case: str, name: str, prefix: str, text: st
     template = ALL[name]
     module = parsergen.load(template)
     message = module.parse(text, tools=TOOLS)
-    if message.reasoning is None and module.SPEC["initial_state"] == "REASONING":
-        pytest.skip("a completion of this template always starts in reasoning")
     rendered = module.render(message)
     assert as_hf(module.parse(rendered, tools=TOOLS), template) == as_hf(message, template)
     if name != "trl_glm4moe" or not message.tool_calls:

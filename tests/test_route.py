@@ -223,8 +223,8 @@ def test_a_models_entry_carries_its_defaults(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("models", "error"), [
     ("- {pattern: a-, think: false}\n",
-     "grammars/alpha.yaml:6:19: $.models[0].think: unknown key 'think' (expected one of: "
-     "pattern, thinking)"),
+     "grammars/alpha.yaml:6:19: $.models[0].think: unknown key 'think' (did you mean "
+     "'thinking'?); expected one of: pattern, thinking"),
     ("- {thinking: false}\n", "grammars/alpha.yaml:6:5: $.models[0]: 'pattern' is required"),
     ("- {pattern: a-, thinking: maybe}\n",
      "grammars/alpha.yaml:6:19: $.models[0].thinking: 'maybe' is not of type 'boolean'"),

@@ -45,6 +45,12 @@ json-end-repair-silent, writer-retyped-infinity and python-call-paren-kinds, and
 retargeted json-cut-not-closed: none changes the corpus, all five are caught by the fast
 selection (test_broken_json.py, test_arguments.py).
 
+The run of 2026-12-04 from 90194ac (the fast selection then lacked the two files
+below): quoted-closer-always-text and quoted-closer-any-marker-closes changed no corpus
+result and SURVIVED it; run alone by hand, test_broken_calls.py catches the first (and
+quoted-skip-passes-special), test_marker_values.py the second (deepseek_v32's close tag
+inside a value), so both files joined the fast selection.
+
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
 """
@@ -80,7 +86,8 @@ FAST = ["tests/test_promises.py", "tests/test_args.py", "tests/test_expected.py"
         "tests/test_trim.py", "tests/test_canonical.py", "tests/test_object_runs.py",
         "tests/test_call_runs.py", "tests/test_array_runs.py", "tests/test_integration_api.py",
         "tests/test_batch.py", "tests/test_value_casings.py", "tests/test_warnings.py",
-        "tests/test_broken_json.py"]
+        "tests/test_broken_json.py", "tests/test_broken_calls.py",
+        "tests/test_marker_values.py"]
 FAST_TIMEOUT, FULL_TIMEOUT, CORPUS_TIMEOUT = 900, 1800, 600
 
 

@@ -55,32 +55,37 @@ impl PromptIds {
             })
             .map(|(t, _)| t.clone())
             .collect();
-        // The terminals the vocabulary spells, first spelling first: their id sequences.
+        // The terminals the vocabulary spells: every spelling's id sequence (a terminal
+        // may have several, as kimi_k3's THINK_CLOSE; vocabulary.py's token_sequences).
         let mut name_ids: Vec<(&str, Vec<u32>)> = Vec::new();
         for (text, name) in variant.literals.iter().chain(variant.at_start.iter()) {
-            if name_ids.iter().any(|(n, _)| n == name) {
-                continue;
-            }
-            if let Some(id) = tok.token_to_id(text) {
-                name_ids.push((name, vec![id]));
-                continue;
-            }
-            let ids = tok.encode(text);
-            let spelled: Option<String> = ids.iter().map(|&i| tok.decode_one(i)).collect();
-            if ids.len() > 1 && spelled.as_deref() == Some(*text) {
+            let ids = match tok.token_to_id(text) {
+                Some(id) => vec![id],
+                None => {
+                    let ids = tok.encode(text);
+                    let spelled: Option<String> = ids.iter().map(|&i| tok.decode_one(i)).collect();
+                    if ids.len() < 2 || spelled.as_deref() != Some(*text) {
+                        continue;
+                    }
+                    ids
+                }
+            };
+            if !name_ids.iter().any(|(n, seq)| n == name && *seq == ids) {
                 name_ids.push((name, ids));
             }
         }
         let mut preserve = false;
+        // A terminal matched by its token is that token (or those), whatever its text
+        // spellings say.
+        let mut by_token: Vec<(&str, Vec<u32>)> = Vec::new();
         for (name, text) in variant.token_terminals {
             if let Some(id) = tok.token_to_id(text) {
                 preserve |= tok.is_special_id(id);
-                match name_ids.iter_mut().find(|(n, _)| n == name) {
-                    Some(entry) => entry.1 = vec![id],
-                    None => name_ids.push((name, vec![id])),
-                }
+                by_token.push((name, vec![id]));
             }
         }
+        name_ids.retain(|(n, _)| !by_token.iter().any(|(m, _)| m == n));
+        name_ids.extend(by_token);
         let seqs = |names: &[&str]| {
             let mut out: HashMap<u32, Vec<Vec<u32>>> = HashMap::new();
             for (name, ids) in &name_ids {
