@@ -67,24 +67,32 @@ def _cmd_build(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from .advice import spec_warnings
     from .build import compile_loaded
-    from .loader import load_spec
+    from .loader import LoadedSpec, load_spec
     from .roundtrip import roundtrip_errors
+
+    from parsergen.response_templates import compile_template, is_template
 
     status = 0
     for spec in args.specs:
+        template = is_template(spec)  # a tokenizer_config.json or a model directory
         try:
-            loaded = load_spec(Path(spec), spec)
-            fmt = compile_loaded(loaded, spec)
+            if template:
+                fmt = compile_template(spec)[1]
+            else:
+                loaded = load_spec(Path(spec), spec)
+                fmt = compile_loaded(loaded, spec)
         except SpecError as exc:
             print(exc, file=sys.stderr)
             status = 1
             continue
+        if template:  # (no file of YAML: the round trip's errors name the template)
+            loaded = LoadedSpec({}, {}, [], [])
         # Calls render() writes that parse() does not read back: an error, which the
         # warnings (a machine that loses text) may explain.
         errors = roundtrip_errors(fmt, loaded)
         for problem in errors:
             print(problem, file=sys.stderr)
-        for problem in spec_warnings(Path(spec), loaded, fmt):
+        for problem in [] if template else spec_warnings(Path(spec), loaded, fmt):
             print(problem.warning(), file=sys.stderr)
         if errors:
             status = 1
@@ -280,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: all for the project's grammars, python for SPEC files)")
     p.set_defaults(run=_cmd_build)
 
-    p = sub.add_parser("check", help="validate specs (errors; warnings about a user's spec)")
+    p = sub.add_parser("check", help="validate specs (errors; warnings about a user's spec); "
+                       "a tokenizer_config.json or model directory: its response_template")
     p.add_argument("specs", nargs="+", metavar="SPEC")
     p.add_argument("--tokenizer", metavar="NAME_OR_PATH",
                    help="a transformers tokenizer: say how each terminal is matched with "

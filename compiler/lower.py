@@ -45,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
         "validate_tool_names": False,
         "stream_arg_deltas": True,
         "strip_leading_content_newlines": False,
+        "strip_text": False,
         "reasoning_header": None,
         "call_ids": "openai",
     },

@@ -104,7 +104,11 @@ def build_render(spec: dict[str, Any], initial: tuple[str, str],
                           if t in names and _target(table.get(t)) == "REASONING"), None)
             opens.append(None if found is None else (("marker", spellings(terminals[found])[0]),))
         table = transitions.get("REASONING", {})
-        end = next((t for t in reasoning["end"] if _target(table.get(t)) == "CONTENT"), None)
+        # (the end into CONTENT; else one into the state outside every region, where a
+        # response_template drops text: ERNIE's TOOL_BETWEEN)
+        end = next((t for t in reasoning["end"] if _target(table.get(t)) == "CONTENT"),
+                   next((t for t in reasoning["end"] if _target(table.get(t)) == "TOOL_BETWEEN"),
+                        None))
         if end is not None:
             close = (("marker", spellings(terminals[end])[0]),)
     else:

@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(16)
+require_runtime(17)
 
 FORMAT = "deepseek_v31"
 
@@ -331,6 +331,7 @@ class ChatParser(ChatParserBase):
         "validate_tool_names": False,  # default
         "stream_arg_deltas": True,  # default
         "strip_leading_content_newlines": False,  # default
+        "strip_text": False,  # default
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }

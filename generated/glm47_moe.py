@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(16)
+require_runtime(17)
 
 FORMAT = "glm47_moe"
 
@@ -441,6 +441,7 @@ class ChatParser(ChatParserBase):
         "validate_tool_names": True,  # line 68
         "stream_arg_deltas": True,  # default
         "strip_leading_content_newlines": False,  # default
+        "strip_text": False,  # default
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }

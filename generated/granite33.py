@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(16)
+require_runtime(17)
 
 FORMAT = "granite33"
 
@@ -288,6 +288,7 @@ class ChatParser(ChatParserBase):
         "validate_tool_names": False,  # default
         "stream_arg_deltas": True,  # default
         "strip_leading_content_newlines": True,  # line 34
+        "strip_text": False,  # default
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }

@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(16)
+require_runtime(17)
 
 FORMAT = "minimax_m3"
 
@@ -363,6 +363,7 @@ class ChatParser(ChatParserBase):
         "validate_tool_names": False,  # default
         "stream_arg_deltas": False,  # line 56
         "strip_leading_content_newlines": False,  # default
+        "strip_text": False,  # default
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }

@@ -24,6 +24,7 @@ from .index import FormatEntry, ModelPattern  # noqa: E402
 from .routing import Route, route  # noqa: E402
 from .specs import SpecError, SpecWarning, is_path, load_path, spec_entry  # noqa: E402
 from .specs import by_name as _user_spec  # noqa: E402
+from .response_templates import is_template, load_template  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -42,14 +43,22 @@ def aliases() -> dict[str, str]:
     return dict(ALIASES)
 
 
-def load(name: str | os.PathLike[str]) -> ModuleType:
+def load(name: Any) -> ModuleType:
     """The generated module of format ``name`` (or an alias), or of the spec at a path.
 
     A path (a path object, or text ending in .yaml/.yml or holding a separator) is
     compiled in memory and cached by content (``parsergen.specs``); SpecError (every
     problem as ``FILE:LINE:COL: $.path: message``) if it cannot be.  A name that no
     bundled format has may be a ``PARSERGEN_SPECS`` spec's; else KeyError.
+
+    ``name`` is a format name or a path (``str | os.PathLike[str]``), or a Hugging Face
+    ``response_template``, which compiles the same way
+    (``parsergen.response_templates``): the template dict, a ``tokenizer_config.json``
+    (a .json path) or a model directory holding one, or a tokenizer that has
+    ``.response_template``.
     """
+    if is_template(name):
+        return load_template(name)
     if is_path(name):
         return load_path(name)
     name = os.fspath(name)  # (a name: a path object is a path)

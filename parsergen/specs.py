@@ -147,6 +147,11 @@ class _SourceLoader(importlib.abc.InspectLoader):
 def load_path(path: str | os.PathLike[str]) -> ModuleType:
     """The module of the spec at ``path``, compiled in memory; SpecError if it cannot be."""
     digest, fmt = _compile(path)
+    return import_format(digest, fmt, os.fspath(path))
+
+
+def import_format(digest: str, fmt: Any, file: str) -> ModuleType:
+    """The module of a compiled format (IR), generated and imported once per digest."""
     module = _MODULES.get(digest)
     if module is not None:
         return module
@@ -157,7 +162,7 @@ def load_path(path: str | os.PathLike[str]) -> ModuleType:
     spec = importlib.util.spec_from_loader(name, loader)
     assert spec is not None  # (a loader is given: there is always a spec)
     module = importlib.util.module_from_spec(spec)
-    module.__file__ = os.fspath(path)
+    module.__file__ = file
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
     try:
         loader.exec_module(module)
@@ -214,5 +219,5 @@ def by_name(name: str) -> str | None:
     return None
 
 
-__all__ = ["SPECS_VARIABLE", "SpecError", "SpecWarning", "by_name", "env_specs", "is_path",
-           "load_path", "module_entry", "spec_entry", "user_entries"]
+__all__ = ["SPECS_VARIABLE", "SpecError", "SpecWarning", "by_name", "env_specs", "import_format",
+           "is_path", "load_path", "module_entry", "spec_entry", "user_entries"]

@@ -86,7 +86,8 @@ from .structural import structural_tag as build_structural_tag
 #     a string is decided by what follows it, runtime/value_gate.py).
 # 16: StreamingParser.CALL_OPENERS (a call opener inside a value is decided by what
 #     follows it, runtime/value_gate.py).
-RUNTIME_VERSION = 16
+# 17: ASSEMBLY holds strip_text (reasoning and content stripped at both ends).
+RUNTIME_VERSION = 17
 
 
 def require_runtime(version: int) -> None:

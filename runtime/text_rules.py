@@ -25,7 +25,7 @@ class ContentText:
     """
 
     __slots__ = ("held", "seen", "after_end", "_tools_seen", "_strip", "_drop_ws_before_tools",
-                 "_lstrip_newlines")
+                 "_lstrip_newlines", "_strip_all")
 
     def __init__(self, flags: Mapping[str, Any]) -> None:
         self.held = ""  # content whitespace held back
@@ -35,6 +35,7 @@ class ContentText:
         self._strip = flags["strip_content_whitespace_with_tools"]
         self._drop_ws_before_tools = flags["drop_whitespace_only_content_before_tools"]
         self._lstrip_newlines = flags["strip_leading_content_newlines"]
+        self._strip_all = flags["strip_text"]  # both ends, with or without calls
 
     def add(self, text: str, out: list[str]) -> None:
         """Content ``text``: what may go out now is appended to ``out``."""
@@ -61,7 +62,9 @@ class ContentText:
                 self.held = text
                 return ""
             self.seen = True
-        if self._strip:
+            if self._strip_all:
+                text = text.lstrip()
+        if self._strip or self._strip_all:
             body = text.rstrip()
             self.held = text[len(body):]
             return body
@@ -79,7 +82,7 @@ class ContentText:
 
     def finish(self, out: list[str]) -> None:
         """End of the completion: held whitespace goes out unless calls drop it."""
-        if not self._tools_seen or not self._strip:
+        if not self._strip_all and (not self._tools_seen or not self._strip):
             if self.held and (self.seen or not self._tools_seen
                               or not self._drop_ws_before_tools):
                 out.append(self.held)
@@ -91,11 +94,14 @@ class ReasoningText:
     """Reasoning text, holding back what may still be dropped: trailing whitespace, a
     framing newline before the end marker, the header line it may open with."""
 
-    __slots__ = ("content", "framing", "framing_nl", "header", "header_held", "ws", "_strip")
+    __slots__ = ("content", "framing", "framing_nl", "header", "header_held", "ws", "_strip",
+                 "_lstrip", "started")
 
     def __init__(self, flags: Mapping[str, Any], framing: bool, content: ContentText) -> None:
         self.content = content  # (the newline after a framed end marker is its to drop)
         self._strip = flags["strip_trailing_reasoning_whitespace"]
+        self._lstrip = flags["strip_text"]  # each block's leading whitespace too
+        self.started = False  # this block's text has begun (past its leading whitespace)
         # '\n' + end marker + '\n' framing (Step-3.5): both newlines are dropped.
         self.framing = framing
         self.framing_nl = False  # a newline held at the end of reasoning
@@ -124,6 +130,11 @@ class ReasoningText:
                 text = text[:-1]
             if not text:
                 return ""
+        if self._lstrip and not self.started:
+            text = text.lstrip()
+            if not text:
+                return ""
+            self.started = True
         if not self._strip:
             return text
         text = self.ws + text
@@ -155,6 +166,7 @@ class ReasoningText:
             self.add("\n", out)
             self.framing = True
         self.ws = ""
+        self.started = False
         self.framing_nl = False
         self.content.after_end = self.framing and closed
 

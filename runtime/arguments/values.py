@@ -259,14 +259,16 @@ class ElementValues(ValueScan):
 
     __slots__ = ("opens", "name_end", "value_open", "closes", "text_kind", "self_closing",
                  "where", "buf", "tags", "fields", "sure", "_opens", "_ends", "name_of",
-                 "names")
+                 "names", "close_first")
 
     def __init__(self, *, open: tuple[str, ...], name_end: str, close: tuple[str, ...],
                  value_open: str | None,
                  text_kind: Callable[[str], bool] | None = None,
                  self_closing: bool = False,
-                 name_of: Callable[[str], str] | None = None) -> None:
+                 name_of: Callable[[str], str] | None = None,
+                 close_first: bool = False) -> None:
         super().__init__()
+        self.close_first = close_first  # a close tag closes, whatever follows it
         # A header's field name (None: the header's text), and the fields read so far:
         # an open tag inside a value opens a field only as ``opens_field`` decides.
         self.name_of = name_of
@@ -329,7 +331,8 @@ class ElementValues(ValueScan):
                         pos = m.end()  # value text
                         continue
                 pos = m.end()
-                self.where = _CLOSING if m.group() in self.closes else _NAME
+                closes = m.group() in self.closes
+                self.where = (_OUTSIDE if self.close_first else _CLOSING) if closes else _NAME
                 self.quoted = self.ambiguous = False
             elif where == _CLOSING:
                 # After a close tag: the next field's open tag shows it closed the value

@@ -101,6 +101,14 @@ class TaggedSyntax(ArgumentSyntax):
             "description": ("With header: attributes, which values are text; any other "
                             "value is JSON (text if it does not parse)."),
         },
+        "json_values": {"type": "boolean", "description": (
+            "A value the tool's schema does not type is JSON where it parses, else text "
+            "(a Hugging Face xml-inline value_parser json with allow_non_json); default "
+            "false: text.")},
+        "close_first": {"type": "boolean", "description": (
+            "A close tag always closes its value, as a regular expression's lazy match "
+            "does (a Hugging Face xml-inline template); default false: what follows it "
+            "decides.")},
         "entities": {"enum": ["xml"], "description": (
             "With header: attributes, character references in attribute values are "
             "decoded: xml (&amp; &lt; &gt; &quot; &apos;, &#N; and &#xH;; Kimi K3). "
@@ -108,7 +116,8 @@ class TaggedSyntax(ArgumentSyntax):
     }, required=("open", "name_end", "close"))
     bodies = ("text",)
     __slots__ = ("open", "opens", "name_end", "close", "closes", "value_open", "trim", "attributes",
-                 "name_attribute", "string_attribute", "entities")
+                 "name_attribute", "string_attribute", "entities", "close_first",
+                 "json_values")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
@@ -121,6 +130,8 @@ class TaggedSyntax(ArgumentSyntax):
         self.name_attribute = options.get("name_attribute", "name")
         self.string_attribute = options.get("string_attribute")
         self.entities = options.get("entities")
+        self.close_first = bool(options.get("close_first", False))
+        self.json_values = bool(options.get("json_values", False))
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return self._reader(make_writer(name or ""))
@@ -131,7 +142,8 @@ class TaggedSyntax(ArgumentSyntax):
                                close=self.closes, value_open=self.value_open, trim=self.trim,
                                header="attributes" if self.attributes else "name",
                                name_attribute=self.name_attribute,
-                               string_attribute=self.string_attribute, entities=self.entities)
+                               string_attribute=self.string_attribute, entities=self.entities,
+                               close_first=self.close_first, json_values=self.json_values)
 
     def whole_arguments(self, text: str, properties: Mapping[str, Any] | None) -> str | None:
         """The fields read at once by the reader streaming uses: taken when every value
@@ -163,7 +175,8 @@ class TaggedSyntax(ArgumentSyntax):
         return ElementValues(open=self.opens, name_end=self.name_end, close=self.closes,
                              value_open=self.value_open, text_kind=sure,
                              self_closing=bool(self.attributes),
-                             name_of=self._name_of if self.attributes else None)
+                             name_of=self._name_of if self.attributes else None,
+                             close_first=self.close_first)
 
     def _name_of(self, header: str) -> str:
         """A field header's name (its name attribute)."""

@@ -49,15 +49,19 @@ class TaggedArguments:
     __slots__ = ("writer", "opens", "name_end", "value_open", "closes", "trim", "buf",
                  "where", "name", "searched", "held", "attributes",
                  "name_attr", "string_attr", "string_value", "string_default", "kind",
-                 "entities", "loose", "fields", "names")
+                 "entities", "loose", "fields", "names", "close_first",
+                 "json_values")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str | tuple[str, ...], name_end: str,
                  close: str | tuple[str, ...], value_open: str | None = None,
                  trim: str | bool = "none",
                  header: str = "name", name_attribute: str = "name",
                  string_attribute: str | Mapping[str, str] | None = None,
-                 entities: str | None = None) -> None:
+                 entities: str | None = None, close_first: bool = False,
+                 json_values: bool = False) -> None:
         self.writer = writer
+        self.close_first = close_first  # a close tag closes its value, whatever follows
+        self.json_values = json_values  # a value the schema does not type: JSON or text
         # Decodes character references in attribute values (Kimi K3 escapes them).
         self.entities = ENTITY_DECODERS[entities] if entities else None
         self.opens, self.closes = spellings(open), spellings(close)
@@ -162,6 +166,11 @@ class TaggedArguments:
                         out.append(self._value(buf[pos : i + nxt_size], final=False))
                         pos = i + nxt_size
                         continue
+                if i == end and self.close_first:
+                    out.append(self._value(buf[pos:i], final=True) + self.writer.end())
+                    pos = i + end_size
+                    self.where = "outside"
+                    continue
                 if i == end:
                     # Only what follows a close tag says whether it closed the value.
                     out.append(self._value(buf[pos:i], final=False))
@@ -256,7 +265,9 @@ class TaggedArguments:
         """Read the field's name (and value kind) from the text before NAME_END; whether
         the tag closes itself (attributes ending in ``/``: an empty value)."""
         if not self.attributes:
-            self.name, self.kind = header.strip(), "text"
+            self.name = header.strip()
+            untyped = self.json_values and not self.writer.typed(self.name)
+            self.kind = "json_or_text" if untyped else "text"
             self.names.add(self.name)
             return False
         attrs = {k: dq or sq or bare for k, dq, sq, bare in ATTRIBUTE.findall(header)}

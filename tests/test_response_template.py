@@ -1,0 +1,298 @@
+"""Hugging Face response_templates compiled by parsergen.load (issue 37, items 1 and 3).
+
+Each template transformers' own tests use, its serving fallbacks and TRL's table
+(tests/support/hf_templates.py) is compiled, then run on those tests' completions and
+on ours; the expected messages are transformers' ``parse_response`` on the same text,
+run here (nothing is copied from its tests' expectations).  Departures are listed in
+goldens/DIFFERENCES.md ("Hugging Face response_templates"): a cut call.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import parsergen
+from parsergen.runtime import accumulate, without_cut_calls
+from support.hf_templates import (HF_TESTS, PROMPTED, REFUSED, TEMPLATES, TOOLS,
+                                  TRL_nemotron_3, before_cut, smollm, written)
+
+chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
+REASONING_FIELDS = ("thinking", "reasoning_content")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fallbacks() -> dict[str, dict[str, Any]]:
+    """transformers' serving fallbacks (``transformers serve``), by first model type."""
+    try:
+        from transformers.cli.serving.utils import _RESPONSE_TEMPLATE_FALLBACKS
+    except ImportError:  # (a transformers without the serving extra)
+        return {}
+    return {f"serve_{names[0]}": t for names, t in _RESPONSE_TEMPLATE_FALLBACKS.items()}
+
+
+FALLBACKS = _fallbacks()
+FAMILY = {"serve_qwen2": "trl_qwen3", "serve_qwen3_5": "trl_qwen3_5", "serve_gemma4": "gemma4"}
+ALL = {**TEMPLATES, **FALLBACKS}
+
+
+def _cases() -> list[tuple[str, str, str, str]]:
+    """(case id, template, prompt, completion)."""
+    out = [(f"hf-test-{k}", name, prefix, text) for k, (name, prefix, text) in HF_TESTS.items()]
+    out += [(f"prompt-{k}", name, prefix, text) for k, (name, prefix, text) in PROMPTED.items()]
+    for name in ALL:
+        for case, text in written(FAMILY.get(name, name)).items():
+            if name.startswith("serve_qwen"):  # Qwen's generations end with <|endoftext|>
+                text = text.replace("<|im_end|>", "<|im_end|>\n<|endoftext|>")
+            out.append((f"{name}-{case.replace(' ', '-')}", name, "", text))
+    return out
+
+
+CASES = _cases()
+WHOLE = [c for c in CASES if not c[0].endswith("cut-call")]
+CUT = [c for c in CASES if c[0].endswith("cut-call")]
+
+
+def as_hf(message: Any, template: dict[str, Any]) -> dict[str, Any]:
+    """Our message as parse_response writes one (its reasoning field's name; no role)."""
+    field = next((n for n in template["fields"] if n in REASONING_FIELDS), "thinking")
+    out: dict[str, Any] = {}
+    if message.reasoning:
+        out[field] = message.reasoning
+    if message.content:
+        out["content"] = message.content
+    if message.tool_calls:
+        out["tool_calls"] = [{"type": "function", "function": {
+            "name": c.name, "arguments": json.loads(c.arguments)}} for c in message.tool_calls]
+    return out
+
+
+def hf_parse(template: dict[str, Any], prefix: str, text: str, tools: Any) -> dict[str, Any]:
+    message = chat_parsing.parse_response(text, template, prefix=prefix, tools=tools)
+    message.pop("role", None)
+    return message
+
+
+@pytest.mark.parametrize("tools", [TOOLS, None], ids=["tools", "no-tools"])
+@pytest.mark.parametrize("case,name,prefix,text", WHOLE, ids=[c[0] for c in WHOLE])
+def test_messages_agree_with_transformers(case: str, name: str, prefix: str, text: str,
+                                          tools: Any) -> None:
+    template = ALL[name]
+    module = parsergen.load(template)
+    ours = module.parse(text, tools=tools, prompt_text=prefix or None)
+    assert ours.cut_calls == () and ours.warnings == ()
+    assert as_hf(ours, template) == hf_parse(template, prefix, text, tools)
+
+
+def _streamed(module: Any, text: str, prefix: str, size: int) -> tuple[Any, tuple[str, ...]]:
+    parser = module.ChatParser(tools=TOOLS, ids="sequential")
+    if prefix:
+        parser.initialize(prompt_text=prefix)
+    deltas = [text[i:i + size] for i in range(0, len(text), size)]
+    message = accumulate([parser.feed(d) for d in deltas] + [parser.finish()])
+    return without_cut_calls(message, parser.cut_calls), tuple(c.text for c in parser.cut_calls)
+
+
+@pytest.mark.parametrize("case,name,prefix,text", CASES, ids=[c[0] for c in CASES])
+def test_streamed_in_every_cadence_as_parsed(case: str, name: str, prefix: str,
+                                             text: str) -> None:
+    """By characters, by 2, 3, 7 and 64 characters: the message parse() gives."""
+    module = parsergen.load(ALL[name])
+    whole = module.parse(text, tools=TOOLS, prompt_text=prefix or None)
+    for size in (1, 2, 3, 7, 64):
+        streamed, cut = _streamed(module, text, prefix, size)
+        assert (streamed.reasoning, streamed.content) == (whole.reasoning, whole.content), size
+        assert [(c.name, json.loads(c.arguments)) for c in streamed.tool_calls] == [
+            (c.name, json.loads(c.arguments)) for c in whole.tool_calls], size
+        assert cut == whole.cut_calls, size
+
+
+@pytest.mark.parametrize("case,name,prefix,text", CASES, ids=[c[0] for c in CASES])
+def test_every_character_is_accounted_for(case: str, name: str, prefix: str, text: str) -> None:
+    """Reasoning, content, a call, a cut call, a marker, framing, or text outside every
+    region that the template drops (the invariant of ARCHITECTURE.md)."""
+    from parsergen.runtime.accounting import account
+
+    module = parsergen.load(ALL[name])
+    cut = module.parse(text).cut_calls
+    by_chars = account(module.StreamingParser(), [(ch, []) for ch in text], cut)
+    assert by_chars.text == text and by_chars.problems == []
+    assert by_chars.segments == account(module.StreamingParser(), [(text, [])], cut).segments
+
+
+@pytest.mark.parametrize("case,name,prefix,text", CUT, ids=[c[0] for c in CUT])
+def test_a_cut_call_keeps_the_message(case: str, name: str, prefix: str, text: str) -> None:
+    """A departure (goldens/DIFFERENCES.md, "a cut call"): transformers raises on a call
+    cut in its JSON (the reasoning is lost with it), completes an XML one with the
+    arguments it has, or gives a call whose open pattern is not complete yet as content;
+    parsergen keeps the message before the call, as transformers reads that text alone,
+    and lists the call as cut, completing nothing."""
+    template = ALL[name]
+    ours = parsergen.load(template).parse(text, tools=TOOLS)
+    assert ours.tool_calls == () and len(ours.cut_calls) == 1 and "Par" in ours.cut_calls[0]
+    before = before_cut(FAMILY.get(name, name))
+    assert as_hf(ours, template) == hf_parse(template, prefix, before, TOOLS)
+    try:
+        theirs = hf_parse(template, prefix, text, TOOLS)
+    except ValueError:
+        return  # json.loads failed on the cut call: the whole message is lost
+    calls = theirs.get("tool_calls", [])
+    assert [c["function"]["arguments"] for c in calls] == [{}] or "Par" in theirs["content"]
+
+
+def test_the_departures_are_listed() -> None:
+    text = (ROOT / "goldens" / "DIFFERENCES.md").read_text(encoding="utf-8")
+    assert "## Hugging Face response_templates" in text
+    for words in ("cut call", "ValueError", "overwrite"):
+        assert words in text
+
+
+# --- loading: what load accepts, the cache, refusals ---------------------------------
+
+
+def test_the_same_template_is_the_same_module() -> None:
+    first = parsergen.load(smollm)
+    assert parsergen.load(json.loads(json.dumps(smollm))) is first
+    assert first.SPEC["name"] == "response_template" or first.FORMAT
+    parser = first.ChatParser()
+    parser.initialize(prompt_text="<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n")
+    message = accumulate([parser.feed("Hmm.</think>\n\nHello.<|im_end|>"), parser.finish()])
+    assert (message.reasoning, message.content) == ("Hmm.", "Hello.")
+
+
+def test_a_tokenizer_config_a_model_directory_and_a_tokenizer(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "response_template": smollm}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    text = '<think>x</think>\nHi.<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'
+    expected = parsergen.load(smollm).parse(text)
+    for source in (tmp_path, tmp_path / "tokenizer_config.json", str(tmp_path)):
+        got = parsergen.load(source).parse(text)
+        assert (got.reasoning, got.content, [c.arguments for c in got.tool_calls]) == (
+            expected.reasoning, expected.content, [c.arguments for c in expected.tool_calls])
+    (tmp_path / "qwen3").mkdir()  # a bare name is a format's name, even beside such a directory
+    (tmp_path / "qwen3" / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert parsergen.load("qwen3").FORMAT == "qwen3"
+    assert parsergen.load("./qwen3").parse(text).content == "Hi."
+    tokenizer = types.SimpleNamespace(response_template=smollm, name_or_path="org/SmolLM3-3B")
+    assert parsergen.load(tokenizer).parse(text).content == "Hi."
+
+
+def test_a_transformers_tokenizer(tmp_path: Path) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    from transformers import PreTrainedTokenizerFast
+
+    model = tokenizers.models.WordLevel({"[UNK]": 0, "hi": 1}, unk_token="[UNK]")
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer(model))
+    tokenizer.response_template = smollm
+    assert parsergen.load(tokenizer).parse("<think>a</think>b").reasoning == "a"
+    tokenizer.save_pretrained(tmp_path)  # transformers writes it into tokenizer_config.json
+    assert parsergen.load(tmp_path).parse("<think>a</think>b").content == "b"
+
+
+@pytest.mark.parametrize("template,path,reason", [
+    ({**smollm, "fields": {**smollm["fields"], "thinking": {
+        "open_pattern": r"<think\b", "close": "</think>"}}},
+     "$.fields.thinking.open_pattern", "cannot be compiled into parsergen markers"),
+    (TRL_nemotron_3, "$.fields.reasoning_content.open_pattern", "lookahead"),
+    (REFUSED["trl_lfm2_2_5"], "$.fields.tool_calls.content_args.value_parser",
+     "cannot be compiled"),
+    ({**smollm, "fields": {**smollm["fields"], "tool_calls": {
+        **smollm["fields"]["tool_calls"], "transform": {"call": "{content}"}}}},
+     "$.fields.tool_calls.transform", "an arbitrary transform cannot be compiled"),
+    ({**smollm, "fields": {**smollm["fields"], "mood": {"open": "<m>", "close": "</m>"}}},
+     "$.fields.mood", "no place in it"),
+    ({**smollm, "fields": {**smollm["fields"], "content": {"close": "x", "join": "\n"}}},
+     "$.fields.content.join", "another join cannot be compiled"),
+], ids=["word-boundary", "trl-nemotron-3", "trl-lfm2-2-5", "transform", "unknown-field", "join"])
+def test_what_cannot_be_compiled_is_refused_by_its_path(template: Any, path: str,
+                                                        reason: str) -> None:
+    with pytest.raises(parsergen.SpecError) as err:
+        parsergen.load(template)
+    assert f"response_template: {path}: " in str(err.value)
+    assert reason in str(err.value)
+
+
+def test_a_refusal_in_a_file_names_its_line(tmp_path: Path) -> None:
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"response_template": TRL_nemotron_3}, indent=2),
+                      encoding="utf-8")
+    with pytest.raises(parsergen.SpecError) as err:
+        parsergen.load(config)
+    line = next(i for i, s in enumerate(config.read_text().splitlines(), 1) if "(?=" in s)
+    assert f"{config}:{line}:" in str(err.value)
+    assert "$.fields.reasoning_content.open_pattern: " in str(err.value)
+
+
+def test_the_refused_templates_are_those_listed() -> None:
+    for template in REFUSED.values():
+        with pytest.raises(parsergen.SpecError):
+            parsergen.load(template)
+
+
+def test_the_command_line_checks_and_parses_a_template(tmp_path: Path, capsys) -> None:
+    from parsergen.compiler import cli
+
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"response_template": smollm}), encoding="utf-8")
+    assert cli.main(["check", str(config)]) == 0
+    assert f"{config}: ok" in capsys.readouterr().out
+    completion = tmp_path / "completion.txt"
+    completion.write_text("<think>a</think>b", encoding="utf-8")
+    assert cli.main(["parse", "--format", str(tmp_path), "--openai", str(completion)]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "role": "assistant", "content": "b", "reasoning_content": "a"}
+    config.write_text(json.dumps({"response_template": TRL_nemotron_3}), encoding="utf-8")
+    assert cli.main(["check", str(config)]) == 1
+    assert "$.fields.reasoning_content.open_pattern: " in capsys.readouterr().err
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path] if path else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) \
+        if isinstance(value, list) else ()
+    for key, item in items:
+        out += _paths(item, (*path, key))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted({**TEMPLATES, **REFUSED}))
+def test_a_broken_template_is_an_error_not_a_traceback(name: str) -> None:
+    """Every value of the template replaced by a value of another type: SpecError, or a
+    module that parses (never another exception)."""
+    template = {**TEMPLATES, **REFUSED}[name]
+    for path in _paths(template):
+        for bad in (None, 3, "x", [], {}, ["a", 3], "(?P<x>a)", "["):
+            broken = json.loads(json.dumps(template))
+            where = broken
+            for key in path[:-1]:
+                where = where[key]
+            where[path[-1]] = bad
+            try:
+                module = parsergen.load(broken)
+            except parsergen.SpecError as exc:
+                assert "$" in str(exc)
+                continue
+            module.parse('<think>a</think>b<tool_call>{"name": "f"}</tool_call>')
+
+
+RENDERED = [c for c in CASES if c[0].split("-")[0] in TEMPLATES and not c[0].endswith("cut-call")]
+
+
+@pytest.mark.parametrize("case,name,prefix,text", RENDERED, ids=[c[0] for c in RENDERED])
+def test_render_is_read_back_by_both(case: str, name: str, prefix: str, text: str) -> None:
+    """render() writes the message with the template's anchors: parsergen reads it back,
+    and so does transformers (but GLM's arguments: its tag pattern wants a newline
+    between </arg_key> and <arg_value> that xml_parameters does not write)."""
+    template = ALL[name]
+    module = parsergen.load(template)
+    message = module.parse(text, tools=TOOLS)
+    rendered = module.render(message)
+    assert as_hf(module.parse(rendered, tools=TOOLS), template) == as_hf(message, template)
+    if name != "trl_glm4moe" or not message.tool_calls:
+        assert hf_parse(template, "", rendered, TOOLS) == as_hf(message, template)
