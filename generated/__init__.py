@@ -26,6 +26,7 @@ FORMATS = (
     "kimi_k2",
     "kimi_k2_reasoning",
     "kimi_k3",
+    "lfm2",
     "llama3_json",
     "llama4_pythonic",
     "longcat",
@@ -597,6 +598,23 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start="<|open|>think<|sep|>",
         reasoning_end="<|close|>think<|sep|>",
+    ),
+    # grammars/lfm2.yaml
+    FormatEntry(
+        name="lfm2",
+        description="LiquidAI LFM2, LFM2.5 - a Python list of calls between <|tool_call_start|> and <|tool_call_end|>",
+        aliases=(),
+        models=(ModelPattern("lfm2"),),  # models (line 7)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<|tool_call_end|>", "<|tool_call_start|>"),
+        text_markers=(),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/llama3_json.yaml
     FormatEntry(

@@ -165,6 +165,27 @@ def _internlm_calls(calls) -> str:
         for name, args in calls)
 
 
+def _python_value(value: Any) -> str:
+    """A JSON value as the Python literal a Python-call model writes."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_python_value(k)}: {_python_value(v)}"
+                               for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _lfm2_calls(calls) -> str:
+    # LFM2's model card: one Python list of calls between its two special tokens.
+    if not calls:
+        return ""
+    items = [f"{name}(" + ", ".join(f"{k}={_python_value(v)}" for k, v in args.items()) + ")"
+             for name, args in calls]
+    return "<|tool_call_start|>[" + ", ".join(items) + "]<|tool_call_end|>"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -219,13 +240,17 @@ FORMATS = {
                     ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
     "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
                       ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
+    # LiquidAI LFM2: no reasoning; its special tokens at the ids its tokenizer lists.
+    "lfm2": Format("lfm2", "lfm2", "", "", _lfm2_calls,
+                   ("<|tool_call_start|>", "<|tool_call_end|>"), "<|im_end|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
               "jamba": toks.jamba, "granite_20b": toks.granite_20b,
               "ernie": toks.ernie, "internlm": toks.internlm,
               "longcat": toks.longcat, "laguna": toks.laguna,
-              "phi4_mini": toks.phi4_mini, "step3": toks.step3}
+              "phi4_mini": toks.phi4_mini, "step3": toks.step3,
+              "lfm2": toks.lfm2}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -281,6 +306,8 @@ PROMPTS = {
     ("step3", "open"): "What is the weather in Paris?",
     ("step5", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
     ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
+    ("lfm2", "closed"): ("<|startoftext|><|im_start|>user\nWhat is the weather in Paris?"
+                         "<|im_end|>\n<|im_start|>assistant\n"),
 }
 
 
@@ -337,6 +364,9 @@ CASES = [
     Case("jamba-calls", "jamba", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("jamba-content-and-call", "jamba", "closed", Message(None, CONTENT, (NOTE,))),
     Case("jamba-content-only", "jamba", "closed", Message(None, CONTENT)),
+    Case("lfm2-calls", "lfm2", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("lfm2-content-and-call", "lfm2", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("lfm2-content-only", "lfm2", "closed", Message(None, CONTENT)),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

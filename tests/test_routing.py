@@ -221,6 +221,12 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("ai21labs/AI21-Jamba-1.5-Large", "jamba", {}),
     ("ai21labs/AI21-Jamba-Mini-1.6", "jamba", {}),
     ("ai21labs/AI21-Jamba-Large-1.7", "jamba", {}),
+    # LiquidAI LFM2 and LFM2.5: a Python list between <|tool_call_start|> and
+    # <|tool_call_end|> (huggingface.co/LiquidAI/LFM2-1.2B-Tool; vLLM's lfm2 parser).
+    ("LiquidAI/LFM2-1.2B", "lfm2", {}),
+    ("LiquidAI/LFM2-1.2B-Tool", "lfm2", {}),
+    ("LiquidAI/LFM2-350M", "lfm2", {}),
+    ("LiquidAI/LFM2.5-1.2B-Instruct", "lfm2", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
@@ -507,6 +513,7 @@ def test_cli_detect_without_a_format(capsys) -> None:
     ("mistral", "mistral"),  # [THINK], [TOOL_CALLS], [ARGS]
     ("granite", "granite"),  # <|tool_call|>
     ("jamba", "jamba"),  # <tool_calls>, </tool_calls>
+    ("lfm2", "lfm2"),  # <|tool_call_start|>, <|tool_call_end|>
     ("internlm", "internlm"),  # <|action_start|>, <|plugin|>, <|action_end|>
     ("harmony", "openai"),  # <|start|>, <|channel|>, <|message|>, <|call|>
     ("llama3", "llama3_json"),  # <|python_tag|>

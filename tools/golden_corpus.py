@@ -803,6 +803,33 @@ LLAMA4 = PYTHONIC + [
 ]
 
 
+# -- LiquidAI LFM2: a Python list of calls between <|tool_call_start|> and <|tool_call_end|> --
+
+LFM2_CALL = ("<|tool_call_start|>", PY_CALL, "<|tool_call_end|>")
+
+LFM2 = [
+    # As vLLM's lfm2 parser documents the model's output: the call, then the answer.
+    Case("call_then_text", (*LFM2_CALL, "The weather in Paris is sunny.")),
+    Case("content_then_two_calls", ("Let me check.", "<|tool_call_start|>",
+                                    '[get_weather(city="Paris", days=3), '
+                                    "get_time(zone='UTC')]", "<|tool_call_end|>")),
+    Case("one_call", ("<|tool_call_start|>", '[search(q="vllm")]', "<|tool_call_end|>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("nested_values", ("<|tool_call_start|>", '[run(code="x = [1]; y = f(\')]\')", '
+                           'nested={"l": [1, {"m": None}], "ok": True}, city="Zürich 😀")]',
+                           "<|tool_call_end|>")),
+    Case("schema_typed", ("<|tool_call_start|>", '[get_weather(city="Paris", days="3")]',
+                          "<|tool_call_end|>")),
+    Case("spaced_list", ("<|tool_call_start|>", '\n[get_time(zone="UTC")]\n', "<|tool_call_end|>",
+                         "\nIt is noon.")),
+    Case("prose_brackets_stay_content", ("The list [1, 2] has two items.",)),
+    Case("unfinished_call", ("Sure.", "<|tool_call_start|>",
+                             '[write_file(path="/tmp/a", content="ab')),
+    Case("literal_marker_in_prose", ("Calls go after ", Lit("<|tool_call_start|>"), " here. ",
+                                     "<|tool_call_start|>", "[b()]", "<|tool_call_end|>")),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -856,6 +883,7 @@ CORPUS: dict[str, list[Case]] = {
     "llama3_json": LLAMA3,
     "pythonic": PYTHONIC,
     "llama4_pythonic": LLAMA4,
+    "lfm2": LFM2,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -910,6 +938,7 @@ REFERENCES: dict[str, Reference] = {
     "llama3_json": Reference(None, "llama3", tool="llama3_json"),
     "pythonic": Reference(None, "llama4", tool="pythonic"),
     "llama4_pythonic": Reference(None, "llama4", tool="llama4_pythonic"),
+    "lfm2": Reference(None, "lfm2", tool="lfm2"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

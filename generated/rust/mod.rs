@@ -199,6 +199,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "kimi_k2", format: "kimi_k2", thinking: Some(false) }, // grammars/kimi_k2.yaml, line 10
     ModelPattern { pattern: "laguna-m.", format: "poolside_v1", thinking: None }, // grammars/poolside_v1.yaml, line 12
     ModelPattern { pattern: "laguna-xs", format: "poolside_v1", thinking: None }, // grammars/poolside_v1.yaml, line 11
+    ModelPattern { pattern: "lfm2", format: "lfm2", thinking: None }, // grammars/lfm2.yaml, line 7
     ModelPattern { pattern: "ling-{>=3,<4}", format: "glm47_moe", thinking: Some(true) }, // grammars/glm47_moe.yaml, line 11
     ModelPattern { pattern: "llama-3.1", format: "llama3_json", thinking: None }, // grammars/llama3_json.yaml, line 5
     ModelPattern { pattern: "llama-3.2", format: "llama3_json", thinking: None }, // grammars/llama3_json.yaml, line 5

@@ -50,6 +50,11 @@ LLAMA4 = ("github.com/meta-llama/llama-models models/llama4/tokenizer.py "
 MINIMAX_M2 = ("MiniMaxAI/MiniMax-M2 chat_template (copy: llama.cpp "
               "models/templates/unsloth-MiniMax-M2.jinja); github.com/MiniMax-AI/MiniMax-M2.5 "
               "docs/tool_calling_guide.md")
+LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
+        "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
+        "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
+LFM2_IDS = ("LiquidAI/LFM2.5-1.2B-Instruct special tokens 0-13 (copy: github.com/neatflowcv/"
+            "search docs/lfm2.5-chat-template.md)")
 MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.SpecialTokens "
            "(tool_calls, args, call_id, begin_think, end_think)")
 MAGISTRAL_2506 = ("huggingface.co/mistralai/Magistral-Small-2506 model card: the system prompt "
@@ -153,6 +158,7 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                          "</response>")),
     "internlm": FormatMarkers(INTERNLM, ("<|action_start|>", "<|plugin|>", "<|action_end|>",
                                          '"parameters": ')),
+    "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
     "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),
@@ -219,6 +225,7 @@ REAL_TOKEN_IDS: dict[str, TokenIds] = {
     "llama4": TokenIds(
         f"{LLAMA4}: '# 200005, ..., 200079' from <|header_start|>, <|python_start|> 12th",
         {"<|python_start|>": 200016, "<|python_end|>": 200017}),
+    "lfm2": TokenIds(LFM2_IDS, {"<|tool_call_start|>": 10, "<|tool_call_end|>": 11}),
     "mistral": TokenIds(
         "mistral-common 1.13.1 (PyPI): Tekkenizer.DEPRECATED_SPECIAL_TOKENS (rank 9)",
         {"[TOOL_CALLS]": 9}),

@@ -437,6 +437,19 @@ def internlm() -> Any:
     return _byte_level(0, specials, eos="<|im_end|>")
 
 
+@lru_cache(maxsize=1)
+def lfm2() -> Any:
+    """LiquidAI LFM2/LFM2.5's special tokens at the ids its tokenizer lists (0-13: pad,
+    startoftext, endoftext, fim, im_start/im_end, tool list, call and response markers),
+    all special; bytes above."""
+    names = ["<|pad|>", "<|startoftext|>", "<|endoftext|>", "<|fim_pre|>", "<|fim_mid|>",
+             "<|fim_suf|>", "<|im_start|>", "<|im_end|>", "<|tool_list_start|>",
+             "<|tool_list_end|>", "<|tool_call_start|>", "<|tool_call_end|>",
+             "<|tool_response_start|>", "<|tool_response_end|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|im_end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -446,7 +459,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "granite_20b": granite_20b, "ernie": ernie,
               "internlm": internlm, "longcat": longcat,
               "laguna": laguna, "phi4_mini": phi4_mini,
-              "step3": step3}
+              "step3": step3, "lfm2": lfm2}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -468,7 +481,7 @@ FORMAT_TOKENIZERS = {
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
-    "step3": "step3", "step5": "qwen3.6",
+    "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
 }
 
 
