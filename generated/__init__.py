@@ -4,6 +4,7 @@
 from parsergen.index import FormatEntry, ModelPattern
 
 FORMATS = (
+    "apertus",
     "deepseek_r1",
     "deepseek_r1_reasoning",
     "deepseek_v3",
@@ -77,6 +78,23 @@ ALIASES = {
 # What routing and integrations read of each format (parsergen.index), by name;
 # importing it imports no format module.
 INDEX = (
+    # grammars/apertus.yaml
+    FormatEntry(
+        name="apertus",
+        description='Swiss AI Apertus - <|tools_prefix|>[{"NAME": {...}}, ...]<|tools_suffix|>: one JSON array of calls, each named by its object\'s only key',
+        aliases=(),
+        models=(ModelPattern("apertus-"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<|tools_prefix|>", "<|tools_suffix|>"),
+        text_markers=(),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|assistant_end|>", "<|assistant_start|>"),
+        reasoning_start=None,
+        reasoning_end=None,
+    ),
     # grammars/deepseek_r1.yaml
     FormatEntry(
         name="deepseek_r1",

@@ -186,6 +186,14 @@ def _lfm2_calls(calls) -> str:
     return "<|tool_call_start|>[" + ", ".join(items) + "]<|tool_call_end|>"
 
 
+def _apertus_calls(calls) -> str:
+    # The Apertus chat format: one JSON array of {NAME: ARGS} between its tool tokens.
+    if not calls:
+        return ""
+    items = [json.dumps({name: args}, ensure_ascii=False) for name, args in calls]
+    return "<|tools_prefix|>[" + ", ".join(items) + "]<|tools_suffix|>"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -243,6 +251,9 @@ FORMATS = {
     # LiquidAI LFM2: no reasoning; its special tokens at the ids its tokenizer lists.
     "lfm2": Format("lfm2", "lfm2", "", "", _lfm2_calls,
                    ("<|tool_call_start|>", "<|tool_call_end|>"), "<|im_end|>"),
+    # Swiss AI Apertus: no reasoning read; its test vocabulary is bytes plus its tokens.
+    "apertus": Format("apertus", "apertus", "", "", _apertus_calls,
+                      ("<|tools_prefix|>", "<|tools_suffix|>"), "<|assistant_end|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
@@ -250,7 +261,7 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "ernie": toks.ernie, "internlm": toks.internlm,
               "longcat": toks.longcat, "laguna": toks.laguna,
               "phi4_mini": toks.phi4_mini, "step3": toks.step3,
-              "lfm2": toks.lfm2}
+              "lfm2": toks.lfm2, "apertus": toks.apertus}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -308,6 +319,7 @@ PROMPTS = {
     ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
     ("lfm2", "closed"): ("<|startoftext|><|im_start|>user\nWhat is the weather in Paris?"
                          "<|im_end|>\n<|im_start|>assistant\n"),
+    ("apertus", "closed"): "What is the weather in Paris?<|assistant_start|>",
 }
 
 
@@ -367,6 +379,9 @@ CASES = [
     Case("lfm2-calls", "lfm2", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("lfm2-content-and-call", "lfm2", "closed", Message(None, CONTENT, (NOTE,))),
     Case("lfm2-content-only", "lfm2", "closed", Message(None, CONTENT)),
+    Case("apertus-calls", "apertus", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("apertus-content-and-call", "apertus", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("apertus-content-only", "apertus", "closed", Message(None, CONTENT)),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

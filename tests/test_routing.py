@@ -227,6 +227,10 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("LiquidAI/LFM2-1.2B-Tool", "lfm2", {}),
     ("LiquidAI/LFM2-350M", "lfm2", {}),
     ("LiquidAI/LFM2.5-1.2B-Instruct", "lfm2", {}),
+    # Swiss AI Apertus: {NAME: ARGS} calls between <|tools_prefix|> and <|tools_suffix|>
+    # (github.com/swiss-ai/apertus_format; vLLM's apertus parser).
+    ("swiss-ai/Apertus-8B-Instruct-2509", "apertus", {}),
+    ("swiss-ai/Apertus-70B-Instruct-2509", "apertus", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
@@ -514,6 +518,7 @@ def test_cli_detect_without_a_format(capsys) -> None:
     ("granite", "granite"),  # <|tool_call|>
     ("jamba", "jamba"),  # <tool_calls>, </tool_calls>
     ("lfm2", "lfm2"),  # <|tool_call_start|>, <|tool_call_end|>
+    ("apertus", "apertus"),  # <|tools_prefix|>, <|tools_suffix|>
     ("internlm", "internlm"),  # <|action_start|>, <|plugin|>, <|action_end|>
     ("harmony", "openai"),  # <|start|>, <|channel|>, <|message|>, <|call|>
     ("llama3", "llama3_json"),  # <|python_tag|>

@@ -830,6 +830,33 @@ LFM2 = [
 ]
 
 
+# -- Swiss AI Apertus: one JSON array of {NAME: ARGS} between <|tools_prefix|>/<|tools_suffix|> --
+
+A_WEATHER = '{"get_weather": {"city": "Paris", "days": 3}}'
+
+APERTUS = [
+    # As vLLM's apertus parser documents the model's output: text, then the calls.
+    Case("content_then_calls", ("I will check. ", "<|tools_prefix|>",
+                                f'[{A_WEATHER}, {{"get_time": {{"zone": "UTC"}}}}]',
+                                "<|tools_suffix|>")),
+    Case("one_call", ("<|tools_prefix|>", '[{"search": {"q": "vllm"}}]', "<|tools_suffix|>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    # As the Apertus chat format renders a turn: the calls, a newline, then the answer.
+    Case("text_after_calls", ("<|tools_prefix|>", f"[{A_WEATHER}]", "<|tools_suffix|>",
+                              "\nThe answer is 4.")),
+    Case("no_arguments", ("<|tools_prefix|>", '[{"b": {}}]', "<|tools_suffix|>")),
+    Case("tricky_json", ("<|tools_prefix|>", '[{"run": {"code": "x = [1]; y = {\\"a\\": '
+                         '\\"]}\\"}", "nested": {"l": [1, {"m": []}]}, "city": "Zürich 😀"}}]',
+                         "<|tools_suffix|>")),
+    Case("schema_typed", ("<|tools_prefix|>", '[{"get_weather": {"city": "Paris", "days": "3"}}]',
+                          "<|tools_suffix|>")),
+    Case("unfinished_call", ("Sure.", "<|tools_prefix|>",
+                             '[{"write_file": {"path": "/tmp/a", "content": "half')),
+    Case("literal_marker_in_prose", ("Wrap calls in ", Lit("<|tools_prefix|>"), " tags. ",
+                                     "<|tools_prefix|>", '[{"b": {}}]', "<|tools_suffix|>")),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -884,6 +911,7 @@ CORPUS: dict[str, list[Case]] = {
     "pythonic": PYTHONIC,
     "llama4_pythonic": LLAMA4,
     "lfm2": LFM2,
+    "apertus": APERTUS,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -939,6 +967,7 @@ REFERENCES: dict[str, Reference] = {
     "pythonic": Reference(None, "llama4", tool="pythonic"),
     "llama4_pythonic": Reference(None, "llama4", tool="llama4_pythonic"),
     "lfm2": Reference(None, "lfm2", tool="lfm2"),
+    "apertus": Reference(None, "apertus", tool="apertus"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -148,6 +148,7 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
 pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "-instruct-2507", format: "qwen3_json", thinking: Some(false) }, // grammars/qwen3_json.yaml, line 12
     ModelPattern { pattern: "-thinking-2507", format: "qwen3_json", thinking: Some(true) }, // grammars/qwen3_json.yaml, line 13
+    ModelPattern { pattern: "apertus-", format: "apertus", thinking: None }, // grammars/apertus.yaml, line 8
     ModelPattern { pattern: "codestral-22b", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 11
     ModelPattern { pattern: "codestral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
     ModelPattern { pattern: "deepseek-chat", format: "deepseek_v3", thinking: None }, // grammars/deepseek_v3.yaml, line 4

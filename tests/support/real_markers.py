@@ -50,6 +50,9 @@ LLAMA4 = ("github.com/meta-llama/llama-models models/llama4/tokenizer.py "
 MINIMAX_M2 = ("MiniMaxAI/MiniMax-M2 chat_template (copy: llama.cpp "
               "models/templates/unsloth-MiniMax-M2.jinja); github.com/MiniMax-AI/MiniMax-M2.5 "
               "docs/tool_calling_guide.md")
+APERTUS = ("github.com/swiss-ai/apertus_format docs/format.md (Chat Template and Tokens: "
+           "'<|tools_prefix|> / <|tools_suffix|> - Tool call boundaries') and vLLM's apertus "
+           "tool parser (vllm/tool_parsers/apertus_tool_parser.py)")
 LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
         "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
         "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
@@ -158,6 +161,7 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                          "</response>")),
     "internlm": FormatMarkers(INTERNLM, ("<|action_start|>", "<|plugin|>", "<|action_end|>",
                                          '"parameters": ')),
+    "apertus": FormatMarkers(APERTUS, ("<|tools_prefix|>", "<|tools_suffix|>")),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),

@@ -450,6 +450,16 @@ def lfm2() -> Any:
     return _byte_level(100, specials, eos="<|im_end|>")
 
 
+@lru_cache(maxsize=1)
+def apertus() -> Any:
+    """Swiss AI Apertus's turn and tool-call tokens (ids assumed: its tokenizer files were
+    not read), all special; bytes above."""
+    names = ["<|endoftext|>", "<|assistant_start|>", "<|assistant_end|>", "<|inner_prefix|>",
+             "<|inner_suffix|>", "<|tools_prefix|>", "<|tools_suffix|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|assistant_end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -459,7 +469,8 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "granite_20b": granite_20b, "ernie": ernie,
               "internlm": internlm, "longcat": longcat,
               "laguna": laguna, "phi4_mini": phi4_mini,
-              "step3": step3, "lfm2": lfm2}
+              "step3": step3, "lfm2": lfm2,
+              "apertus": apertus}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -482,6 +493,7 @@ FORMAT_TOKENIZERS = {
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
+    "apertus": "apertus",
 }
 
 
