@@ -13,6 +13,7 @@ FORMATS = (
     "deepseek_v4",
     "deepseek_v41",
     "ernie45",
+    "functiongemma",
     "gemma4",
     "glm45_reasoning",
     "glm47_moe",
@@ -287,6 +288,27 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start="<think>",
         reasoning_end="</think>",
+    ),
+    # grammars/functiongemma.yaml
+    FormatEntry(
+        name="functiongemma",
+        description="Google FunctionGemma - <start_function_call>call:NAME{key:<escape>text<escape>,n:3}<end_function_call> calls",
+        aliases=(),
+        models=(ModelPattern("functiongemma"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<end_function_call>", "<start_function_call>"),
+        text_markers=("call:", "{"),
+        preserve_tokens=("<escape>",),
+        turn_boundary_tokens=(
+            "<end_of_turn>",
+            "<start_function_response>",
+            "<start_of_turn>",
+        ),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/gemma4.yaml
     FormatEntry(

@@ -194,6 +194,23 @@ def _apertus_calls(calls) -> str:
     return "<|tools_prefix|>[" + ", ".join(items) + "]<|tools_suffix|>"
 
 
+def _notation(value: Any, quote: str) -> str:
+    """A JSON value in Gemma's call notation, strings between ``quote``s."""
+    if isinstance(value, str):
+        return quote + value + quote
+    if isinstance(value, list):
+        return "[" + ",".join(_notation(v, quote) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_notation(v, quote)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _functiongemma_calls(calls) -> str:
+    # ai.google.dev's FunctionGemma page: one call per control-token pair, <escape> strings.
+    return "".join(f"<start_function_call>call:{name}{_notation(args, '<escape>')}"
+                   "<end_function_call>" for name, args in calls)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -254,6 +271,10 @@ FORMATS = {
     # Swiss AI Apertus: no reasoning read; its test vocabulary is bytes plus its tokens.
     "apertus": Format("apertus", "apertus", "", "", _apertus_calls,
                       ("<|tools_prefix|>", "<|tools_suffix|>"), "<|assistant_end|>"),
+    # FunctionGemma: no reasoning; its control tokens and <escape> are single tokens.
+    "functiongemma": Format("functiongemma", "functiongemma", "", "", _functiongemma_calls,
+                            ("<start_function_call>", "<end_function_call>", "<escape>"),
+                            "<end_of_turn>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
@@ -261,7 +282,8 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "ernie": toks.ernie, "internlm": toks.internlm,
               "longcat": toks.longcat, "laguna": toks.laguna,
               "phi4_mini": toks.phi4_mini, "step3": toks.step3,
-              "lfm2": toks.lfm2, "apertus": toks.apertus}
+              "lfm2": toks.lfm2, "apertus": toks.apertus,
+              "functiongemma": toks.functiongemma}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -320,6 +342,8 @@ PROMPTS = {
     ("lfm2", "closed"): ("<|startoftext|><|im_start|>user\nWhat is the weather in Paris?"
                          "<|im_end|>\n<|im_start|>assistant\n"),
     ("apertus", "closed"): "What is the weather in Paris?<|assistant_start|>",
+    ("functiongemma", "closed"): ("<start_of_turn>user\nWhat is the weather in Paris?"
+                                  "<end_of_turn>\n<start_of_turn>model\n"),
 }
 
 
@@ -382,6 +406,10 @@ CASES = [
     Case("apertus-calls", "apertus", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("apertus-content-and-call", "apertus", "closed", Message(None, CONTENT, (NOTE,))),
     Case("apertus-content-only", "apertus", "closed", Message(None, CONTENT)),
+    Case("functiongemma-calls", "functiongemma", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("functiongemma-content-and-call", "functiongemma", "closed",
+         Message(None, CONTENT, (NOTE,))),
+    Case("functiongemma-content-only", "functiongemma", "closed", Message(None, CONTENT)),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

@@ -231,6 +231,8 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # (github.com/swiss-ai/apertus_format; vLLM's apertus parser).
     ("swiss-ai/Apertus-8B-Instruct-2509", "apertus", {}),
     ("swiss-ai/Apertus-70B-Instruct-2509", "apertus", {}),
+    # FunctionGemma: Gemma 3 270M with its own call tokens (ai.google.dev FunctionGemma docs).
+    ("google/functiongemma-270m-it", "functiongemma", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
@@ -519,6 +521,7 @@ def test_cli_detect_without_a_format(capsys) -> None:
     ("jamba", "jamba"),  # <tool_calls>, </tool_calls>
     ("lfm2", "lfm2"),  # <|tool_call_start|>, <|tool_call_end|>
     ("apertus", "apertus"),  # <|tools_prefix|>, <|tools_suffix|>
+    ("functiongemma", "functiongemma"),  # <start_function_call>, <end_function_call>
     ("internlm", "internlm"),  # <|action_start|>, <|plugin|>, <|action_end|>
     ("harmony", "openai"),  # <|start|>, <|channel|>, <|message|>, <|call|>
     ("llama3", "llama3_json"),  # <|python_tag|>

@@ -857,6 +857,31 @@ APERTUS = [
 ]
 
 
+# -- Google FunctionGemma: Gemma 4's notation with <escape> strings ---------------------
+
+E = "<escape>"
+FG_CALL = ("<start_function_call>", f"call:get_weather{{city:{E}Paris{E},days:3}}",
+           "<end_function_call>")
+
+FUNCTIONGEMMA = [
+    # As ai.google.dev's FunctionGemma formatting page writes a call: string values only.
+    Case("one_call", ("<start_function_call>", f"call:get_time{{zone:{E}UTC{E}}}",
+                      "<end_function_call>")),
+    Case("content_then_call", ("Checking.\n", *FG_CALL)),
+    Case("two_calls", (*FG_CALL, "<start_function_call>",
+                       f"call:search{{q:{E}vllm{E}}}", "<end_function_call>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("nested_values", ("<start_function_call>", f"call:run{{code:{E}if (a) {{ b(x, y) }}{E},"
+                           f"nested:{{a:{E}x,{{}}{E},b:[1,{E}y{E}]}},path:bare words}}",
+                           "<end_function_call>")),
+    Case("no_arguments", ("<start_function_call>", "call:b{}", "<end_function_call>")),
+    Case("unfinished_call", ("<start_function_call>", f"call:write_file{{path:{E}/tmp/a{E},"
+                             f"content:{E}half")),
+    Case("literal_marker_in_prose", ("Write ", Lit("<start_function_call>"), " to call.\n",
+                                     *FG_CALL)),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -912,6 +937,7 @@ CORPUS: dict[str, list[Case]] = {
     "llama4_pythonic": LLAMA4,
     "lfm2": LFM2,
     "apertus": APERTUS,
+    "functiongemma": FUNCTIONGEMMA,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -968,6 +994,7 @@ REFERENCES: dict[str, Reference] = {
     "llama4_pythonic": Reference(None, "llama4", tool="llama4_pythonic"),
     "lfm2": Reference(None, "lfm2", tool="lfm2"),
     "apertus": Reference(None, "apertus", tool="apertus"),
+    "functiongemma": Reference(None, "functiongemma", tool="functiongemma"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

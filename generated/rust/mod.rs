@@ -166,6 +166,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "deepseek-v4", format: "deepseek_v4", thinking: Some(true) }, // grammars/deepseek_v4.yaml, line 9
     ModelPattern { pattern: "devstral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
     ModelPattern { pattern: "ernie-4.5-21b-a3b-thinking", format: "ernie45", thinking: None }, // grammars/ernie45.yaml, line 9
+    ModelPattern { pattern: "functiongemma", format: "functiongemma", thinking: None }, // grammars/functiongemma.yaml, line 8
     ModelPattern { pattern: "gemma-4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 8
     ModelPattern { pattern: "gemma4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 9
     ModelPattern { pattern: "glm-{>=4.5,<6}", format: "glm47_moe", thinking: Some(true) }, // grammars/glm47_moe.yaml, line 9

@@ -53,6 +53,8 @@ MINIMAX_M2 = ("MiniMaxAI/MiniMax-M2 chat_template (copy: llama.cpp "
 APERTUS = ("github.com/swiss-ai/apertus_format docs/format.md (Chat Template and Tokens: "
            "'<|tools_prefix|> / <|tools_suffix|> - Tool call boundaries') and vLLM's apertus "
            "tool parser (vllm/tool_parsers/apertus_tool_parser.py)")
+FUNCTIONGEMMA = ("ai.google.dev/gemma/docs/functiongemma/formatting-and-best-practices "
+                 "(Control Tokens; Delimiter for String Values: <escape>; Turn 3)")
 LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
         "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
         "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
@@ -162,6 +164,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "internlm": FormatMarkers(INTERNLM, ("<|action_start|>", "<|plugin|>", "<|action_end|>",
                                          '"parameters": ')),
     "apertus": FormatMarkers(APERTUS, ("<|tools_prefix|>", "<|tools_suffix|>")),
+    "functiongemma": FormatMarkers(FUNCTIONGEMMA, ("<start_function_call>",
+                                                   "<end_function_call>", "call:", "<escape>")),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),

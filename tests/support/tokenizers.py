@@ -460,6 +460,18 @@ def apertus() -> Any:
     return _byte_level(100, specials, eos="<|assistant_end|>")
 
 
+@lru_cache(maxsize=1)
+def functiongemma() -> Any:
+    """FunctionGemma's turn and function-calling control tokens and <escape> (ids assumed),
+    all special as in Gemma's tokenizer; bytes above."""
+    names = ["<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>",
+             "<start_function_declaration>", "<end_function_declaration>",
+             "<start_function_call>", "<end_function_call>", "<start_function_response>",
+             "<end_function_response>", "<escape>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<end_of_turn>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -470,7 +482,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "internlm": internlm, "longcat": longcat,
               "laguna": laguna, "phi4_mini": phi4_mini,
               "step3": step3, "lfm2": lfm2,
-              "apertus": apertus}
+              "apertus": apertus, "functiongemma": functiongemma}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -493,7 +505,7 @@ FORMAT_TOKENIZERS = {
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
-    "apertus": "apertus",
+    "apertus": "apertus", "functiongemma": "functiongemma",
 }
 
 
