@@ -41,6 +41,7 @@ FORMATS = (
     "mistral_pre_v11",
     "mistral_reasoning",
     "nemotron_v3",
+    "olmo3",
     "openai",
     "phi4_mini_json",
     "plamo3",
@@ -914,6 +915,28 @@ INDEX = (
         has_reasoning=True,
         token_markers=("</think>", "<think>", "</tool_call>", "<tool_call>"),
         text_markers=(">", "</function>", "<function=", "</parameter>", "<parameter="),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+    ),
+    # grammars/olmo3.yaml
+    FormatEntry(
+        name="olmo3",
+        description="AllenAI OLMo 3 - <think> reasoning, then Python calls one per line in <function_calls>...</function_calls>",
+        aliases=(),
+        models=(
+            ModelPattern("olmo-3", thinking=False),  # models (line 12)
+            ModelPattern("olmo-3-7b-think", thinking=True),  # models (line 13)
+            ModelPattern("olmo-3-32b-think", thinking=True),  # models (line 14)
+            ModelPattern("olmo-3.1-32b-think", thinking=True),  # models (line 15)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(),
+        text_markers=("</function_calls>", "<function_calls>", "</think>", "<think>"),
         preserve_tokens=(),
         turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
         reasoning_start="<think>",

@@ -204,7 +204,9 @@ def test_a_python_call_closed_around_open_brackets(fmt: str, case: str,
 def test_a_python_call_its_end_marker_ended(fmt: str, get_tokenizer: Any) -> None:
     """``[f(n=1<|python_end|>``: the marker ended the call before its ``)``."""
     text = parsergen.load(fmt).render({"tool_calls": [{"name": "f", "arguments": {"n": 1}}]})
-    _expect(fmt, text.replace("f(n=1)]", "f(n=1"), get_tokenizer, [("f", {"n": 1})],
+    # A list's ] goes with the ); calls one per line (OLMo 3) lose the ) and the newline.
+    cut = "f(n=1)]" if "f(n=1)]" in text else "f(n=1)\n"
+    _expect(fmt, text.replace(cut, "f(n=1"), get_tokenizer, [("f", {"n": 1})],
             [_closed(")")], (0,))
 
 

@@ -211,6 +211,15 @@ def _functiongemma_calls(calls) -> str:
                    "<end_function_call>" for name, args in calls)
 
 
+def _olmo3_calls(calls) -> str:
+    # OLMo 3's chat template: one Python call per line between <function_calls> tags.
+    if not calls:
+        return ""
+    lines = [f"{name}(" + ", ".join(f"{k}={_python_value(v)}" for k, v in args.items()) + ")"
+             for name, args in calls]
+    return "<function_calls>\n" + "\n".join(lines) + "\n</function_calls>"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -275,6 +284,8 @@ FORMATS = {
     "functiongemma": Format("functiongemma", "functiongemma", "", "", _functiongemma_calls,
                             ("<start_function_call>", "<end_function_call>", "<escape>"),
                             "<end_of_turn>"),
+    # OLMo 3 Think: the prompt opens <think>; none of its markers is a special token.
+    "olmo3": Format("olmo3", "olmo3", "<think>", "</think>", _olmo3_calls, (), "<|im_end|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
@@ -283,7 +294,7 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "longcat": toks.longcat, "laguna": toks.laguna,
               "phi4_mini": toks.phi4_mini, "step3": toks.step3,
               "lfm2": toks.lfm2, "apertus": toks.apertus,
-              "functiongemma": toks.functiongemma}
+              "functiongemma": toks.functiongemma, "olmo3": toks.olmo3}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -344,6 +355,10 @@ PROMPTS = {
     ("apertus", "closed"): "What is the weather in Paris?<|assistant_start|>",
     ("functiongemma", "closed"): ("<start_of_turn>user\nWhat is the weather in Paris?"
                                   "<end_of_turn>\n<start_of_turn>model\n"),
+    ("olmo3", "open"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                        "<|im_start|>assistant\n<think>"),
+    ("olmo3", "closed"): "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                         "<|im_start|>assistant\n",
 }
 
 
@@ -410,6 +425,10 @@ CASES = [
     Case("functiongemma-content-and-call", "functiongemma", "closed",
          Message(None, CONTENT, (NOTE,))),
     Case("functiongemma-content-only", "functiongemma", "closed", Message(None, CONTENT)),
+    Case("olmo3-full", "olmo3", "open", FULL),
+    Case("olmo3-reasoning-then-content", "olmo3", "open", Message(REASONING, CONTENT)),
+    Case("olmo3-closed-calls", "olmo3", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("olmo3-closed-content-and-call", "olmo3", "closed", Message(None, CONTENT, (NOTE,))),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

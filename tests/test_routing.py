@@ -233,6 +233,13 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("swiss-ai/Apertus-70B-Instruct-2509", "apertus", {}),
     # FunctionGemma: Gemma 3 270M with its own call tokens (ai.google.dev FunctionGemma docs).
     ("google/functiongemma-270m-it", "functiongemma", {}),
+    # OLMo 3: Instruct answers without reasoning; Think's prompt opens <think>
+    # (huggingface.co/allenai/Olmo-3-7B-Think; vLLM's olmo3 parsers).
+    ("allenai/Olmo-3-7B-Instruct", "olmo3", {"thinking": False}),
+    ("allenai/Olmo-3-7B-Think", "olmo3", {"thinking": True}),
+    ("allenai/Olmo-3-32B-Think", "olmo3", {"thinking": True}),
+    ("allenai/Olmo-3.1-32B-Think", "olmo3", {"thinking": True}),
+    ("allenai/Olmo-3.1-32B-Instruct", "olmo3", {"thinking": False}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),

@@ -882,6 +882,31 @@ FUNCTIONGEMMA = [
 ]
 
 
+# -- AllenAI OLMo 3: <think> reasoning, Python calls one per line in <function_calls> --------
+
+O_CALLS = ("<function_calls>", '\nget_weather(city="Paris", days=3)\n', "</function_calls>")
+
+OLMO3 = [
+    # OLMo 3 Think: the prompt opens <think>; the model closes it, then answers or calls.
+    Case("reasoning_then_call", ("The user wants the weather.", "</think>", "\n", *O_CALLS)),
+    Case("reasoning_then_content", ("Easy.", "</think>", "Paris is sunny today.")),
+    Case("two_calls_json_literals", ("<function_calls>", '\nget_weather(city="Paris", days=3)\n'
+                                     "run(code=\"print('hi')\", json={\"a\": true, "
+                                     '"b": [null, false]}, city=null)\n', "</function_calls>"),
+         thinking=False),
+    Case("content_then_call", ("Let me check.\n", *O_CALLS), thinking=False),
+    Case("content_only", ("Paris is sunny today.",), thinking=False),
+    Case("python_literals", ("<function_calls>", "\nrun(json={'a': True, 'b': None}, "
+                             "code='x = f(1)\\n')\n", "</function_calls>"), thinking=False),
+    Case("text_in_block", ("<function_calls>", "\nI cannot call a tool.\n", "</function_calls>"),
+         thinking=False),
+    Case("unfinished_call", ("<function_calls>", '\nwrite_file(path="/tmp/a", content="ab'),
+         thinking=False),
+    Case("schema_typed", ("<function_calls>", '\nget_weather(city="Paris", days="3")\n',
+                          "</function_calls>"), thinking=False),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -938,6 +963,7 @@ CORPUS: dict[str, list[Case]] = {
     "lfm2": LFM2,
     "apertus": APERTUS,
     "functiongemma": FUNCTIONGEMMA,
+    "olmo3": OLMO3,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -995,6 +1021,7 @@ REFERENCES: dict[str, Reference] = {
     "lfm2": Reference(None, "lfm2", tool="lfm2"),
     "apertus": Reference(None, "apertus", tool="apertus"),
     "functiongemma": Reference(None, "functiongemma", tool="functiongemma"),
+    "olmo3": Reference(None, "olmo3", reasoning="olmo3", tool="olmo3"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -29,6 +29,7 @@ pub mod minimax_m3; // grammars/minimax_m3.yaml
 pub mod mistral; // grammars/mistral.yaml
 pub mod mistral_reasoning; // grammars/mistral_reasoning.yaml
 pub mod nemotron_v3; // grammars/nemotron_v3.yaml
+pub mod olmo3; // grammars/olmo3.yaml
 pub mod openai; // grammars/openai.yaml
 pub mod plamo3; // grammars/plamo3.yaml
 pub mod poolside_v1; // grammars/poolside_v1.yaml
@@ -70,6 +71,7 @@ pub static FORMATS: &[&Format] = &[
     &mistral::FORMAT,
     &mistral_reasoning::FORMAT,
     &nemotron_v3::FORMAT,
+    &olmo3::FORMAT,
     &openai::FORMAT,
     &plamo3::FORMAT,
     &poolside_v1::FORMAT,
@@ -121,6 +123,7 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "mistral" => Box::new(mistral::MistralReasoningParser::new(tokenizer, thinking)),
         "mistral_reasoning" => Box::new(mistral_reasoning::MistralReasoningOnlyParser::new(tokenizer, thinking)),
         "nemotron_v3" => Box::new(nemotron_v3::NemotronV3ReasoningParser::new(tokenizer, thinking)),
+        "olmo3" => Box::new(olmo3::Olmo3ReasoningParser::new(tokenizer, thinking)),
         "openai" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
         "openai_gptoss" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
         "plamo3" => Box::new(plamo3::Plamo3ReasoningParser::new(tokenizer, thinking)),
@@ -232,6 +235,10 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "nemotron-nano-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-super-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-v3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
+    ModelPattern { pattern: "olmo-3-32b-think", format: "olmo3", thinking: Some(true) }, // grammars/olmo3.yaml, line 14
+    ModelPattern { pattern: "olmo-3-7b-think", format: "olmo3", thinking: Some(true) }, // grammars/olmo3.yaml, line 13
+    ModelPattern { pattern: "olmo-3.1-32b-think", format: "olmo3", thinking: Some(true) }, // grammars/olmo3.yaml, line 15
+    ModelPattern { pattern: "olmo-3", format: "olmo3", thinking: Some(false) }, // grammars/olmo3.yaml, line 12
     ModelPattern { pattern: "phi-4-mini-instruct", format: "phi4_mini_json", thinking: None }, // grammars/phi4_mini_json.yaml, line 9
     ModelPattern { pattern: "pixtral-12b", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 13
     ModelPattern { pattern: "plamo-3", format: "plamo3", thinking: None }, // grammars/plamo3.yaml, line 4

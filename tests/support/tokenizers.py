@@ -472,6 +472,22 @@ def functiongemma() -> Any:
     return _byte_level(100, specials, eos="<end_of_turn>")
 
 
+@lru_cache(maxsize=1)
+def olmo3() -> Any:
+    """AllenAI OLMo 3's ChatML turn tokens (ids assumed), special; bytes above. Its
+    <think>, </think> and <function_calls> are ordinary text; the vocabulary also holds
+    the pieces vLLM's olmo3 reasoning parser looks up (Ġ</, </, think), never produced
+    here (no merges), so the text is still one token per byte."""
+    specials = [(0, "<|endoftext|>", True), (1, "<|im_start|>", True), (2, "<|im_end|>", True)]
+    vocab = {BYTE_CHARS[b]: 100 + b for b in range(256)}
+    vocab.update({"\u0120</": 400, "</": 401, "think": 402})
+    vocab.update((text, tid) for tid, text, _ in specials)
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    tok.decoder = decoders.ByteLevel()
+    return _wrap(tok, specials, eos="<|im_end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -482,7 +498,8 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "internlm": internlm, "longcat": longcat,
               "laguna": laguna, "phi4_mini": phi4_mini,
               "step3": step3, "lfm2": lfm2,
-              "apertus": apertus, "functiongemma": functiongemma}
+              "apertus": apertus, "functiongemma": functiongemma,
+              "olmo3": olmo3}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -505,7 +522,7 @@ FORMAT_TOKENIZERS = {
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
-    "apertus": "apertus", "functiongemma": "functiongemma",
+    "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
 }
 
 
