@@ -58,6 +58,7 @@ FORMATS = (
     "step3p5_reasoning",
     "step5",
     "think_reasoning",
+    "xlam",
 )
 
 # Other names of a format (vLLM's names for the same syntax).
@@ -1280,5 +1281,22 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start="<think>",
         reasoning_end="</think>",
+    ),
+    # grammars/xlam.yaml
+    FormatEntry(
+        name="xlam",
+        description='Salesforce xLAM - [{"name": ..., "arguments": {...}}, ...]: a JSON array of calls, bare or after text',
+        aliases=(),
+        models=(ModelPattern("xlam-"),),  # models (line 9)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=(),
+        text_markers=("]", "{", "["),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|eot_id|>", "<|start_header_id|>"),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
 )

@@ -220,6 +220,14 @@ def _olmo3_calls(calls) -> str:
     return "<function_calls>\n" + "\n".join(lines) + "\n</function_calls>"
 
 
+def _xlam_calls(calls) -> str:
+    # The xLAM-2 model cards: the reply is one JSON array of {"name", "arguments"} objects.
+    if not calls:
+        return ""
+    return json.dumps([{"name": name, "arguments": args} for name, args in calls],
+                      ensure_ascii=False)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -286,6 +294,8 @@ FORMATS = {
                             "<end_of_turn>"),
     # OLMo 3 Think: the prompt opens <think>; none of its markers is a special token.
     "olmo3": Format("olmo3", "olmo3", "<think>", "</think>", _olmo3_calls, (), "<|im_end|>"),
+    # Llama-xLAM-2: Llama 3.1's tokenizer; the calls are plain JSON text.
+    "xlam": Format("xlam", "llama3", "", "", _xlam_calls, (), "<|eot_id|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
@@ -294,7 +304,8 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "longcat": toks.longcat, "laguna": toks.laguna,
               "phi4_mini": toks.phi4_mini, "step3": toks.step3,
               "lfm2": toks.lfm2, "apertus": toks.apertus,
-              "functiongemma": toks.functiongemma, "olmo3": toks.olmo3}
+              "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
+              "llama3": toks.llama3}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -359,6 +370,8 @@ PROMPTS = {
                         "<|im_start|>assistant\n<think>"),
     ("olmo3", "closed"): "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
                          "<|im_start|>assistant\n",
+    ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
+                         "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
 
 
@@ -429,6 +442,8 @@ CASES = [
     Case("olmo3-reasoning-then-content", "olmo3", "open", Message(REASONING, CONTENT)),
     Case("olmo3-closed-calls", "olmo3", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("olmo3-closed-content-and-call", "olmo3", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("xlam-calls", "xlam", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

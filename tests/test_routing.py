@@ -240,6 +240,10 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("allenai/Olmo-3-32B-Think", "olmo3", {"thinking": True}),
     ("allenai/Olmo-3.1-32B-Think", "olmo3", {"thinking": True}),
     ("allenai/Olmo-3.1-32B-Instruct", "olmo3", {"thinking": False}),
+    # Salesforce xLAM-2: a bare JSON array of calls (huggingface.co/Salesforce/
+    # Llama-xLAM-2-8b-fc-r; vLLM's xlam parser).
+    ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam", {}),
+    ("Salesforce/xLAM-2-32b-fc-r", "xlam", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),

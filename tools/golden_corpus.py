@@ -907,6 +907,26 @@ OLMO3 = [
 ]
 
 
+# -- Salesforce xLAM: a bare JSON array of {"name", "arguments"} calls ------------------
+
+X_WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+
+XLAM = [
+    # As the xLAM-2 model cards and vLLM's xlam tests have the model answer: the array alone.
+    Case("one_call", (f"[{X_WEATHER}]",)),
+    Case("two_calls", (f'[{X_WEATHER}, {{"name": "get_time", "arguments": {{"zone": "UTC"}}}}]',)),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("prose_list_stays_content", ("The list [1, 2] has two items.",)),
+    Case("text_then_array", ("I will check.\n", f"[\n  {X_WEATHER}\n]")),
+    Case("tricky_json", ('[{"name": "run", "arguments": {"code": "x = [1]; y = {\\"a\\": '
+                         '\\"]}\\"}", "nested": {"l": [1, {"m": []}]}, "city": "Zürich 😀"}}]',)),
+    Case("schema_typed", ('[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]',)),
+    Case("answer_object_array", ('[{"answer": 42}]',)),
+    Case("unfinished_call", ('[{"name": "write_file", "arguments": {"path": "/tmp/a", '
+                             '"content": "half',)),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -964,6 +984,7 @@ CORPUS: dict[str, list[Case]] = {
     "apertus": APERTUS,
     "functiongemma": FUNCTIONGEMMA,
     "olmo3": OLMO3,
+    "xlam": XLAM,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1022,6 +1043,7 @@ REFERENCES: dict[str, Reference] = {
     "apertus": Reference(None, "apertus", tool="apertus"),
     "functiongemma": Reference(None, "functiongemma", tool="functiongemma"),
     "olmo3": Reference(None, "olmo3", reasoning="olmo3", tool="olmo3"),
+    "xlam": Reference(None, "llama3", tool="xlam"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -263,4 +263,5 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "step3p5", format: "step3p5", thinking: None }, // grammars/step3p5.yaml, line 5
     ModelPattern { pattern: "step3", format: "step3", thinking: None }, // grammars/step3.yaml, line 10
     ModelPattern { pattern: "toolace", format: "pythonic", thinking: None }, // grammars/pythonic.yaml, line 4
+    ModelPattern { pattern: "xlam-", format: "xlam", thinking: None }, // grammars/xlam.yaml, line 9
 ];

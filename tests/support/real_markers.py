@@ -57,6 +57,8 @@ FUNCTIONGEMMA = ("ai.google.dev/gemma/docs/functiongemma/formatting-and-best-pra
                  "(Control Tokens; Delimiter for String Values: <escape>; Turn 3)")
 OLMO3 = ("allenai/Olmo-3-7B-Think chat_template (tool calls in <function_calls>...</function_calls>, "
          "the generation prompt ending in <think>) and vLLM's olmo3 tool and reasoning parsers")
+XLAM = ("Salesforce/Llama-xLAM-2-8b-fc-r chat_template (the output format it asks for: "
+        "[{\"name\": \"func_name1\", \"arguments\": {...}}, ...]) and vLLM's xlam tool parser")
 LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
         "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
         "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
@@ -170,6 +172,7 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                                    "<end_function_call>", "call:", "<escape>")),
     "olmo3": FormatMarkers(OLMO3, ("<function_calls>", "</function_calls>", "<think>",
                                    "</think>")),
+    "xlam": FormatMarkers(XLAM, ("[", '{"name": ', '"arguments": ')),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
