@@ -4,6 +4,7 @@
 from parsergen.index import FormatEntry, ModelPattern
 
 FORMATS = (
+    "apertus",
     "deepseek_r1",
     "deepseek_r1_reasoning",
     "deepseek_v3",
@@ -12,6 +13,7 @@ FORMATS = (
     "deepseek_v4",
     "deepseek_v41",
     "ernie45",
+    "functiongemma",
     "gemma4",
     "glm45_reasoning",
     "glm47_moe",
@@ -26,6 +28,7 @@ FORMATS = (
     "kimi_k2",
     "kimi_k2_reasoning",
     "kimi_k3",
+    "lfm2",
     "llama3_json",
     "llama4_pythonic",
     "longcat",
@@ -38,6 +41,7 @@ FORMATS = (
     "mistral_pre_v11",
     "mistral_reasoning",
     "nemotron_v3",
+    "olmo3",
     "openai",
     "phi4_mini_json",
     "plamo3",
@@ -54,6 +58,7 @@ FORMATS = (
     "step3p5_reasoning",
     "step5",
     "think_reasoning",
+    "xlam",
 )
 
 # Other names of a format (vLLM's names for the same syntax).
@@ -76,6 +81,23 @@ ALIASES = {
 # What routing and integrations read of each format (parsergen.index), by name;
 # importing it imports no format module.
 INDEX = (
+    # grammars/apertus.yaml
+    FormatEntry(
+        name="apertus",
+        description='Swiss AI Apertus - <|tools_prefix|>[{"NAME": {...}}, ...]<|tools_suffix|>: one JSON array of calls, each named by its object\'s only key',
+        aliases=(),
+        models=(ModelPattern("apertus-"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<|tools_prefix|>", "<|tools_suffix|>"),
+        text_markers=(),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|assistant_end|>", "<|assistant_start|>"),
+        reasoning_start=None,
+        reasoning_end=None,
+    ),
     # grammars/deepseek_r1.yaml
     FormatEntry(
         name="deepseek_r1",
@@ -268,6 +290,27 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start="<think>",
         reasoning_end="</think>",
+    ),
+    # grammars/functiongemma.yaml
+    FormatEntry(
+        name="functiongemma",
+        description="Google FunctionGemma - <start_function_call>call:NAME{key:<escape>text<escape>,n:3}<end_function_call> calls",
+        aliases=(),
+        models=(ModelPattern("functiongemma"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<end_function_call>", "<start_function_call>"),
+        text_markers=("call:", "{"),
+        preserve_tokens=("<escape>",),
+        turn_boundary_tokens=(
+            "<end_of_turn>",
+            "<start_function_response>",
+            "<start_of_turn>",
+        ),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/gemma4.yaml
     FormatEntry(
@@ -598,6 +641,23 @@ INDEX = (
         reasoning_start="<|open|>think<|sep|>",
         reasoning_end="<|close|>think<|sep|>",
     ),
+    # grammars/lfm2.yaml
+    FormatEntry(
+        name="lfm2",
+        description="LiquidAI LFM2, LFM2.5 - a Python list of calls between <|tool_call_start|> and <|tool_call_end|>",
+        aliases=(),
+        models=(ModelPattern("lfm2"),),  # models (line 7)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("<|tool_call_end|>", "<|tool_call_start|>"),
+        text_markers=(),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
+        reasoning_start=None,
+        reasoning_end=None,
+    ),
     # grammars/llama3_json.yaml
     FormatEntry(
         name="llama3_json",
@@ -856,6 +916,28 @@ INDEX = (
         has_reasoning=True,
         token_markers=("</think>", "<think>", "</tool_call>", "<tool_call>"),
         text_markers=(">", "</function>", "<function=", "</parameter>", "<parameter="),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+    ),
+    # grammars/olmo3.yaml
+    FormatEntry(
+        name="olmo3",
+        description="AllenAI OLMo 3 - <think> reasoning, then Python calls one per line in <function_calls>...</function_calls>",
+        aliases=(),
+        models=(
+            ModelPattern("olmo-3", thinking=False),  # models (line 12)
+            ModelPattern("olmo-3-7b-think", thinking=True),  # models (line 13)
+            ModelPattern("olmo-3-32b-think", thinking=True),  # models (line 14)
+            ModelPattern("olmo-3.1-32b-think", thinking=True),  # models (line 15)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(),
+        text_markers=("</function_calls>", "<function_calls>", "</think>", "<think>"),
         preserve_tokens=(),
         turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
         reasoning_start="<think>",
@@ -1199,5 +1281,22 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start="<think>",
         reasoning_end="</think>",
+    ),
+    # grammars/xlam.yaml
+    FormatEntry(
+        name="xlam",
+        description='Salesforce xLAM - [{"name": ..., "arguments": {...}}, ...]: a JSON array of calls, bare or after text',
+        aliases=(),
+        models=(ModelPattern("xlam-"),),  # models (line 9)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=(),
+        text_markers=("]", "{", "["),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|eot_id|>", "<|start_header_id|>"),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
 )

@@ -33,7 +33,8 @@ def _texts(module: Any) -> dict[str, str]:
         return render_text(renderer.call, {"name_json": name, "arguments": args, "name": name})
 
     c = call()
-    key = next(k for k in ("parameters", "arguments") if f'"{k}"' in c)
+    # (None: the call is named by its object's only key, {"f": {...}}: Apertus.)
+    key = next((k for k in ("parameters", "arguments") if f'"{k}"' in c), None)
     texts = call_cases(lead, sep, close, call)
     texts.update({
         "compact": lead + c.replace('": ', '":').replace(', "', ',"') + "," + c + close,
@@ -46,7 +47,8 @@ def _texts(module: Any) -> dict[str, str]:
         "marker between": lead + c + sep + opener + c + sep + c + close,
         "not an object": lead + '"x", [1], ' + c + sep + "2" + sep + c + close,
         "object that is no call": lead + c + sep + '{"a": 1}' + sep + c + close,
-        "answer object": lead + c + sep + call().replace(f', "{key}": {{"n": 1, "s": "x"}}', "")
+        "answer object": lead + c + sep + (
+            call().replace(f', "{key}": {{"n": 1, "s": "x"}}', "") if key else '{"f": 1}')
         + close,
         "no array": opener + c + sep + c,
         "space before the array": opener + " \n\t" + lead[len(opener):] + c + sep + c + close,
@@ -117,7 +119,17 @@ def test_runs_with_a_tokenizer_equal_streamed(fmt: str) -> None:
         check_with_tokenizer(module, name, text, tokenizer)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+# Formats whose TOOL_ARGS has no value scanner (none of its markers can hide in a string):
+# Apertus's <|tools_suffix|> may close an element the model left open, so its elements
+# are read piece by piece, never as runs (compiler/whole_calls.py).
+RUN_FORMATS = [f for f in FORMATS if parsergen.load(f).StreamingParser.WHOLE_CALLS]
+
+
+def test_which_formats_read_runs() -> None:
+    assert sorted(set(FORMATS) - set(RUN_FORMATS)) == ["apertus"]
+
+
+@pytest.mark.parametrize("fmt", RUN_FORMATS)
 def test_runs_read_calls_whole(fmt: str) -> None:
     """Elements in a row go out as CallRuns, not as pieces and events; every character
     is in them or in the pieces around them."""
@@ -132,4 +144,28 @@ def test_runs_read_calls_whole(fmt: str) -> None:
         runs = [item for item in seen if type(item) is CallRun]
         assert [len(run.calls) for run in runs] == counts, name
         assert len(message.tool_calls) == len(texts[name].split('"name"')) - 1, name
+        assert tapped_text(seen) == texts[name], name
+
+
+def test_calls_named_by_their_key_read_whole(tmp_path: Any) -> None:
+    """json_envelope's name_is_key (Apertus's {NAME: ARGS}) in a body whose elements may be
+    read whole: with no marker to scan TOOL_ARGS for, runs of them are CallRuns, and every
+    text reads as one character per delta does."""
+    spec = tmp_path / "keyed_runs.yaml"
+    spec.write_text("extends: apertus\nname: keyed_runs\ndescription: Apertus, runs\n"
+                    "transitions: {TOOL_ARGS: null}\n", encoding="utf-8")
+    module = parsergen.load(spec)
+    assert module.StreamingParser.WHOLE_CALLS
+    texts = _texts(module)
+    for name, text in texts.items():
+        assert read_whole(module, text) == read_by_chars(module, text), name
+        assert (read_whole(module, text, tools=None)
+                == read_by_chars(module, text, tools=None)), name
+    for name, counts in (("three", [3]), ("many", [40]), ("content around", [2])):
+        seen: list[Any] = []
+        parser = recording_parser(module, seen, tools=TOOLS, thinking=THINKING)
+        message = parser.complete(texts[name])
+        runs = [item for item in seen if type(item) is CallRun]
+        assert [len(run.calls) for run in runs] == counts, name
+        assert len(message.tool_calls) == sum(counts), name
         assert tapped_text(seen) == texts[name], name

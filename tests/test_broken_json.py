@@ -172,8 +172,11 @@ NOTATION_UNCLOSED = {
 def test_a_notation_call_ended_before_it_closed(fmt: str, case: str,
                                                get_tokenizer: Any) -> None:
     arguments, meant, warnings = NOTATION_UNCLOSED[case]
+    module = parsergen.load(fmt)
+    # Written with Gemma 4's delimiter: the format's own (FunctionGemma: <escape>) instead.
+    arguments = arguments.replace('<|"|>', module.ChatParser.ARGUMENTS["string_delimiter"])
     # The template writes the call's closing brace as text after the arguments.
-    text = _render(parsergen.load(fmt), "\u2063").replace("\u2063}", arguments)
+    text = _render(module, "\u2063").replace("\u2063}", arguments)
     _expect(fmt, text, get_tokenizer, [("f", meant)] * 2, warnings)
 
 
@@ -201,7 +204,9 @@ def test_a_python_call_closed_around_open_brackets(fmt: str, case: str,
 def test_a_python_call_its_end_marker_ended(fmt: str, get_tokenizer: Any) -> None:
     """``[f(n=1<|python_end|>``: the marker ended the call before its ``)``."""
     text = parsergen.load(fmt).render({"tool_calls": [{"name": "f", "arguments": {"n": 1}}]})
-    _expect(fmt, text.replace("f(n=1)]", "f(n=1"), get_tokenizer, [("f", {"n": 1})],
+    # A list's ] goes with the ); calls one per line (OLMo 3) lose the ) and the newline.
+    cut = "f(n=1)]" if "f(n=1)]" in text else "f(n=1)\n"
+    _expect(fmt, text.replace(cut, "f(n=1"), get_tokenizer, [("f", {"n": 1})],
             [_closed(")")], (0,))
 
 

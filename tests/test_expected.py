@@ -46,7 +46,11 @@ NEEDS_IDS = {(fmt, case.name) for fmt in OWN for case in CORPUS[fmt]
              if any(isinstance(part, Lit) for part in case.parts)}
 
 # Where parsergen's message is not the meant one: (format, case) -> why (strict xfails).
-WRONG: dict[tuple[str, str], str] = {}
+WRONG: dict[tuple[str, str], str] = {
+    ("xlam", "answer_object_array"): (
+        "issue 38 item 2: a terminal that counts only when what follows parses; until then "
+        "xLAM's [ before a brace is the calls' marker and an answer array loses its brackets"),
+}
 
 
 def _param(fmt: str, case: str, value: Any, title: str) -> Any:

@@ -186,6 +186,8 @@ TEXT_MARKERS = {
     "magistral_2506": "<think> and </think> are ordinary text in the tekken vocabulary "
                       "(the model writes them as words, as its system prompt asks)",
     "minimax_m3": "markers are added tokens that are not special; generated text may split them",
+    "olmo3": "<think> and </think> are ordinary vocabulary pieces in OLMo 3 (vLLM's olmo3 "
+             "reasoning parser reads them in the text)",
 }
 
 

@@ -165,6 +165,69 @@ def _internlm_calls(calls) -> str:
         for name, args in calls)
 
 
+def _python_value(value: Any) -> str:
+    """A JSON value as the Python literal a Python-call model writes."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_python_value(k)}: {_python_value(v)}"
+                               for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _lfm2_calls(calls) -> str:
+    # LFM2's model card: one Python list of calls between its two special tokens.
+    if not calls:
+        return ""
+    items = [f"{name}(" + ", ".join(f"{k}={_python_value(v)}" for k, v in args.items()) + ")"
+             for name, args in calls]
+    return "<|tool_call_start|>[" + ", ".join(items) + "]<|tool_call_end|>"
+
+
+def _apertus_calls(calls) -> str:
+    # The Apertus chat format: one JSON array of {NAME: ARGS} between its tool tokens.
+    if not calls:
+        return ""
+    items = [json.dumps({name: args}, ensure_ascii=False) for name, args in calls]
+    return "<|tools_prefix|>[" + ", ".join(items) + "]<|tools_suffix|>"
+
+
+def _notation(value: Any, quote: str) -> str:
+    """A JSON value in Gemma's call notation, strings between ``quote``s."""
+    if isinstance(value, str):
+        return quote + value + quote
+    if isinstance(value, list):
+        return "[" + ",".join(_notation(v, quote) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_notation(v, quote)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _functiongemma_calls(calls) -> str:
+    # ai.google.dev's FunctionGemma page: one call per control-token pair, <escape> strings.
+    return "".join(f"<start_function_call>call:{name}{_notation(args, '<escape>')}"
+                   "<end_function_call>" for name, args in calls)
+
+
+def _olmo3_calls(calls) -> str:
+    # OLMo 3's chat template: one Python call per line between <function_calls> tags.
+    if not calls:
+        return ""
+    lines = [f"{name}(" + ", ".join(f"{k}={_python_value(v)}" for k, v in args.items()) + ")"
+             for name, args in calls]
+    return "<function_calls>\n" + "\n".join(lines) + "\n</function_calls>"
+
+
+def _xlam_calls(calls) -> str:
+    # The xLAM-2 model cards: the reply is one JSON array of {"name", "arguments"} objects.
+    if not calls:
+        return ""
+    return json.dumps([{"name": name, "arguments": args} for name, args in calls],
+                      ensure_ascii=False)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -219,13 +282,30 @@ FORMATS = {
                     ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
     "longcat": Format("longcat", "longcat", "", "", _longcat_calls,
                       ("<longcat_tool_call>", "</longcat_tool_call>"), "<|endoftext|>"),
+    # LiquidAI LFM2: no reasoning; its special tokens at the ids its tokenizer lists.
+    "lfm2": Format("lfm2", "lfm2", "", "", _lfm2_calls,
+                   ("<|tool_call_start|>", "<|tool_call_end|>"), "<|im_end|>"),
+    # Swiss AI Apertus: no reasoning read; its test vocabulary is bytes plus its tokens.
+    "apertus": Format("apertus", "apertus", "", "", _apertus_calls,
+                      ("<|tools_prefix|>", "<|tools_suffix|>"), "<|assistant_end|>"),
+    # FunctionGemma: no reasoning; its control tokens and <escape> are single tokens.
+    "functiongemma": Format("functiongemma", "functiongemma", "", "", _functiongemma_calls,
+                            ("<start_function_call>", "<end_function_call>", "<escape>"),
+                            "<end_of_turn>"),
+    # OLMo 3 Think: the prompt opens <think>; none of its markers is a special token.
+    "olmo3": Format("olmo3", "olmo3", "<think>", "</think>", _olmo3_calls, (), "<|im_end|>"),
+    # Llama-xLAM-2: Llama 3.1's tokenizer; the calls are plain JSON text.
+    "xlam": Format("xlam", "llama3", "", "", _xlam_calls, (), "<|eot_id|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
               "jamba": toks.jamba, "granite_20b": toks.granite_20b,
               "ernie": toks.ernie, "internlm": toks.internlm,
               "longcat": toks.longcat, "laguna": toks.laguna,
-              "phi4_mini": toks.phi4_mini, "step3": toks.step3}
+              "phi4_mini": toks.phi4_mini, "step3": toks.step3,
+              "lfm2": toks.lfm2, "apertus": toks.apertus,
+              "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
+              "llama3": toks.llama3}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -281,6 +361,17 @@ PROMPTS = {
     ("step3", "open"): "What is the weather in Paris?",
     ("step5", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
     ("poolside_v1", "closed"): "What is the weather in Paris?<assistant>",
+    ("lfm2", "closed"): ("<|startoftext|><|im_start|>user\nWhat is the weather in Paris?"
+                         "<|im_end|>\n<|im_start|>assistant\n"),
+    ("apertus", "closed"): "What is the weather in Paris?<|assistant_start|>",
+    ("functiongemma", "closed"): ("<start_of_turn>user\nWhat is the weather in Paris?"
+                                  "<end_of_turn>\n<start_of_turn>model\n"),
+    ("olmo3", "open"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                        "<|im_start|>assistant\n<think>"),
+    ("olmo3", "closed"): "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                         "<|im_start|>assistant\n",
+    ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
+                         "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
 
 
@@ -337,6 +428,22 @@ CASES = [
     Case("jamba-calls", "jamba", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("jamba-content-and-call", "jamba", "closed", Message(None, CONTENT, (NOTE,))),
     Case("jamba-content-only", "jamba", "closed", Message(None, CONTENT)),
+    Case("lfm2-calls", "lfm2", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("lfm2-content-and-call", "lfm2", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("lfm2-content-only", "lfm2", "closed", Message(None, CONTENT)),
+    Case("apertus-calls", "apertus", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("apertus-content-and-call", "apertus", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("apertus-content-only", "apertus", "closed", Message(None, CONTENT)),
+    Case("functiongemma-calls", "functiongemma", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("functiongemma-content-and-call", "functiongemma", "closed",
+         Message(None, CONTENT, (NOTE,))),
+    Case("functiongemma-content-only", "functiongemma", "closed", Message(None, CONTENT)),
+    Case("olmo3-full", "olmo3", "open", FULL),
+    Case("olmo3-reasoning-then-content", "olmo3", "open", Message(REASONING, CONTENT)),
+    Case("olmo3-closed-calls", "olmo3", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("olmo3-closed-content-and-call", "olmo3", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("xlam-calls", "xlam", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

@@ -221,6 +221,29 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("ai21labs/AI21-Jamba-1.5-Large", "jamba", {}),
     ("ai21labs/AI21-Jamba-Mini-1.6", "jamba", {}),
     ("ai21labs/AI21-Jamba-Large-1.7", "jamba", {}),
+    # LiquidAI LFM2 and LFM2.5: a Python list between <|tool_call_start|> and
+    # <|tool_call_end|> (huggingface.co/LiquidAI/LFM2-1.2B-Tool; vLLM's lfm2 parser).
+    ("LiquidAI/LFM2-1.2B", "lfm2", {}),
+    ("LiquidAI/LFM2-1.2B-Tool", "lfm2", {}),
+    ("LiquidAI/LFM2-350M", "lfm2", {}),
+    ("LiquidAI/LFM2.5-1.2B-Instruct", "lfm2", {}),
+    # Swiss AI Apertus: {NAME: ARGS} calls between <|tools_prefix|> and <|tools_suffix|>
+    # (github.com/swiss-ai/apertus_format; vLLM's apertus parser).
+    ("swiss-ai/Apertus-8B-Instruct-2509", "apertus", {}),
+    ("swiss-ai/Apertus-70B-Instruct-2509", "apertus", {}),
+    # FunctionGemma: Gemma 3 270M with its own call tokens (ai.google.dev FunctionGemma docs).
+    ("google/functiongemma-270m-it", "functiongemma", {}),
+    # OLMo 3: Instruct answers without reasoning; Think's prompt opens <think>
+    # (huggingface.co/allenai/Olmo-3-7B-Think; vLLM's olmo3 parsers).
+    ("allenai/Olmo-3-7B-Instruct", "olmo3", {"thinking": False}),
+    ("allenai/Olmo-3-7B-Think", "olmo3", {"thinking": True}),
+    ("allenai/Olmo-3-32B-Think", "olmo3", {"thinking": True}),
+    ("allenai/Olmo-3.1-32B-Think", "olmo3", {"thinking": True}),
+    ("allenai/Olmo-3.1-32B-Instruct", "olmo3", {"thinking": False}),
+    # Salesforce xLAM-2: a bare JSON array of calls (huggingface.co/Salesforce/
+    # Llama-xLAM-2-8b-fc-r; vLLM's xlam parser).
+    ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam", {}),
+    ("Salesforce/xLAM-2-32b-fc-r", "xlam", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),
@@ -507,6 +530,9 @@ def test_cli_detect_without_a_format(capsys) -> None:
     ("mistral", "mistral"),  # [THINK], [TOOL_CALLS], [ARGS]
     ("granite", "granite"),  # <|tool_call|>
     ("jamba", "jamba"),  # <tool_calls>, </tool_calls>
+    ("lfm2", "lfm2"),  # <|tool_call_start|>, <|tool_call_end|>
+    ("apertus", "apertus"),  # <|tools_prefix|>, <|tools_suffix|>
+    ("functiongemma", "functiongemma"),  # <start_function_call>, <end_function_call>
     ("internlm", "internlm"),  # <|action_start|>, <|plugin|>, <|action_end|>
     ("harmony", "openai"),  # <|start|>, <|channel|>, <|message|>, <|call|>
     ("llama3", "llama3_json"),  # <|python_tag|>

@@ -135,10 +135,10 @@ def tutorial_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_tutorial_writes_a_spec_a_completion_and_a_test() -> None:
-    assert set(_files()) == {"lfm2.yaml", "completion.txt", "test_lfm2.py"}
+    assert set(_files()) == {"my_lfm2.yaml", "completion.txt", "test_my_lfm2.py"}
     assert [c for c, _ in _commands()] == [
-        "parsergen check lfm2.yaml", "parsergen check --tokenizer TOKENIZER lfm2.yaml",
-        "parsergen parse --format lfm2.yaml completion.txt", "pytest -q test_lfm2.py"]
+        "parsergen check my_lfm2.yaml", "parsergen check --tokenizer TOKENIZER my_lfm2.yaml",
+        "parsergen parse --format my_lfm2.yaml completion.txt", "pytest -q test_my_lfm2.py"]
 
 
 def test_the_tutorial_commands_print_what_it_shows(
@@ -155,21 +155,21 @@ def test_the_tutorial_commands_print_what_it_shows(
 
 
 def test_the_tutorial_test_passes(tutorial_dir: Path) -> None:
-    spec = importlib.util.spec_from_file_location("test_lfm2", tutorial_dir / "test_lfm2.py")
+    spec = importlib.util.spec_from_file_location("test_my_lfm2", tutorial_dir / "test_my_lfm2.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     tests = [getattr(module, n) for n in dir(module) if n.startswith("test_")]
     for test in tests:
         test()
-    shown = dict(_commands())["pytest -q test_lfm2.py"]
+    shown = dict(_commands())["pytest -q test_my_lfm2.py"]
     assert shown[-1] == f"{len(tests)} passed"
 
 
 def test_the_tutorial_parse_result_is_the_one_it_states(tutorial_dir: Path) -> None:
     import parsergen
 
-    lfm2 = parsergen.load(tutorial_dir / "lfm2.yaml")
+    lfm2 = parsergen.load(tutorial_dir / "my_lfm2.yaml")
     message = lfm2.parse(_files()["completion.txt"])
     assert f"content\n`{message.content}`" in TUTORIAL
     [call] = message.tool_calls

@@ -21,7 +21,7 @@ SEARCH = {"type": "function", "function": {"name": "search", "parameters": {
     "type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}
 TOOLS = [WEATHER, SEARCH]
 SCHEMA = WEATHER["function"]["parameters"]
-NO_TAG = ("gemma4", "kimi_k3", "llama4_pythonic", "pythonic", "step3")
+NO_TAG = ("functiongemma", "gemma4", "kimi_k3", "lfm2", "llama4_pythonic", "olmo3", "pythonic", "step3")
 
 
 def tag(name: str, choice: Any = "required", tools: Any = TOOLS) -> Any:

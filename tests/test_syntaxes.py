@@ -23,7 +23,7 @@ from parsergen.runtime.arguments import (
 from parsergen.runtime.bodies import BODIES as BODY_CLASSES
 from support import with_types
 
-BODIES = {"json", "text", "json_object", "json_array", "python_list"}
+BODIES = {"json", "text", "json_object", "json_array", "python_list", "python_lines"}
 
 ARGS: list[dict[str, Any]] = [
     {},

@@ -148,6 +148,8 @@ def message_lines(reasoning, content, calls) -> list[str]:
             call_id = "chatcmpl-tool-*"
         elif re.fullmatch(r"[A-Za-z0-9]{9}", call_id):
             call_id = "*********"
+        elif re.fullmatch(r"call_\d+_[0-9a-f]{16}", call_id):  # xlam's random part
+            call_id = call_id[: call_id.rindex("_") + 1] + "*"
         lines.append(f"call: {json.dumps([call_id, name, arguments], ensure_ascii=False)}")
     return lines
 

@@ -803,6 +803,130 @@ LLAMA4 = PYTHONIC + [
 ]
 
 
+# -- LiquidAI LFM2: a Python list of calls between <|tool_call_start|> and <|tool_call_end|> --
+
+LFM2_CALL = ("<|tool_call_start|>", PY_CALL, "<|tool_call_end|>")
+
+LFM2 = [
+    # As vLLM's lfm2 parser documents the model's output: the call, then the answer.
+    Case("call_then_text", (*LFM2_CALL, "The weather in Paris is sunny.")),
+    Case("content_then_two_calls", ("Let me check.", "<|tool_call_start|>",
+                                    '[get_weather(city="Paris", days=3), '
+                                    "get_time(zone='UTC')]", "<|tool_call_end|>")),
+    Case("one_call", ("<|tool_call_start|>", '[search(q="vllm")]', "<|tool_call_end|>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("nested_values", ("<|tool_call_start|>", '[run(code="x = [1]; y = f(\')]\')", '
+                           'nested={"l": [1, {"m": None}], "ok": True}, city="Zürich 😀")]',
+                           "<|tool_call_end|>")),
+    Case("schema_typed", ("<|tool_call_start|>", '[get_weather(city="Paris", days="3")]',
+                          "<|tool_call_end|>")),
+    Case("spaced_list", ("<|tool_call_start|>", '\n[get_time(zone="UTC")]\n', "<|tool_call_end|>",
+                         "\nIt is noon.")),
+    Case("prose_brackets_stay_content", ("The list [1, 2] has two items.",)),
+    Case("unfinished_call", ("Sure.", "<|tool_call_start|>",
+                             '[write_file(path="/tmp/a", content="ab')),
+    Case("literal_marker_in_prose", ("Calls go after ", Lit("<|tool_call_start|>"), " here. ",
+                                     "<|tool_call_start|>", "[b()]", "<|tool_call_end|>")),
+]
+
+
+# -- Swiss AI Apertus: one JSON array of {NAME: ARGS} between <|tools_prefix|>/<|tools_suffix|> --
+
+A_WEATHER = '{"get_weather": {"city": "Paris", "days": 3}}'
+
+APERTUS = [
+    # As vLLM's apertus parser documents the model's output: text, then the calls.
+    Case("content_then_calls", ("I will check. ", "<|tools_prefix|>",
+                                f'[{A_WEATHER}, {{"get_time": {{"zone": "UTC"}}}}]',
+                                "<|tools_suffix|>")),
+    Case("one_call", ("<|tools_prefix|>", '[{"search": {"q": "vllm"}}]', "<|tools_suffix|>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    # As the Apertus chat format renders a turn: the calls, a newline, then the answer.
+    Case("text_after_calls", ("<|tools_prefix|>", f"[{A_WEATHER}]", "<|tools_suffix|>",
+                              "\nThe answer is 4.")),
+    Case("no_arguments", ("<|tools_prefix|>", '[{"b": {}}]', "<|tools_suffix|>")),
+    Case("tricky_json", ("<|tools_prefix|>", '[{"run": {"code": "x = [1]; y = {\\"a\\": '
+                         '\\"]}\\"}", "nested": {"l": [1, {"m": []}]}, "city": "Zürich 😀"}}]',
+                         "<|tools_suffix|>")),
+    Case("schema_typed", ("<|tools_prefix|>", '[{"get_weather": {"city": "Paris", "days": "3"}}]',
+                          "<|tools_suffix|>")),
+    Case("unfinished_call", ("Sure.", "<|tools_prefix|>",
+                             '[{"write_file": {"path": "/tmp/a", "content": "half')),
+    Case("literal_marker_in_prose", ("Wrap calls in ", Lit("<|tools_prefix|>"), " tags. ",
+                                     "<|tools_prefix|>", '[{"b": {}}]', "<|tools_suffix|>")),
+]
+
+
+# -- Google FunctionGemma: Gemma 4's notation with <escape> strings ---------------------
+
+E = "<escape>"
+FG_CALL = ("<start_function_call>", f"call:get_weather{{city:{E}Paris{E},days:3}}",
+           "<end_function_call>")
+
+FUNCTIONGEMMA = [
+    # As ai.google.dev's FunctionGemma formatting page writes a call: string values only.
+    Case("one_call", ("<start_function_call>", f"call:get_time{{zone:{E}UTC{E}}}",
+                      "<end_function_call>")),
+    Case("content_then_call", ("Checking.\n", *FG_CALL)),
+    Case("two_calls", (*FG_CALL, "<start_function_call>",
+                       f"call:search{{q:{E}vllm{E}}}", "<end_function_call>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("nested_values", ("<start_function_call>", f"call:run{{code:{E}if (a) {{ b(x, y) }}{E},"
+                           f"nested:{{a:{E}x,{{}}{E},b:[1,{E}y{E}]}},path:bare words}}",
+                           "<end_function_call>")),
+    Case("no_arguments", ("<start_function_call>", "call:b{}", "<end_function_call>")),
+    Case("unfinished_call", ("<start_function_call>", f"call:write_file{{path:{E}/tmp/a{E},"
+                             f"content:{E}half")),
+    Case("literal_marker_in_prose", ("Write ", Lit("<start_function_call>"), " to call.\n",
+                                     *FG_CALL)),
+]
+
+
+# -- AllenAI OLMo 3: <think> reasoning, Python calls one per line in <function_calls> --------
+
+O_CALLS = ("<function_calls>", '\nget_weather(city="Paris", days=3)\n', "</function_calls>")
+
+OLMO3 = [
+    # OLMo 3 Think: the prompt opens <think>; the model closes it, then answers or calls.
+    Case("reasoning_then_call", ("The user wants the weather.", "</think>", "\n", *O_CALLS)),
+    Case("reasoning_then_content", ("Easy.", "</think>", "Paris is sunny today.")),
+    Case("two_calls_json_literals", ("<function_calls>", '\nget_weather(city="Paris", days=3)\n'
+                                     "run(code=\"print('hi')\", json={\"a\": true, "
+                                     '"b": [null, false]}, city=null)\n', "</function_calls>"),
+         thinking=False),
+    Case("content_then_call", ("Let me check.\n", *O_CALLS), thinking=False),
+    Case("content_only", ("Paris is sunny today.",), thinking=False),
+    Case("python_literals", ("<function_calls>", "\nrun(json={'a': True, 'b': None}, "
+                             "code='x = f(1)\\n')\n", "</function_calls>"), thinking=False),
+    Case("text_in_block", ("<function_calls>", "\nI cannot call a tool.\n", "</function_calls>"),
+         thinking=False),
+    Case("unfinished_call", ("<function_calls>", '\nwrite_file(path="/tmp/a", content="ab'),
+         thinking=False),
+    Case("schema_typed", ("<function_calls>", '\nget_weather(city="Paris", days="3")\n',
+                          "</function_calls>"), thinking=False),
+]
+
+
+# -- Salesforce xLAM: a bare JSON array of {"name", "arguments"} calls ------------------
+
+X_WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+
+XLAM = [
+    # As the xLAM-2 model cards and vLLM's xlam tests have the model answer: the array alone.
+    Case("one_call", (f"[{X_WEATHER}]",)),
+    Case("two_calls", (f'[{X_WEATHER}, {{"name": "get_time", "arguments": {{"zone": "UTC"}}}}]',)),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("prose_list_stays_content", ("The list [1, 2] has two items.",)),
+    Case("text_then_array", ("I will check.\n", f"[\n  {X_WEATHER}\n]")),
+    Case("tricky_json", ('[{"name": "run", "arguments": {"code": "x = [1]; y = {\\"a\\": '
+                         '\\"]}\\"}", "nested": {"l": [1, {"m": []}]}, "city": "Zürich 😀"}}]',)),
+    Case("schema_typed", ('[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]',)),
+    Case("answer_object_array", ('[{"answer": 42}]',)),
+    Case("unfinished_call", ('[{"name": "write_file", "arguments": {"path": "/tmp/a", '
+                             '"content": "half',)),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -856,6 +980,11 @@ CORPUS: dict[str, list[Case]] = {
     "llama3_json": LLAMA3,
     "pythonic": PYTHONIC,
     "llama4_pythonic": LLAMA4,
+    "lfm2": LFM2,
+    "apertus": APERTUS,
+    "functiongemma": FUNCTIONGEMMA,
+    "olmo3": OLMO3,
+    "xlam": XLAM,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -910,6 +1039,11 @@ REFERENCES: dict[str, Reference] = {
     "llama3_json": Reference(None, "llama3", tool="llama3_json"),
     "pythonic": Reference(None, "llama4", tool="pythonic"),
     "llama4_pythonic": Reference(None, "llama4", tool="llama4_pythonic"),
+    "lfm2": Reference(None, "lfm2", tool="lfm2"),
+    "apertus": Reference(None, "apertus", tool="apertus"),
+    "functiongemma": Reference(None, "functiongemma", tool="functiongemma"),
+    "olmo3": Reference(None, "olmo3", reasoning="olmo3", tool="olmo3"),
+    "xlam": Reference(None, "llama3", tool="xlam"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -29,6 +29,7 @@ pub mod minimax_m3; // grammars/minimax_m3.yaml
 pub mod mistral; // grammars/mistral.yaml
 pub mod mistral_reasoning; // grammars/mistral_reasoning.yaml
 pub mod nemotron_v3; // grammars/nemotron_v3.yaml
+pub mod olmo3; // grammars/olmo3.yaml
 pub mod openai; // grammars/openai.yaml
 pub mod plamo3; // grammars/plamo3.yaml
 pub mod poolside_v1; // grammars/poolside_v1.yaml
@@ -70,6 +71,7 @@ pub static FORMATS: &[&Format] = &[
     &mistral::FORMAT,
     &mistral_reasoning::FORMAT,
     &nemotron_v3::FORMAT,
+    &olmo3::FORMAT,
     &openai::FORMAT,
     &plamo3::FORMAT,
     &poolside_v1::FORMAT,
@@ -121,6 +123,7 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "mistral" => Box::new(mistral::MistralReasoningParser::new(tokenizer, thinking)),
         "mistral_reasoning" => Box::new(mistral_reasoning::MistralReasoningOnlyParser::new(tokenizer, thinking)),
         "nemotron_v3" => Box::new(nemotron_v3::NemotronV3ReasoningParser::new(tokenizer, thinking)),
+        "olmo3" => Box::new(olmo3::Olmo3ReasoningParser::new(tokenizer, thinking)),
         "openai" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
         "openai_gptoss" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
         "plamo3" => Box::new(plamo3::Plamo3ReasoningParser::new(tokenizer, thinking)),
@@ -148,6 +151,7 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
 pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "-instruct-2507", format: "qwen3_json", thinking: Some(false) }, // grammars/qwen3_json.yaml, line 12
     ModelPattern { pattern: "-thinking-2507", format: "qwen3_json", thinking: Some(true) }, // grammars/qwen3_json.yaml, line 13
+    ModelPattern { pattern: "apertus-", format: "apertus", thinking: None }, // grammars/apertus.yaml, line 8
     ModelPattern { pattern: "codestral-22b", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 11
     ModelPattern { pattern: "codestral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
     ModelPattern { pattern: "deepseek-chat", format: "deepseek_v3", thinking: None }, // grammars/deepseek_v3.yaml, line 4
@@ -165,6 +169,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "deepseek-v4", format: "deepseek_v4", thinking: Some(true) }, // grammars/deepseek_v4.yaml, line 9
     ModelPattern { pattern: "devstral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
     ModelPattern { pattern: "ernie-4.5-21b-a3b-thinking", format: "ernie45", thinking: None }, // grammars/ernie45.yaml, line 9
+    ModelPattern { pattern: "functiongemma", format: "functiongemma", thinking: None }, // grammars/functiongemma.yaml, line 8
     ModelPattern { pattern: "gemma-4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 8
     ModelPattern { pattern: "gemma4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 9
     ModelPattern { pattern: "glm-{>=4.5,<6}", format: "glm47_moe", thinking: Some(true) }, // grammars/glm47_moe.yaml, line 9
@@ -199,6 +204,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "kimi_k2", format: "kimi_k2", thinking: Some(false) }, // grammars/kimi_k2.yaml, line 10
     ModelPattern { pattern: "laguna-m.", format: "poolside_v1", thinking: None }, // grammars/poolside_v1.yaml, line 12
     ModelPattern { pattern: "laguna-xs", format: "poolside_v1", thinking: None }, // grammars/poolside_v1.yaml, line 11
+    ModelPattern { pattern: "lfm2", format: "lfm2", thinking: None }, // grammars/lfm2.yaml, line 7
     ModelPattern { pattern: "ling-{>=3,<4}", format: "glm47_moe", thinking: Some(true) }, // grammars/glm47_moe.yaml, line 11
     ModelPattern { pattern: "llama-3.1", format: "llama3_json", thinking: None }, // grammars/llama3_json.yaml, line 5
     ModelPattern { pattern: "llama-3.2", format: "llama3_json", thinking: None }, // grammars/llama3_json.yaml, line 5
@@ -229,6 +235,10 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "nemotron-nano-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-super-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-v3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
+    ModelPattern { pattern: "olmo-3-32b-think", format: "olmo3", thinking: Some(true) }, // grammars/olmo3.yaml, line 14
+    ModelPattern { pattern: "olmo-3-7b-think", format: "olmo3", thinking: Some(true) }, // grammars/olmo3.yaml, line 13
+    ModelPattern { pattern: "olmo-3.1-32b-think", format: "olmo3", thinking: Some(true) }, // grammars/olmo3.yaml, line 15
+    ModelPattern { pattern: "olmo-3", format: "olmo3", thinking: Some(false) }, // grammars/olmo3.yaml, line 12
     ModelPattern { pattern: "phi-4-mini-instruct", format: "phi4_mini_json", thinking: None }, // grammars/phi4_mini_json.yaml, line 9
     ModelPattern { pattern: "pixtral-12b", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 13
     ModelPattern { pattern: "plamo-3", format: "plamo3", thinking: None }, // grammars/plamo3.yaml, line 4
@@ -253,4 +263,5 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "step3p5", format: "step3p5", thinking: None }, // grammars/step3p5.yaml, line 5
     ModelPattern { pattern: "step3", format: "step3", thinking: None }, // grammars/step3.yaml, line 10
     ModelPattern { pattern: "toolace", format: "pythonic", thinking: None }, // grammars/pythonic.yaml, line 4
+    ModelPattern { pattern: "xlam-", format: "xlam", thinking: None }, // grammars/xlam.yaml, line 9
 ];

@@ -9,7 +9,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentSyntax, CallReader, Piece, WriterFactory, options_schema
-from .envelope_whole import canonical_parts, read_canonical
+from .envelope_whole import canonical_parts, read_canonical, read_keyed
 from .json import JsonArguments
 from .scanning import (NOT_SPACE, JsonDepth, json_string_end, whole_json_string,
                        whole_json_value, whole_member_key)
@@ -36,17 +36,20 @@ class EnvelopeArguments:
     The name is read from ``name_key``; the arguments object (under the first of
     ``argument_keys`` present, possibly as a JSON string) streams through a
     JsonArguments reader once the name, and so the tool's schema, is known.  Other
-    members are skipped.
+    members are skipped.  ``name_is_key``: the first member's name is the tool's name and
+    its value the arguments (``{"get_weather": {"city": "Paris"}}``).
     """
 
-    __slots__ = ("name_key", "argument_keys", "make_writer", "name", "inner", "writer",
-                 "state", "buf", "key", "json", "held", "args_seen", "text_value",
+    __slots__ = ("name_key", "argument_keys", "name_is_key", "make_writer", "name", "inner",
+                 "writer", "state", "buf", "key", "json", "held", "args_seen", "text_value",
                  "warnings")
 
     def __init__(self, make_writer: WriterFactory, *, name_key: str = "name",
-                 argument_keys: tuple[str, ...] = ARGUMENT_KEYS) -> None:
+                 argument_keys: tuple[str, ...] = ARGUMENT_KEYS,
+                 name_is_key: bool = False) -> None:
         self.name_key = name_key
         self.argument_keys = argument_keys
+        self.name_is_key = name_is_key
         self.make_writer = make_writer  # name -> ArgumentsWriter
         self.name: str | None = None
         self.inner: JsonArguments | None = None
@@ -65,7 +68,7 @@ class EnvelopeArguments:
         return self.state == "done"
 
     def feed(self, text: str) -> str:
-        if self.state == "start" and not self.buf:
+        if self.state == "start" and not self.buf and not self.name_is_key:
             whole = self.whole(text)
             if whole is not None:
                 return whole
@@ -101,9 +104,11 @@ class EnvelopeArguments:
                     self.state = "value?"
                 elif state == "value?":
                     key = "".join(self.key)
-                    if key == self.name_key and ch == '"' and self.name is None:
+                    keyed = self.name_is_key
+                    if not keyed and key == self.name_key and ch == '"' and self.name is None:
                         self.state, self.text_value = "name", []
-                    elif key in self.argument_keys and not self.args_seen and ch in '{"':
+                    elif ((key == self.name if keyed else key in self.argument_keys)
+                          and not self.args_seen and ch in '{"'):
                         self.args_seen = True
                         self.json.reset()
                         self.text_value = []
@@ -138,6 +143,9 @@ class EnvelopeArguments:
                 if state == "key":
                     self.state = "colon"
                     self.key = [json.loads('"' + "".join(parts) + '"')] if "\\" in "".join(parts) else parts
+                    if self.name_is_key and self.name is None:  # the first key names the call
+                        self.name = "".join(self.key)
+                        out.append(self._start_arguments())
                     continue
                 value = _decoded("".join(parts))
                 self.state = "comma?"
@@ -308,22 +316,28 @@ class EnvelopeSyntax(ArgumentSyntax):
                           "minItems": 1, "description": (
                               "Members that may hold the arguments, object or JSON string "
                               f"(default: {', '.join(ARGUMENT_KEYS)}).")},
+        "name_is_key": {"type": "boolean", "description": (
+            "The call is an object of one member: its name is the tool's name and its value "
+            'the arguments, {"get_weather": {"city": "Paris"}} (Apertus); name_key and '
+            "argument_keys do not apply. Default false.")},
     }, description=('The whole call is one JSON object naming the tool: '
                     '{"name": NAME, "arguments": {...}}.'))
     bodies = ("json", "json_object", "json_array", "text")
     names_call = True
     closes_itself = True
-    __slots__ = ("name_key", "argument_keys", "parts")
+    __slots__ = ("name_key", "argument_keys", "name_is_key", "parts")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.name_key = options.get("name_key", "name")
         self.argument_keys = tuple(options.get("argument_keys", ARGUMENT_KEYS))
+        self.name_is_key = bool(options.get("name_is_key", False))
         self.parts = canonical_parts(self.name_key, self.argument_keys)
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> CallReader:
         return EnvelopeArguments(make_writer, name_key=self.name_key,
-                                 argument_keys=self.argument_keys)
+                                 argument_keys=self.argument_keys,
+                                 name_is_key=self.name_is_key)
 
     def values(self) -> ValueScan:
         """JSON strings: a marker inside one is string content."""
@@ -353,7 +367,8 @@ class EnvelopeSyntax(ArgumentSyntax):
                      ) -> tuple[str, str, int] | None:
         """``whole_call`` of the envelope at ``pos``: its end is where the closing brace
         follows the arguments (nothing decoded twice)."""
-        read = read_canonical(text, pos, self.parts)
+        read = (read_keyed(text, pos) if self.name_is_key
+                else read_canonical(text, pos, self.parts))
         if read is None:
             return None
         name, start, value, end = read

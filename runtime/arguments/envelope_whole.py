@@ -47,6 +47,25 @@ def read_canonical(text: str, pos: int,
     return name, pos, value, end
 
 
+def read_keyed(text: str, pos: int) -> tuple[str, int, Any, int] | None:
+    """``read_canonical`` for an envelope named by its only key, as json.dumps writes
+    one: ``{"f": {...}`` gives (name, where the object starts, the object decoded, just
+    past it); None otherwise (an empty name too: read piece by piece)."""
+    if text[pos : pos + 2] != '{"':
+        return None
+    try:
+        name, pos = whole_json_string(text, pos + 2, strict=True)
+    except ValueError:
+        return None
+    if not name or text[pos : pos + 3] != ": {":
+        return None
+    try:
+        value, end = scan_json_value(text, pos + 2)
+    except ValueError:
+        return None
+    return name, pos + 2, value, end
+
+
 @functools.lru_cache(maxsize=64)
 def canonical_parts(name_key: str, argument_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """A canonical envelope's text up to its name, and each text from the name to the

@@ -9,8 +9,8 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
-from .scanning import (PY_STRING_STOP, PyScan, py_closers, py_escape_size, py_literal,
-                       py_unescape)
+from .scanning import (JSON_NAMES, PY_STRING_STOP, PyScan, py_closers, py_escape_size,
+                       py_literal, py_unescape)
 from .values import QuotedStrings, ValueScan
 from .writer import ArgumentsWriter
 
@@ -24,10 +24,11 @@ class PythonArguments:
     """
 
     __slots__ = ("writer", "state", "held", "key", "quote", "value", "scan", "gap",
-                 "loose")
+                 "loose", "names")
 
-    def __init__(self, writer: ArgumentsWriter) -> None:
+    def __init__(self, writer: ArgumentsWriter, names: dict[str, Any] | None = None) -> None:
         self.writer = writer
+        self.names: dict[str, Any] = names or {}  # bare names read as values (JSON_NAMES)
         self.state = "key?"  # key?, key, value?, string, after (a string's quote), literal
         self.held = ""
         self.key: list[str] = []
@@ -130,7 +131,7 @@ class PythonArguments:
         raw = "".join(self.value).strip()
         key = "".join(self.key).strip()
         try:
-            value, lost = py_literal(raw)
+            value, lost = py_literal(raw, self.names)
         except _NOT_A_LITERAL:
             value, lost = raw, []
             self.writer.warnings.append(f"the value of {key!r} is not a Python literal: "
@@ -155,7 +156,7 @@ class PythonArguments:
         elif state == "literal":
             added = py_closers("".join(self.value))
             try:
-                py_literal("".join(self.value).strip() + added) if added else None
+                py_literal("".join(self.value).strip() + added, self.names) if added else None
             except _NOT_A_LITERAL:
                 added = ""  # closing makes no literal: the value is its text, as written
             self.value.append(added)
@@ -181,15 +182,24 @@ class PythonSyntax(ArgumentSyntax):
     """
 
     name = "python_kwargs"
-    schema = options_schema(description=(
+    schema = options_schema({
+        "json_literals": {"type": "boolean", "description": (
+            "The models also write JSON's true, false and null for Python's True, False "
+            "and None (OLMo 3): read as those values, at any depth. Default false: a bare "
+            "name is no literal, its text is kept (a warning).")},
+    }, description=(
         "Python keyword arguments, a=1, b=\"x\", c=[1, {'k': True}]: strings stream, "
         "other values are Python literals typed by the schema."))
-    bodies = ("python_list", "text")
+    bodies = ("python_list", "python_lines", "text")
     closes_itself = True
-    __slots__ = ()
+    __slots__ = ("names",)
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        self.names: dict[str, Any] = dict(JSON_NAMES) if options.get("json_literals") else {}
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
-        return PythonArguments(make_writer(name or ""))
+        return PythonArguments(make_writer(name or ""), self.names)
 
     def values(self) -> ValueScan:
         """Python strings: a marker inside one is string content."""

@@ -12,12 +12,13 @@ from .base import BodyHost, ToolBody
 from .json import JsonArgs, JsonBody
 from .json_array import JsonArrayBody
 from .json_object import JsonObjectBody
-from .python_list import PythonListBody
+from .python_list import PythonLinesBody, PythonListBody
 from .text import TextBody
 
 BODIES: dict[str, type[ToolBody]] = {
     body.name: body
-    for body in (TextBody, JsonBody, JsonObjectBody, JsonArrayBody, PythonListBody)
+    for body in (TextBody, JsonBody, JsonObjectBody, JsonArrayBody, PythonListBody,
+                 PythonLinesBody)
 }
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "JsonArrayBody",
     "JsonBody",
     "JsonObjectBody",
+    "PythonLinesBody",
     "PythonListBody",
     "TextBody",
     "ToolBody",

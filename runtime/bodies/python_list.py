@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -39,6 +39,7 @@ class PythonListBody(ToolBody):
     starts_calls = True
     closer = ")"
     exits_to = ("CONTENT",)  # its closing ], or text that is no call after all
+    bracketed: ClassVar[bool] = True  # the calls are a list's items, [ ... ]
 
     __slots__ = ("where", "held", "calls", "scan")
 
@@ -49,9 +50,10 @@ class PythonListBody(ToolBody):
     def enter(self, marker: str, in_arguments: bool) -> None:
         """A list of calls begins; a marker that is its ``[`` has opened it."""
         # start: before the list; between: before a call; name: in one; args: in its ()
-        self.where = "between" if marker.lstrip().startswith("[") else "start"
+        opened = marker.lstrip().startswith("[")
+        self.where = "between" if opened or not self.bracketed else "start"
         # List syntax not yet known to be a call's: it is content if no call follows.
-        self.held = marker if self.where == "between" else ""
+        self.held = marker if opened and self.bracketed else ""
         self.calls = 0
         self.scan = PyScan(commas=False, call=True)  # strings and brackets inside a call's ()
 
@@ -86,7 +88,7 @@ class PythonListBody(ToolBody):
                     return self._bail(pos, out)
                 self.where, self.held = "between", self.held + ch
                 pos += 1
-            elif ch == "]" and where == "between" and self.calls:
+            elif ch == "]" and where == "between" and self.calls and self.bracketed:
                 parser.state_id = CONTENT
                 self.enter("", False)
                 return pos + 1
@@ -147,3 +149,16 @@ class PythonListBody(ToolBody):
                 return i
             scan.depth -= 1  # an unbalanced closer inside the arguments: passed
             pos = i + 1
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class PythonLinesBody(PythonListBody):
+    """Python calls one after another, no list around them: ``f(a=1)`` then ``g()`` on the next line (OLMo 3).
+
+    As ``python_list`` without the brackets: each call's name, then its arguments; calls
+    are separated by whitespace (newlines) or commas.  Only a marker ends the calls; text
+    that is no call ends them too, and it and what follows are content.
+    """
+
+    name = "python_lines"
+    bracketed = False

@@ -29,7 +29,8 @@ def call_cases(lead: str, sep: str, close: str,
     """Completions of calls written by ``call(args, name)`` between ``lead`` and
     ``close``, ``sep`` between them: what may join a run and what must end it."""
     c = call()
-    key = next(k for k in ("parameters", "arguments") if f'"{k}"' in c)
+    # (None: the call is named by its object's only key, {"f": {...}}: Apertus.)
+    key = next((k for k in ("parameters", "arguments") if f'"{k}"' in c), None)
     other = "arguments" if key == "parameters" else "parameters"
     texts = {
         "three": lead + c + sep + c + sep + c + close,
@@ -43,14 +44,8 @@ def call_cases(lead: str, sep: str, close: str,
         "newlines inside": lead + c.replace(", ", ",\n  ") + sep + c + close,
         "spaces inside": lead + c.replace('{"n"', '{ "n"').replace("}", " }") + sep + c + close,
         "unicode": lead + call('{"s": "S\\u00e3o \\ud83c\\udf5c \u6771\u4eac"}') + sep + c + close,
-        "other arguments key": lead + c.replace(f'"{key}"', f'"{other}"') + sep + c + close,
-        "args key": lead + c.replace(f'"{key}"', '"args"') + sep + c + close,
         "extra member after": lead + c[:-1] + ', "id": 1}' + sep + c + close,
-        "extra member between": lead + c.replace(f'"{key}"', f'"id": 1, "{key}"') + sep + c
-        + close,
         "arguments as a string": lead + call(json.dumps('{"n": 1}')) + sep + c + close,
-        "no arguments": lead + c.replace(f', "{key}": {{"n": 1, "s": "x"}}', "") + sep + c
-        + close,
         "empty name": lead + c + sep + call(name='""') + sep + c + close,
         "name with spaces": lead + c + sep + call(name='" f "') + sep + c + close,
         "unknown tool": lead + c + sep + call(name='"zzz"') + sep + c + close,
@@ -66,6 +61,22 @@ def call_cases(lead: str, sep: str, close: str,
         "cut after separator": lead + c + sep,
         "cut in separator": lead + c + sep[:1],
     }
+    if key is not None:
+        texts.update({
+            "other arguments key": lead + c.replace(f'"{key}"', f'"{other}"') + sep + c + close,
+            "args key": lead + c.replace(f'"{key}"', '"args"') + sep + c + close,
+            "extra member between": lead + c.replace(f'"{key}"', f'"id": 1, "{key}"') + sep
+            + c + close,
+            "no arguments": lead + c.replace(f', "{key}": {{"n": 1, "s": "x"}}', "") + sep + c
+            + close,
+        })
+    else:
+        texts.update({
+            "extra member before": lead + '{"id": 1, ' + c[1:] + sep + c + close,
+            "no arguments": lead + '{"f"}' + sep + c + close,
+            "arguments not an object": lead + call("[1]") + sep + call("1") + sep + c + close,
+            "empty object": lead + "{}" + sep + c + close,
+        })
     for cut in range(1, len(c)):
         texts[f"cut at {cut}"] = lead + c + sep + c[:cut]
     return texts

@@ -50,6 +50,20 @@ LLAMA4 = ("github.com/meta-llama/llama-models models/llama4/tokenizer.py "
 MINIMAX_M2 = ("MiniMaxAI/MiniMax-M2 chat_template (copy: llama.cpp "
               "models/templates/unsloth-MiniMax-M2.jinja); github.com/MiniMax-AI/MiniMax-M2.5 "
               "docs/tool_calling_guide.md")
+APERTUS = ("github.com/swiss-ai/apertus_format docs/format.md (Chat Template and Tokens: "
+           "'<|tools_prefix|> / <|tools_suffix|> - Tool call boundaries') and vLLM's apertus "
+           "tool parser (vllm/tool_parsers/apertus_tool_parser.py)")
+FUNCTIONGEMMA = ("ai.google.dev/gemma/docs/functiongemma/formatting-and-best-practices "
+                 "(Control Tokens; Delimiter for String Values: <escape>; Turn 3)")
+OLMO3 = ("allenai/Olmo-3-7B-Think chat_template (tool calls in <function_calls>...</function_calls>, "
+         "the generation prompt ending in <think>) and vLLM's olmo3 tool and reasoning parsers")
+XLAM = ("Salesforce/Llama-xLAM-2-8b-fc-r chat_template (the output format it asks for: "
+        "[{\"name\": \"func_name1\", \"arguments\": {...}}, ...]) and vLLM's xlam tool parser")
+LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
+        "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
+        "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
+LFM2_IDS = ("LiquidAI/LFM2.5-1.2B-Instruct special tokens 0-13 (copy: github.com/neatflowcv/"
+            "search docs/lfm2.5-chat-template.md)")
 MISTRAL = ("mistral-common 1.13.1 (PyPI): mistral_common.tokens.tokenizers.base.SpecialTokens "
            "(tool_calls, args, call_id, begin_think, end_think)")
 MAGISTRAL_2506 = ("huggingface.co/mistralai/Magistral-Small-2506 model card: the system prompt "
@@ -153,6 +167,13 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                          "</response>")),
     "internlm": FormatMarkers(INTERNLM, ("<|action_start|>", "<|plugin|>", "<|action_end|>",
                                          '"parameters": ')),
+    "apertus": FormatMarkers(APERTUS, ("<|tools_prefix|>", "<|tools_suffix|>")),
+    "functiongemma": FormatMarkers(FUNCTIONGEMMA, ("<start_function_call>",
+                                                   "<end_function_call>", "call:", "<escape>")),
+    "olmo3": FormatMarkers(OLMO3, ("<function_calls>", "</function_calls>", "<think>",
+                                   "</think>")),
+    "xlam": FormatMarkers(XLAM, ("[", '{"name": ', '"arguments": ')),
+    "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
     "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),
@@ -219,6 +240,7 @@ REAL_TOKEN_IDS: dict[str, TokenIds] = {
     "llama4": TokenIds(
         f"{LLAMA4}: '# 200005, ..., 200079' from <|header_start|>, <|python_start|> 12th",
         {"<|python_start|>": 200016, "<|python_end|>": 200017}),
+    "lfm2": TokenIds(LFM2_IDS, {"<|tool_call_start|>": 10, "<|tool_call_end|>": 11}),
     "mistral": TokenIds(
         "mistral-common 1.13.1 (PyPI): Tekkenizer.DEPRECATED_SPECIAL_TOKENS (rank 9)",
         {"[TOOL_CALLS]": 9}),

@@ -437,6 +437,57 @@ def internlm() -> Any:
     return _byte_level(0, specials, eos="<|im_end|>")
 
 
+@lru_cache(maxsize=1)
+def lfm2() -> Any:
+    """LiquidAI LFM2/LFM2.5's special tokens at the ids its tokenizer lists (0-13: pad,
+    startoftext, endoftext, fim, im_start/im_end, tool list, call and response markers),
+    all special; bytes above."""
+    names = ["<|pad|>", "<|startoftext|>", "<|endoftext|>", "<|fim_pre|>", "<|fim_mid|>",
+             "<|fim_suf|>", "<|im_start|>", "<|im_end|>", "<|tool_list_start|>",
+             "<|tool_list_end|>", "<|tool_call_start|>", "<|tool_call_end|>",
+             "<|tool_response_start|>", "<|tool_response_end|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|im_end|>")
+
+
+@lru_cache(maxsize=1)
+def apertus() -> Any:
+    """Swiss AI Apertus's turn and tool-call tokens (ids assumed: its tokenizer files were
+    not read), all special; bytes above."""
+    names = ["<|endoftext|>", "<|assistant_start|>", "<|assistant_end|>", "<|inner_prefix|>",
+             "<|inner_suffix|>", "<|tools_prefix|>", "<|tools_suffix|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|assistant_end|>")
+
+
+@lru_cache(maxsize=1)
+def functiongemma() -> Any:
+    """FunctionGemma's turn and function-calling control tokens and <escape> (ids assumed),
+    all special as in Gemma's tokenizer; bytes above."""
+    names = ["<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>",
+             "<start_function_declaration>", "<end_function_declaration>",
+             "<start_function_call>", "<end_function_call>", "<start_function_response>",
+             "<end_function_response>", "<escape>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<end_of_turn>")
+
+
+@lru_cache(maxsize=1)
+def olmo3() -> Any:
+    """AllenAI OLMo 3's ChatML turn tokens (ids assumed), special; bytes above. Its
+    <think>, </think> and <function_calls> are ordinary text; the vocabulary also holds
+    the pieces vLLM's olmo3 reasoning parser looks up (Ġ</, </, think), never produced
+    here (no merges), so the text is still one token per byte."""
+    specials = [(0, "<|endoftext|>", True), (1, "<|im_start|>", True), (2, "<|im_end|>", True)]
+    vocab = {BYTE_CHARS[b]: 100 + b for b in range(256)}
+    vocab.update({"\u0120</": 400, "</": 401, "think": 402})
+    vocab.update((text, tid) for tid, text, _ in specials)
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    tok.decoder = decoders.ByteLevel()
+    return _wrap(tok, specials, eos="<|im_end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -446,7 +497,9 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "granite_20b": granite_20b, "ernie": ernie,
               "internlm": internlm, "longcat": longcat,
               "laguna": laguna, "phi4_mini": phi4_mini,
-              "step3": step3}
+              "step3": step3, "lfm2": lfm2,
+              "apertus": apertus, "functiongemma": functiongemma,
+              "olmo3": olmo3}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -468,7 +521,9 @@ FORMAT_TOKENIZERS = {
     "inkling": "inkling", "plamo3": "plamo", "openai": "harmony", "llama3_json": "llama3",
     "llama4_pythonic": "llama4", "pythonic": "llama4", "longcat": "longcat",
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
-    "step3": "step3", "step5": "qwen3.6",
+    "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
+    "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
+    "xlam": "llama3",
 }
 
 

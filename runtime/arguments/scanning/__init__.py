@@ -20,7 +20,7 @@ from .json_strings import JSON_STRING_STOP, decode_json_string, json_string_end
 from .json_structure import JsonDepth, JsonScan
 from .json_whole import (scan_json_value, whole_json_string, whole_json_value, whole_member_key,
                          whole_value_end)
-from .python_literals import py_literal
+from .python_literals import JSON_NAMES, py_literal
 from .python_scan import PY_STRING_STOP, PyScan, py_closers, py_escape_size, py_unescape
 from .text import NOT_SPACE, partial_len, tail_prefix
 
@@ -40,6 +40,7 @@ __all__ = [
     "partial_len",
     "py_closers",
     "py_escape_size",
+    "JSON_NAMES",
     "py_literal",
     "py_unescape",
     "quote_closes",
