@@ -25,7 +25,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(15)
+require_runtime(17)
 
 FORMAT = "functiongemma"
 
@@ -259,6 +259,7 @@ class ChatParser(ChatParserBase):
         "validate_tool_names": False,  # default
         "stream_arg_deltas": True,  # default
         "strip_leading_content_newlines": False,  # default
+        "strip_text": False,  # default
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }

@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(15)
+require_runtime(17)
 
 FORMAT = "olmo3"
 
@@ -231,6 +231,7 @@ class ChatParser(ChatParserBase):
         "validate_tool_names": False,  # default
         "stream_arg_deltas": True,  # default
         "strip_leading_content_newlines": False,  # default
+        "strip_text": False,  # default
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }
