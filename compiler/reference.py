@@ -43,6 +43,13 @@ def _paragraphs(cls: type) -> list[str]:
     return [" ".join(p.split()) for p in doc.split("\n\n") if p.strip()]
 
 
+def doc_line(cls: type) -> str:
+    """The first line of a registered class's docstring (from its source when compiled,
+    where mypyc keeps none)."""
+    lines = _docstring(cls).strip().splitlines()
+    return lines[0] if lines else ""
+
+
 def summary(cls: type) -> str:
     """The first paragraph of a registered class's docstring: its one-line doc."""
     found = _paragraphs(cls)

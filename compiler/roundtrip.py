@@ -23,6 +23,7 @@ from parsergen.runtime.bodies import BODIES
 from .diagnostics import Diagnostic, Path, Position, json_path
 from .ir import FormatIR
 from .loader import LoadedSpec
+from .reference import doc_line
 
 # The calls rendered: string arguments only, so no tool schema is needed to type them.
 SAMPLE_CALLS: tuple[dict[str, Any], ...] = (
@@ -108,7 +109,7 @@ def _message(fmt: FormatIR, loaded: LoadedSpec, done: Trip) -> str:
             f"parse() read back {_calls(len(done.got))}" + (f": {got}" if got else ""))
     if done.content:
         said += f", content {_quote(done.content)}"
-    summary = (BODIES[fmt.tool_body].__doc__ or "").strip().splitlines()[0]
+    summary = doc_line(BODIES[fmt.tool_body])
     body = (f"TOOL_ARGS text goes to tool_body {fmt.tool_body!r} ({_at(loaded, 'tool_body')}: "
             f"{summary.rstrip('.').replace('``', '')})" if "TOOL_ARGS" in fmt.reachable
             else "no transition reaches TOOL_ARGS, where a tool body reads calls")

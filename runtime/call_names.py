@@ -18,6 +18,8 @@ from mypy_extensions import mypyc_attr
 from .arguments import ArgumentSyntax
 from .schema_types import ToolTyping
 
+_WORD = re.compile(r"\w").search
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CallNames:
@@ -90,12 +92,16 @@ class CallNames:
     def may_start(self, text: str, words: bool = False) -> bool:
         """Whether a call cut off in its name's ``text`` may have been a call: not where
         words came before any name (``words``), nor where the format validates names and
-        no requested tool's name starts with it (a call marker written in prose)."""
+        no requested tool's name starts with it (a call marker written in prose).  A
+        requested name followed by no word character is one too: the rest is the start
+        of the marker that ends the name, cut (MiniMax's ``d_"`` of ``d_">``)."""
         head = text.strip()
         if not head:
             return not words
         valid = self.valid_names
-        return valid is None or any(name.startswith(head) for name in valid)
+        return valid is None or any(
+            name.startswith(head) or head.startswith(name) and not _WORD(head, len(name))
+            for name in valid)
 
     def glued(self, name: str) -> str:
         """The requested tool a name that lost its separators names (``functionsexec5``:

@@ -162,3 +162,16 @@ def test_complete_calls_go_out_in_one_delta() -> None:
     assert parsed.to_openai() == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "chatcmpl-tool-0", "type": "function",
          "function": {"name": "f", "arguments": '{"a": "x"}'}}]}
+
+
+def test_a_name_cut_inside_the_marker_that_ends_it_is_a_cut_call() -> None:
+    """MiniMax checks names against the offered tools: ``d_"`` (``d_">`` cut) is the
+    offered ``d_`` and the start of its marker, so the call was cut, not prose; ``d_x``
+    names no offered tool (a hypothesis case of the test above, found in CI)."""
+    module = parsergen.load("minimax_m2")
+    tools = [{"type": "function", "function": {"name": "d_", "parameters": {"type": "object"}}}]
+    head = '<minimax:tool_call>\n<invoke name="d_"'
+    whole = module.parse(head, tools=tools, thinking=False)
+    assert (whole.content, whole.tool_calls, whole.cut_calls) == (None, (), (head,))
+    other = module.parse('<minimax:tool_call>\n<invoke name="d_x', tools=tools, thinking=False)
+    assert (other.content, other.cut_calls) == ('<invoke name="d_x', ())

@@ -42,7 +42,7 @@ def test_a_misspelled_option_names_the_syntax_its_options_and_the_closest(
     assert err == [
         "name_key_typo.yaml:13:36: $.arguments.name_keys: unknown option 'name_keys' for "
         "arguments.syntax 'json_envelope' (did you mean 'name_key'?); its options: "
-        "name_key, argument_keys"]
+        "name_key, argument_keys, name_is_key"]
 
 
 def test_a_missing_option_names_the_syntax_and_what_it_requires(
@@ -120,7 +120,7 @@ def test_every_error_of_a_transition_and_of_the_file_in_line_order(
         "two_errors_one_transition.yaml:11:59: $.transitions.CONTENT.TOOL_START.too: "
         "unknown key 'too' (did you mean 'to'?); expected one of: emit, to",
         "two_errors_one_transition.yaml:15:1: $.tool_body: 'jsn' is not one of ['text', "
-        "'json', 'json_object', 'json_array', 'python_list'] (did you mean 'json'?)",
+        "'json', 'json_object', 'json_array', 'python_list', 'python_lines'] (did you mean 'json'?)",
     ]
 
 

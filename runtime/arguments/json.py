@@ -62,14 +62,15 @@ class JsonArguments:
         pos, n = 0, len(buf)
         while pos < n and not self.invalid:
             state = self.state
-            if state in ("start", "key?", "colon", "value?", "comma?", "done"):
+            if state == "done":
+                self.writer.after_object(buf[pos:])
+                break
+            if state in ("start", "key?", "colon", "value?", "comma?"):
                 m = NOT_SPACE(buf, pos)
                 if m is None:
                     break
                 pos = m.start()
                 ch = buf[pos]
-                if state == "done":
-                    break
                 if state == "start":
                     if ch == '"':  # the object written as a JSON string: read its text
                         self.writer.warnings.append("arguments written as a JSON string")
@@ -318,6 +319,7 @@ class JsonArguments:
         open string's quote, brackets, the object's brace; a key whose value never
         began is left out), each said in a warning; the object is always JSON."""
         writer, state, added = self.writer, self.state, ""
+        writer.report_after()  # (text after the object: said, not lost)
         if self.inner is not None:
             if state == "encoded":  # the string that holds the arguments was left open
                 writer.closed_at_end('"')

@@ -60,12 +60,16 @@ def _escape(text: str) -> str:
     return encode_string(text)[1:-1]
 
 
+# How much of the text after a call's closed object a warning quotes.
+_AFTER_SAMPLE: Final = 60
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class ArgumentsWriter:
     """Streams one JSON object, typing each field by its schema."""
 
     __slots__ = ("properties", "started", "closed", "key", "mode", "held", "types", "warnings",
-                 "quoted")
+                 "quoted", "after", "after_len")
 
     def __init__(self, properties: Mapping[str, Any] | None) -> None:
         self.properties = properties
@@ -77,6 +81,8 @@ class ArgumentsWriter:
         self.types = STRING
         self.warnings: list[str] = []
         self.quoted = False  # a quote in the current field was text: reported once
+        self.after = ""  # text after the object closed: its first characters ...
+        self.after_len = 0  # ... and how many (see after_object)
 
     def typed(self, key: str) -> bool:
         """Whether the tools' schema types field ``key``."""
@@ -220,6 +226,23 @@ class ArgumentsWriter:
     def _too_deep(self, key: str | None, text: str) -> str:
         self.warnings.append(f"the value of {key!r} nests deeper than {MAX_DEPTH}: kept as text")
         return to_json(text)
+
+    def after_object(self, text: str) -> None:
+        """Text after the arguments' object closed, before the call's end: no part of
+        the call; kept only to be reported (``report_after``)."""
+        if not self.after_len:
+            text = text.lstrip()  # (whitespace right after the object is framing)
+        if len(self.after) < _AFTER_SAMPLE:
+            self.after += text[: _AFTER_SAMPLE - len(self.after)]
+        self.after_len += len(text)
+
+    def report_after(self) -> None:
+        """At the call's end: say what text came after the object (never lost unsaid)."""
+        if self.after_len:
+            more = "..." if self.after_len > len(self.after) else ""
+            self.warnings.append(f"{self.after_len} characters after its arguments closed "
+                                 f"are no part of the call and are dropped: "
+                                 f"{self.after + more!r}")
 
     def close(self) -> str:
         """Close the object; afterwards nothing more is written."""
