@@ -155,3 +155,16 @@ def test_runtime_imports_form_no_cycle() -> None:
 
     for name in sorted(graph):
         visit(name, (name,))
+
+
+def test_every_script_of_the_project_is_python() -> None:
+    """The scripts no test imports (benchmarks/, tools/) still parse: a merge once left
+    benchmarks/run.py's argument list broken, found only when a benchmark was run."""
+    broken = []
+    for folder in ("benchmarks", "tools"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            try:
+                ast.parse(path.read_text(encoding="utf-8"), str(path))
+            except SyntaxError as err:
+                broken.append(f"{path.relative_to(ROOT)}:{err.lineno}: {err.msg}")
+    assert not broken
