@@ -23,6 +23,7 @@ same; anything else ends the run, and the lexer goes on from there as usual.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -125,7 +126,7 @@ class CallPath:
     followed without the lexer, so no run is read)."""
 
     __slots__ = ("program", "matchers", "search", "names", "start", "steps", "last",
-                 "reach", "bounds")
+                 "reach", "bounds", "inside")
 
     def __init__(self, program: CallProgram, matchers: Sequence[Matcher]) -> None:
         self.program, self.matchers = program, matchers
@@ -185,6 +186,10 @@ class CallPath:
             (matchers[s], min((len(lit) for lit, n in matchers[s].names.items() if n == t),
                               default=0)) for s, t in others]
         self.reach = max(matcher.reach - slack for matcher, slack in self.bounds)
+        # A call that is one object: no TOOL_ARGS literal may lie inside it (see read).
+        objects = any(role == "object" for _, role, *_ in run)
+        self.inside: Callable[..., re.Match[str] | None] | None = (
+            matchers[TOOL_ARGS].search if objects else None)
 
     def read(self, buf: str, pos: int, accept: WholeCall | None,
              accept_object: WholeObject | None,
@@ -210,6 +215,10 @@ class CallPath:
         calls: list[RunCall] = []
         at = pos
         once = program.after != program.state
+        # Where the first TOOL_ARGS literal at or after the last object read starts (an
+        # object holding one is no whole call): searched again only once an object's
+        # start passes it, not once per object.
+        inside, inside_at = self.inside, -1
         while True:
             if lead is not None:
                 m = lead(buf, at)  # (the body's markup: no marker)
@@ -254,6 +263,12 @@ class CallPath:
                     whole = self.object(buf, begin, end, opened, accept_object)
                     if whole is None:
                         break
+                    if inside is not None:
+                        if inside_at < end:
+                            found_at = inside(buf, end)
+                            inside_at = len(buf) if found_at is None else found_at.start()
+                        if inside_at < whole[3]:
+                            break
                     taken, opens, end = whole[:3], end, whole[3]
                     closes = end
                     continue
@@ -289,8 +304,9 @@ class CallPath:
     def object(self, buf: str, begin: int, end: int, opened: bool,
                accept: WholeObject | None) -> tuple[str, str, str, int] | None:
         """The call that is one JSON object after the start marker ``buf[begin:end]``
-        (or opened by its text), complete, read whole, with no TOOL_ARGS terminal inside
-        it (a special token the tokenizer drops): (name, arguments, id, just past it)."""
+        (or opened by its text), complete, read whole: (name, arguments, id, just past
+        it); whether a TOOL_ARGS terminal lies inside it (a special token the tokenizer
+        drops) ``read`` decides."""
         if opened:
             obj = begin  # the marker's text is the object's opening (or there is none)
         else:
@@ -300,13 +316,7 @@ class CallPath:
         if buf[obj : obj + 1] != "{" or accept is None:
             return None
         # (Not complete, or not as the syntax takes it whole: read piece by piece.)
-        taken = accept(buf, obj)
-        if taken is None:
-            return None
-        inside = self.matchers[TOOL_ARGS]
-        if inside.search is not None and not inside.clear(buf, end, taken[3]):
-            return None
-        return taken
+        return accept(buf, obj)  # (read decides whether a marker lies inside it)
 
     def sure(self, buf: str, marker: int) -> bool:
         """Whether the lexer takes every marker of a call near the end of ``buf``, whose
