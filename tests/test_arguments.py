@@ -439,3 +439,14 @@ def test_cdata_sections_unwrap_at_any_split(cuts: list[int]) -> None:
     without, _ = run(lambda w: TaggedArguments(w, **{**MINICPM5, "cdata": False}),
                      '<param name="q"><![CDATA[x]]></param>', [])
     assert json.loads(without) == {"q": "<![CDATA[x]]>"}  # the option off: text as written
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a CDATA section is read as any element value: a close tag inside it followed by a "
+    "field's open tag (or, in a format, the call's end marker) still closes the value; "
+    "sections that hide markup from the reader and the TOOL_ARGS value scanner are not "
+    "built yet (vLLM's minicpm5 parser cuts such a block too)"))
+def test_cdata_section_hides_a_close_tag_before_a_field() -> None:
+    text = '<param name="q"><![CDATA[a</param><param name="city">b]]></param>'
+    out, _ = run(lambda w: TaggedArguments(w, **MINICPM5), text, [])
+    assert json.loads(out) == {"q": 'a</param><param name="city">b'}

@@ -234,7 +234,7 @@ def _minicpm5_calls(calls) -> str:
     def value(v):
         if not isinstance(v, str):
             return json.dumps(v, ensure_ascii=False)
-        return f"<![CDATA[{v}]]>" if "<" in v else v
+        return "<![CDATA[" + v.replace("]]>", "]]]]><![CDATA[>") + "]]>" if "<" in v else v
     return "\n".join(f'<function name="{name}">\n' + "".join(
         f'<param name="{k}">{value(v)}</param>\n' for k, v in args.items()) + "</function>"
         for name, args in calls)
@@ -462,6 +462,10 @@ CASES = [
     Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
     Case("minicpm5-calls", "minicpm5", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("minicpm5-content-and-call", "minicpm5", "closed", Message(None, CONTENT, (NOTE,))),
+    # A value with markup (a close tag, XML's ]]>) is written as CDATA and read back exactly.
+    Case("minicpm5-cdata-value", "minicpm5", "closed",
+         Message(None, None, (("write_note", {"title": "Page", "body": "<p>Hi & bye</p>\n"
+                                              f"</param> kept ]]> end {EMOJI}"}),))),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

@@ -117,7 +117,8 @@ class TaggedSyntax(ArgumentSyntax):
         "cdata": {"type": "boolean", "description": (
             "A value's <![CDATA[...]]> sections are their text exactly, delimiters dropped "
             "(after trim; MiniCPM5's multi-line values); rendering writes a string with a "
-            "< in one section. Default false: the delimiters are value text.")},
+            "< in one section. A close tag inside a section is still decided by what "
+            "follows it, as in any value. Default false: the delimiters are value text.")},
         "entities": {"enum": ["xml"], "description": (
             "With header: attributes, character references in attribute values are "
             "decoded: xml (&amp; &lt; &gt; &quot; &apos;, &#N; and &#xH;; Kimi K3). "
