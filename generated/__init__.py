@@ -34,6 +34,7 @@ FORMATS = (
     "longcat",
     "magistral_2506",
     "mimo",
+    "minicpm5",
     "minimax_m2",
     "minimax_m2_reasoning",
     "minimax_m3",
@@ -752,6 +753,31 @@ INDEX = (
         turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
         reasoning_start="<think>",
         reasoning_end="</think>",
+    ),
+    # grammars/minicpm5.yaml
+    FormatEntry(
+        name="minicpm5",
+        description='MiniCPM5 - <function name="NAME"><param name="K">V</param></function> calls, values plain or <![CDATA[...]]>',
+        aliases=(),
+        models=(ModelPattern("minicpm5"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=(),
+        text_markers=(
+            "</function>",
+            '<function name="',
+            "<function name='",
+            '">',
+            "'>",
+            "</param>",
+            "<param",
+        ),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/minimax_m2.yaml
     FormatEntry(

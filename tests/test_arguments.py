@@ -211,6 +211,8 @@ def test_tagged_any_split_gives_the_same_typed_json(args: dict, cuts: list[int])
 
 MINIMAX = {"open": "<parameter", "name_end": ">", "close": "</parameter>",
            "header": "attributes"}
+MINICPM5 = {"open": "<param", "name_end": ">", "close": "</param>", "header": "attributes",
+            "cdata": True}
 # Tagged fields, well formed or not: per field its open tag, header, name end, value and
 # close tag, any of them left out, values holding tags, other text between fields.
 _TAGGED = {
@@ -219,6 +221,8 @@ _TAGGED = {
                 ["3", "x y", "", "null", "[1, 2]"]),
     "glm": (GLM, ["days", "city", " obj "], ["<arg_value>3", "\n<arg_value>x y", "3",
                                                "<arg_value>", "<arg_value>true"]),
+    "cdata": (MINICPM5, [' name="days"', " name='city'", ' name="obj"/'],
+              ["3", "<![CDATA[x </param> y]]>", "", "<![CDATA[", "]]>"]),
 }
 _FIELD = st.tuples(st.booleans(), st.integers(0, 2), st.booleans(),
                    st.lists(st.integers(0, 7), min_size=1, max_size=3), st.booleans(),
@@ -414,3 +418,35 @@ def test_element_values_hold_prefixes_and_other_close_tags() -> None:
     assert _elements(body) == ({"a": 'x ~ y ~</invoke> ~</b> "~</a>" ', "c": {
         "d": "1", "$text": "z"}}, [])
     assert _elements("~<a>1~</a>~</a>~<b>2~</b>")[0] == {"a": "1~</a>", "b": "2"}
+
+
+CDATA_BODY = ('<param name="city"><![CDATA[<b>Zürich</b> & </param> x]]></param>\n'
+              '<param name="code">\n<![CDATA[a]]]]><![CDATA[>b]]>\n</param>'
+              '<param name="q">plain <![CDATA[ kept ]]> text</param>')
+
+
+@settings(max_examples=300, deadline=None)
+@given(cuts=st.lists(st.integers(0, 10_000), max_size=12))
+def test_cdata_sections_unwrap_at_any_split(cuts: list[int]) -> None:
+    """With ``cdata``, a section's text is the value's exactly (its delimiters dropped,
+    a close tag inside it value text); text around a section is kept; any split of the
+    arguments gives the same."""
+    whole, _ = run(lambda w: TaggedArguments(w, **MINICPM5), CDATA_BODY, [])
+    split, _ = run(lambda w: TaggedArguments(w, **MINICPM5), CDATA_BODY, cuts)
+    assert split == whole
+    assert json.loads(whole) == {"city": "<b>Zürich</b> & </param> x", "code": "\na]]>b\n",
+                                 "q": "plain  kept  text"}
+    without, _ = run(lambda w: TaggedArguments(w, **{**MINICPM5, "cdata": False}),
+                     '<param name="q"><![CDATA[x]]></param>', [])
+    assert json.loads(without) == {"q": "<![CDATA[x]]>"}  # the option off: text as written
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a CDATA section is read as any element value: a close tag inside it followed by a "
+    "field's open tag (or, in a format, the call's end marker) still closes the value; "
+    "sections that hide markup from the reader and the TOOL_ARGS value scanner are not "
+    "built yet (vLLM's minicpm5 parser cuts such a block too)"))
+def test_cdata_section_hides_a_close_tag_before_a_field() -> None:
+    text = '<param name="q"><![CDATA[a</param><param name="city">b]]></param>'
+    out, _ = run(lambda w: TaggedArguments(w, **MINICPM5), text, [])
+    assert json.loads(out) == {"q": 'a</param><param name="city">b'}

@@ -228,6 +228,18 @@ def _xlam_calls(calls) -> str:
                       ensure_ascii=False)
 
 
+def _minicpm5_calls(calls) -> str:
+    # OpenBMB's README and the MiniCPM5 template: <function name=..> with <param name=..>
+    # per argument; a string with markup in it as a CDATA section, others as JSON text.
+    def value(v):
+        if not isinstance(v, str):
+            return json.dumps(v, ensure_ascii=False)
+        return "<![CDATA[" + v.replace("]]>", "]]]]><![CDATA[>") + "]]>" if "<" in v else v
+    return "\n".join(f'<function name="{name}">\n' + "".join(
+        f'<param name="{k}">{value(v)}</param>\n' for k, v in args.items()) + "</function>"
+        for name, args in calls)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -296,6 +308,8 @@ FORMATS = {
     "olmo3": Format("olmo3", "olmo3", "<think>", "</think>", _olmo3_calls, (), "<|im_end|>"),
     # Llama-xLAM-2: Llama 3.1's tokenizer; the calls are plain JSON text.
     "xlam": Format("xlam", "llama3", "", "", _xlam_calls, (), "<|eot_id|>"),
+    # MiniCPM5: no reasoning split off; its call tags are plain text (ChatML's <|im_end|>).
+    "minicpm5": Format("minicpm5", "qwen3.6", "", "", _minicpm5_calls, (), "<|im_end|>"),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
@@ -370,6 +384,8 @@ PROMPTS = {
                         "<|im_start|>assistant\n<think>"),
     ("olmo3", "closed"): "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
                          "<|im_start|>assistant\n",
+    ("minicpm5", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                             "<|im_start|>assistant\n"),
     ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
                          "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
@@ -444,6 +460,12 @@ CASES = [
     Case("olmo3-closed-content-and-call", "olmo3", "closed", Message(None, CONTENT, (NOTE,))),
     Case("xlam-calls", "xlam", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
+    Case("minicpm5-calls", "minicpm5", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("minicpm5-content-and-call", "minicpm5", "closed", Message(None, CONTENT, (NOTE,))),
+    # A value with markup (a close tag, XML's ]]>) is written as CDATA and read back exactly.
+    Case("minicpm5-cdata-value", "minicpm5", "closed",
+         Message(None, None, (("write_note", {"title": "Page", "body": "<p>Hi & bye</p>\n"
+                                              f"</param> kept ]]> end {EMOJI}"}),))),
     Case("ernie45-full", "ernie45", "open", FULL),
     Case("ernie45-reasoning-then-call", "ernie45", "open", Message(REASONING, None, (WEATHER,))),
     Case("ernie45-reasoning-then-content", "ernie45", "open", Message(REASONING, CONTENT)),

@@ -243,6 +243,10 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # Salesforce xLAM-2: a bare JSON array of calls (huggingface.co/Salesforce/
     # Llama-xLAM-2-8b-fc-r; vLLM's xlam parser).
     ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam", {}),
+    # OpenBMB MiniCPM5: <function>/<param> calls (huggingface.co/openbmb/MiniCPM5-1B;
+    # vLLM's minicpm5 parser); MiniCPM-V and MiniCPM4 are other formats.
+    ("openbmb/MiniCPM5-1B", "minicpm5", {}),
+    ("openbmb/MiniCPM5-1B-GGUF", "minicpm5", {}),
     ("Salesforce/xLAM-2-32b-fc-r", "xlam", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).

@@ -21,7 +21,10 @@ SEARCH = {"type": "function", "function": {"name": "search", "parameters": {
     "type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}
 TOOLS = [WEATHER, SEARCH]
 SCHEMA = WEATHER["function"]["parameters"]
-NO_TAG = ("functiongemma", "gemma4", "kimi_k3", "lfm2", "llama4_pythonic", "olmo3", "pythonic", "step3")
+# Formats xgrammar has no style for (minicpm5: <param name=..> with CDATA; SGLang enables
+# no structural tag for MiniCPM5 either).
+NO_TAG = ("functiongemma", "gemma4", "kimi_k3", "lfm2", "llama4_pythonic", "minicpm5", "olmo3",
+          "pythonic", "step3")
 
 
 def tag(name: str, choice: Any = "required", tools: Any = TOOLS) -> Any:

@@ -150,6 +150,8 @@ def message_lines(reasoning, content, calls) -> list[str]:
             call_id = "*********"
         elif re.fullmatch(r"call_\d+_[0-9a-f]{16}", call_id):  # xlam's random part
             call_id = call_id[: call_id.rindex("_") + 1] + "*"
+        elif re.fullmatch(r"call_[0-9a-f]{16}", call_id):  # minicpm5's call_{random_uuid()}
+            call_id = "call_*"
         lines.append(f"call: {json.dumps([call_id, name, arguments], ensure_ascii=False)}")
     return lines
 

@@ -927,6 +927,35 @@ XLAM = [
 ]
 
 
+# -- OpenBMB MiniCPM5: <function name="NAME"><param name="K">V</param></function> ---------
+
+M_WEATHER = '<function name="get_weather"><param name="city">Paris</param><param name="days">3</param></function>'
+
+MINICPM5 = [
+    # As OpenBMB's README ("With tool calling") and vLLM's minicpm5 parser have it.
+    Case("one_call", (M_WEATHER,)),
+    Case("text_then_call", ("I will check the weather.\n", M_WEATHER)),
+    Case("two_calls_on_lines", ('<function name="get_weather">\n  <param name="city">Tokyo</param>\n'
+                                '  <param name="days">2</param>\n</function>\n'
+                                '<function name="get_time">\n  <param name="zone">UTC</param>\n'
+                                '</function>',)),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("single_quoted", ("<function name='search'><param name='q'>vllm</param></function>",)),
+    Case("cdata_markup", ('<function name="write_file"><param name="path">/tmp/a.html</param>'
+                          '<param name="content"><![CDATA[<p>Hi & bye</p>\n'
+                          'x < y</param> stays]]></param></function>',)),
+    Case("cdata_with_newlines_around", ('<function name="write">\n<param name="path">notes.md</param>\n'
+                                        '<param name="body">\n<![CDATA[# Title\n\n- a\n- b]]>\n'
+                                        '</param>\n</function>',)),
+    Case("schema_typed", ('<function name="run"><param name="code">42</param>'
+                          '<param name="json">{"a": [1, true]}</param></function>',)),
+    Case("unknown_tool_is_content", ('<function name="fly"><param name="to">Mars</param></function>',)),
+    Case("call_then_text", (M_WEATHER, "\nIt is sunny in Paris.")),
+    Case("unfinished_call", ("Sure.\n", '<function name="write_file"><param name="path">/tmp/a</param>'
+                             '<param name="content"><![CDATA[half')),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -985,6 +1014,7 @@ CORPUS: dict[str, list[Case]] = {
     "functiongemma": FUNCTIONGEMMA,
     "olmo3": OLMO3,
     "xlam": XLAM,
+    "minicpm5": MINICPM5,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1044,6 +1074,7 @@ REFERENCES: dict[str, Reference] = {
     "functiongemma": Reference(None, "functiongemma", tool="functiongemma"),
     "olmo3": Reference(None, "olmo3", reasoning="olmo3", tool="olmo3"),
     "xlam": Reference(None, "llama3", tool="xlam"),
+    "minicpm5": Reference(None, "qwen3.6", tool="minicpm5"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

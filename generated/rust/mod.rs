@@ -220,6 +220,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "mathstral", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 11
     ModelPattern { pattern: "mimo-vl", format: "qwen3_json", thinking: Some(true) }, // grammars/qwen3_json.yaml, line 24
     ModelPattern { pattern: "mimo", format: "mimo", thinking: Some(true) }, // grammars/mimo.yaml, line 8
+    ModelPattern { pattern: "minicpm5", format: "minicpm5", thinking: None }, // grammars/minicpm5.yaml, line 8
     ModelPattern { pattern: "minimax-m2", format: "minimax_m2", thinking: None }, // grammars/minimax_m2.yaml, line 4
     ModelPattern { pattern: "minimax-m3", format: "minimax_m3", thinking: None }, // grammars/minimax_m3.yaml, line 4
     ModelPattern { pattern: "ministral-8b-instruct-2410", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 13

@@ -28,6 +28,11 @@ def escape_xml(text: str) -> str:
             .replace('"', "&quot;"))
 
 
+def cdata_section(text: str) -> str:
+    """``text`` as CDATA: one section, split where the text holds ``]]>``."""
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
 # xgrammar's XML styles, each of one spelling of this syntax (checked by rendering calls
 # through the tag: tests/integration/test_structural.py).  Others, such as Kimi K3's
 # ``<|open|>argument`` variant (whose render xgrammar's kimi_k3_xml does not accept),
@@ -109,6 +114,11 @@ class TaggedSyntax(ArgumentSyntax):
             "A close tag always closes its value, as a regular expression's lazy match "
             "does (a Hugging Face xml-inline template); default false: what follows it "
             "decides.")},
+        "cdata": {"type": "boolean", "description": (
+            "A value's <![CDATA[...]]> sections are their text exactly, delimiters dropped "
+            "(after trim; MiniCPM5's multi-line values); rendering writes a string with a "
+            "< in one section. A close tag inside a section is still decided by what "
+            "follows it, as in any value. Default false: the delimiters are value text.")},
         "entities": {"enum": ["xml"], "description": (
             "With header: attributes, character references in attribute values are "
             "decoded: xml (&amp; &lt; &gt; &quot; &apos;, &#N; and &#xH;; Kimi K3). "
@@ -117,7 +127,7 @@ class TaggedSyntax(ArgumentSyntax):
     bodies = ("text",)
     __slots__ = ("open", "opens", "name_end", "close", "closes", "value_open", "trim", "attributes",
                  "name_attribute", "string_attribute", "entities", "close_first",
-                 "json_values")
+                 "json_values", "cdata")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
@@ -132,6 +142,7 @@ class TaggedSyntax(ArgumentSyntax):
         self.entities = options.get("entities")
         self.close_first = bool(options.get("close_first", False))
         self.json_values = bool(options.get("json_values", False))
+        self.cdata = bool(options.get("cdata", False))
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return self._reader(make_writer(name or ""))
@@ -143,7 +154,8 @@ class TaggedSyntax(ArgumentSyntax):
                                header="attributes" if self.attributes else "name",
                                name_attribute=self.name_attribute,
                                string_attribute=self.string_attribute, entities=self.entities,
-                               close_first=self.close_first, json_values=self.json_values)
+                               close_first=self.close_first, json_values=self.json_values,
+                               cdata=self.cdata)
 
     def whole_arguments(self, text: str, properties: Mapping[str, Any] | None) -> str | None:
         """The fields read at once by the reader streaming uses: taken when every value
@@ -201,6 +213,8 @@ class TaggedSyntax(ArgumentSyntax):
         trim = self.trim
         for key, value in arguments.items():
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            if self.cdata and isinstance(value, str) and "<" in value:
+                text = cdata_section(value)
             if self.attributes:
                 header = f' {self.name_attribute}="{escape_xml(key) if self.entities else key}"'
                 if isinstance(string_attr, Mapping):  # type="string", else the JSON type

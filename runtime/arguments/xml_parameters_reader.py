@@ -14,6 +14,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
+from .cdata import CdataUnwrap
 from .trim import ValueTrim
 from .field_openers import opens_field
 from .writer import ArgumentsWriter
@@ -41,7 +42,8 @@ class TaggedArguments:
     (GLM's ``<arg_value>keys go in <arg_key>.</arg_value>``).
     ``open`` and ``close`` may each have several spellings (the first is canonical).
     ``trim`` (a mode of ``trim.ValueTrim``; ``True`` is ``one_newline``) drops whitespace
-    around each value.  Text outside fields is ignored, but for arguments that are one
+    around each value; then, with ``cdata``, each ``<![CDATA[...]]>`` section in a value
+    is its text exactly (``cdata.CdataUnwrap``).  Text outside fields is ignored, but for arguments that are one
     JSON object and no field at all (DSML's ``<invoke name="f">{"city": "Paris"}</invoke>``,
     SGLang's DeepSeekV32Detector "Direct JSON"): its members are the fields.
     """
@@ -50,7 +52,7 @@ class TaggedArguments:
                  "where", "name", "searched", "held", "attributes",
                  "name_attr", "string_attr", "string_value", "string_default", "kind",
                  "entities", "loose", "fields", "names", "close_first",
-                 "json_values")
+                 "json_values", "cdata")
 
     def __init__(self, writer: ArgumentsWriter, *, open: str | tuple[str, ...], name_end: str,
                  close: str | tuple[str, ...], value_open: str | None = None,
@@ -58,8 +60,9 @@ class TaggedArguments:
                  header: str = "name", name_attribute: str = "name",
                  string_attribute: str | Mapping[str, str] | None = None,
                  entities: str | None = None, close_first: bool = False,
-                 json_values: bool = False) -> None:
+                 json_values: bool = False, cdata: bool = False) -> None:
         self.writer = writer
+        self.cdata = CdataUnwrap() if cdata else None  # sections unwrapped, after trim
         self.close_first = close_first  # a close tag closes its value, whatever follows
         self.json_values = json_values  # a value the schema does not type: JSON or text
         # Decodes character references in attribute values (Kimi K3 escapes them).
@@ -122,7 +125,7 @@ class TaggedArguments:
                 self.searched = 0
                 empty = self._header(buf[pos:i])
                 pos = i + len(self.name_end)
-                self.trim.reset()
+                self._reset_value()
                 if empty:  # <parameter name="K"/>: closed in its own tag, no value
                     out.append(self.writer.begin(self.name, self.kind) + self.writer.end())
                     self.where = "outside"
@@ -237,8 +240,8 @@ class TaggedArguments:
             if end < 0 or 0 <= find_first(text, pos, opens)[0] < end:
                 return None  # no close tag, or the next field opens first
             out.append(writer.begin(self.name, self.kind))
-            self.trim.reset()
-            value = self.trim(text[pos:end], True)
+            self._reset_value()
+            value = self._unwrap(self.trim(text[pos:end], True), True)
             if value:
                 out.append(writer.text(value))
             out.append(writer.end())
@@ -282,8 +285,16 @@ class TaggedArguments:
             self.kind = "json_or_text"
         return header.rstrip().endswith("/")
 
+    def _reset_value(self) -> None:
+        self.trim.reset()
+        if self.cdata is not None:
+            self.cdata.reset()
+
+    def _unwrap(self, text: str, final: bool) -> str:
+        return text if self.cdata is None else self.cdata(text, final)
+
     def _value(self, text: str, final: bool) -> str:
-        text = self.trim(text, final)
+        text = self._unwrap(self.trim(text, final), final)
         return self.writer.text(text) if text else ""
 
     def finish(self) -> str:

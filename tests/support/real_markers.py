@@ -59,6 +59,9 @@ OLMO3 = ("allenai/Olmo-3-7B-Think chat_template (tool calls in <function_calls>.
          "the generation prompt ending in <think>) and vLLM's olmo3 tool and reasoning parsers")
 XLAM = ("Salesforce/Llama-xLAM-2-8b-fc-r chat_template (the output format it asks for: "
         "[{\"name\": \"func_name1\", \"arguments\": {...}}, ...]) and vLLM's xlam tool parser")
+MINICPM5 = ("OpenBMB's MiniCPM README (github.com/OpenBMB/MiniCPM, 'With tool calling': "
+            "<function name=\"get_weather\"><param name=\"city\">Beijing</param></function>) "
+            "and vLLM's minicpm5 tool parser (vllm/tool_parsers/minicpm5xml_tool_parser.py)")
 LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
         "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
         "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
@@ -172,6 +175,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                                    "<end_function_call>", "call:", "<escape>")),
     "olmo3": FormatMarkers(OLMO3, ("<function_calls>", "</function_calls>", "<think>",
                                    "</think>")),
+    "minicpm5": FormatMarkers(MINICPM5, ('<function name="', '">', "<param", "</param>",
+                                         "</function>")),
     "xlam": FormatMarkers(XLAM, ("[", '{"name": ', '"arguments": ')),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),

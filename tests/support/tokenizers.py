@@ -523,7 +523,7 @@ FORMAT_TOKENIZERS = {
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
-    "xlam": "llama3",
+    "xlam": "llama3", "minicpm5": "qwen3.6",
 }
 
 
