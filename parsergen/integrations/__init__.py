@@ -19,6 +19,10 @@ import parsergen.specs
 from parsergen.index import FormatEntry
 from parsergen.specs import SPECS_VARIABLE
 
+# The names of parsers built from the served tokenizer's Hugging Face response_template
+# (``parsergen_hf``, ``parsergen_beam``): vLLM 0.33's names for its template parsers.
+TEMPLATE_NAMES = ("hf", "beam")
+
 
 def compile_module(path: str | os.PathLike[str]) -> ModuleType:
     """A user's spec compiled in memory and imported as a module (``parsergen.load``)."""
@@ -65,4 +69,4 @@ def thinking(module: ModuleType, chat_template_kwargs: Mapping[str, Any] | None)
     return parsergen.switch_thinking(entry(module).thinking_switch, chat_template_kwargs)
 
 
-__all__ = ["SPECS_VARIABLE", "compile_module", "entry", "formats", "thinking", "user_modules"]
+__all__ = ["SPECS_VARIABLE", "TEMPLATE_NAMES", "compile_module", "entry", "formats", "thinking", "user_modules"]
