@@ -143,3 +143,19 @@ def test_cli_detect_a_template_that_does_not_compile(tmp_path: Path, capsys) -> 
     line = next(i for i, s in enumerate(config.read_text().splitlines(), 1) if "(?=" in s)
     assert f"{config}:{line}:" in err and "lookahead" in err
     assert err.endswith(f"no format for {str(folder)!r}\n")
+
+
+def test_the_integrations_module_of_a_served_tokenizer() -> None:
+    """What parsergen_hf serves (vLLM and SGLang plugins): the module of the tokenizer's
+    template, once per template; a clear error without one."""
+    from parsergen import integrations
+
+    tokenizer = _tokenizer(SHARED)
+    module = integrations.template_module(tokenizer)
+    assert module is parsergen.load(tokenizer) and integrations.template_module(tokenizer) is module
+    assert integrations.entry(module).reasoning_end == "</think>"
+    with pytest.raises(TypeError, match="parsergen_hf requires `response_template`"):
+        integrations.template_module(SimpleNamespace(get_vocab=dict))
+    with pytest.raises(parsergen.SpecError, match="lookahead"):
+        integrations.template_module(_tokenizer(SHARED, TRL_nemotron_3))
+    assert integrations.TEMPLATE_NAMES == ("hf", "beam")

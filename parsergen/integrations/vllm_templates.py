@@ -21,30 +21,14 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-import parsergen
+from parsergen import integrations
 from parsergen.integrations import TEMPLATE_NAMES as NAMES
 from parsergen.integrations.vllm import PREFIX, ParsergenReasoningParser, ParsergenToolParser
-from parsergen.response_templates import tokenizer_template
-# Compiled modules by the id of the template dict they came from (a served tokenizer
-# keeps one dict): each request's parsers skip hashing the template again.
-_MODULES: dict[int, tuple[dict[str, Any], ModuleType]] = {}
 
 
 def template_module(tokenizer: Any) -> ModuleType:
-    """The module compiled from the served tokenizer's response_template.
-
-    TypeError without one (as vLLM's ``hf`` parser says at startup), SpecError naming
-    each field the compiler refuses."""
-    template = tokenizer_template(tokenizer)
-    if template is None:
-        raise TypeError(f"{PREFIX}hf requires `response_template` metadata in the tokenizer "
-                        "configuration (tokenizer_config.json)")
-    known = _MODULES.get(id(template))
-    if known is not None and known[0] is template:
-        return known[1]
-    module = parsergen.load(tokenizer)
-    _MODULES[id(template)] = (template, module)
-    return module
+    """The module of the served tokenizer's response_template (``integrations``)."""
+    return integrations.template_module(tokenizer, PREFIX + "hf")
 
 
 def _keep_special_tokens(request: Any) -> Any:
