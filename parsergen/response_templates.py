@@ -187,5 +187,5 @@ def load_template(obj: object) -> ModuleType:
     return import_format(digest, fmt, where)
 
 
-__all__ = ["CONFIG_NAME", "LocalTokenizer", "SpecError", "compile_template", "is_template", "load_template",
-           "template_entry", "tokenizer_template"]
+__all__ = ["CONFIG_NAME", "LocalTokenizer", "SpecError", "compile_template", "is_template",
+           "load_template", "template_entry", "tokenizer_template"]

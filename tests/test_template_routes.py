@@ -18,6 +18,7 @@ import pytest
 
 import parsergen
 from parsergen.compiler import cli
+from parsergen.generated import INDEX
 from parsergen.routing import TEMPLATE, detect_by_tokenizer
 from support.hf_templates import TRL_nemotron_3, smollm
 
@@ -49,7 +50,7 @@ def test_no_format_claims_the_model_so_its_template_does() -> None:
     assert parsergen.detect("/models/my-finetune", tokenizer=tokenizer) == "smollm3_3b"
     assert parsergen.detect(tokenizer=tokenizer) == "smollm3_3b"  # no name at all
     assert detect_by_tokenizer(
-        [e for e in parsergen.generated.INDEX if e.models], tokenizer) == TEMPLATE
+        [e for e in INDEX if e.models], tokenizer) == TEMPLATE
 
 
 def test_the_template_route_parses_as_transformers_does() -> None:
@@ -58,9 +59,10 @@ def test_the_template_route_parses_as_transformers_does() -> None:
     message = found.parse(TEXT)
     expected = chat_parsing.parse_response(TEXT, smollm, prefix="")
     assert message.content is None
-    assert {"role": "assistant", "thinking": message.reasoning, "tool_calls": [{"type": "function", "function": {
-                "name": c.name, "arguments": json.loads(c.arguments)}}
-                for c in message.tool_calls]} == expected
+    calls = [{"type": "function", "function": {"name": c.name, "arguments": json.loads(
+        c.arguments)}} for c in message.tool_calls]
+    assert {"role": "assistant", "thinking": message.reasoning, "tool_calls": calls} \
+        == expected
 
 
 def test_a_template_read_from_init_kwargs_as_vllm_reads_it() -> None:

@@ -285,7 +285,8 @@ class TemplateDetector(ParsergenDetector):
     (``parsergen_hf``); SGLang must hand the detector its tokenizer."""
 
     def __init__(self, tokenizer: Any = None) -> None:
-        self.MODULE = integrations.template_module(tokenizer, PREFIX + "hf")
+        # Per instance: the module is the served tokenizer's, not the class's.
+        self.MODULE = integrations.template_module(tokenizer, PREFIX + "hf")  # type: ignore[misc]
         super().__init__(tokenizer)
 
 
@@ -294,7 +295,8 @@ class TemplateReasoningDetector(ParsergenReasoningDetector):
 
     def __init__(self, stream_reasoning: bool = True, force_reasoning: bool | None = None,
                  tokenizer: Any = None, **kwargs: Any) -> None:
-        self.MODULE = integrations.template_module(tokenizer, PREFIX + "hf")
+        # Per instance: the module is the served tokenizer's, not the class's.
+        self.MODULE = integrations.template_module(tokenizer, PREFIX + "hf")  # type: ignore[misc]
         super().__init__(stream_reasoning, force_reasoning, tokenizer, **kwargs)
 
 

@@ -45,7 +45,8 @@ class TemplateReasoningParser(ParsergenReasoningParser):
     """The reasoning phase of the served tokenizer's response_template."""
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
-        self.MODULE = template_module(tokenizer)  # (the class has none: per tokenizer)
+        # Per instance: the module is the served tokenizer's, not the class's.
+        self.MODULE = template_module(tokenizer)  # type: ignore[misc]
         super().__init__(tokenizer, *args, **kwargs)
 
     def adjust_request(self, request: Any) -> Any:
@@ -56,7 +57,7 @@ class TemplateToolParser(ParsergenToolParser):
     """Content and tool calls of the served tokenizer's response_template."""
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
-        self.MODULE = template_module(tokenizer)
+        self.MODULE = template_module(tokenizer)  # type: ignore[misc]
         super().__init__(tokenizer, tools, **kwargs)
 
     def adjust_request(self, request: Any) -> Any:
