@@ -154,14 +154,34 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _detect_tokenizer(args: argparse.Namespace) -> Any:
+    """The tokenizer ``detect`` routes with: --tokenizer's (transformers), else the model's
+    own directory's files (its response_template, chat template and added tokens), else
+    None; ValueError if --tokenizer cannot load."""
+    from parsergen.response_templates import CONFIG_NAME, LocalTokenizer
+
+    if args.tokenizer is not None:
+        from .tokencheck import load_tokenizer
+
+        return load_tokenizer(args.tokenizer)
+    if (Path(args.model) / CONFIG_NAME).is_file():
+        return LocalTokenizer(args.model)
+    return None
+
+
 def _cmd_detect(args: argparse.Namespace) -> int:
     import parsergen
 
     try:
-        found = parsergen.route(args.model, specs=args.user_specs)
-    except SpecError as exc:
+        tokenizer = _detect_tokenizer(args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SpecWarning)
+            found = parsergen.route(args.model, tokenizer=tokenizer, specs=args.user_specs)
+    except (SpecError, ValueError) as exc:
         print(exc, file=sys.stderr)
         return 1
+    for warning in caught:  # a response_template that does not compile: why not
+        print(warning.message, file=sys.stderr)
     if found is None:
         print(f"no format for {args.model!r}", file=sys.stderr)
         return 1
@@ -313,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
                        help="the format for a model name (repo id or local path), "
                        "then its defaults (thinking: true/false and where it comes from)")
     p.add_argument("model", metavar="NAME")
+    p.add_argument("--tokenizer", metavar="NAME_OR_PATH",
+                   help="a transformers tokenizer: its markers and its response_template "
+                        "decide where no models pattern does (a model directory's own "
+                        "files are read without it)")
     p.set_defaults(run=_cmd_detect)
 
     p = sub.add_parser("parse", parents=[users],

@@ -19,16 +19,30 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .index import FormatEntry
 from .specs import SpecError, import_format, is_path
 
 CONFIG_NAME = "tokenizer_config.json"
 _FORMATS: dict[str, Any] = {}  # template digest -> IR
 
 
+def tokenizer_template(tokenizer: object) -> dict[str, Any] | None:
+    """A tokenizer's response_template as vLLM 0.33 reads it for its ``hf`` parser
+    (``vllm/parser/response_template.py``, ``resolve_response_template``): the
+    ``response_template`` attribute if it is a dict, else the one of ``init_kwargs``
+    (what ``from_pretrained`` read from tokenizer_config.json); None without one."""
+    template = getattr(tokenizer, "response_template", None)
+    if not isinstance(template, dict):
+        init_kwargs = getattr(tokenizer, "init_kwargs", None) or {}
+        template = init_kwargs.get("response_template") if isinstance(init_kwargs, dict) else None
+    return template if isinstance(template, dict) else None
+
+
 def is_template(obj: object) -> bool:
     """Whether ``load`` reads ``obj`` as a response_template: a mapping, an object with a
-    ``response_template``, a path ending in .json, or a directory's path (a path object,
-    or text with a separator) holding a tokenizer_config.json."""
+    ``response_template`` (``tokenizer_template``), a path ending in .json, or a
+    directory's path (a path object, or text with a separator) holding a
+    tokenizer_config.json."""
     if isinstance(obj, dict):
         return True
     if isinstance(obj, (str, os.PathLike)):
@@ -37,7 +51,7 @@ def is_template(obj: object) -> bool:
             return True
         # A directory only where a path is meant: "qwen3" is a format's name, "./qwen3" a path.
         return is_path(obj) and (path / CONFIG_NAME).is_file()
-    return getattr(obj, "response_template", None) is not None
+    return tokenizer_template(obj) is not None
 
 
 def _format_name(hint: str) -> str:
@@ -80,7 +94,9 @@ def _source(obj: object) -> tuple[Any, dict[Any, Any], str, str]:
         return obj, {}, "response_template", "response_template"
     if isinstance(obj, (str, os.PathLike)):
         return _from_file(Path(obj))
-    template = getattr(obj, "response_template")
+    if isinstance(obj, LocalTokenizer):  # its file: errors name their lines
+        return _from_file(Path(obj.name_or_path))
+    template = tokenizer_template(obj)
     hint = os.path.basename(os.fspath(getattr(obj, "name_or_path", "") or "")) or "tokenizer"
     return template, {}, hint, f"{hint} response_template"
 
@@ -119,6 +135,50 @@ def compile_template(obj: object) -> tuple[str, Any]:
     return digest, fmt
 
 
+class LocalTokenizer:
+    """What routing reads of a tokenizer, from a model directory's files, without
+    transformers: the ``response_template`` and ``chat_template`` of its
+    tokenizer_config.json (or chat_template.jinja), and its added tokens as the
+    vocabulary (where a format's marker tokens are)."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        folder = Path(directory)
+        self.name_or_path = os.fspath(directory)
+        config = self._read(folder / CONFIG_NAME)
+        template = config.get("response_template")
+        self.response_template = template if isinstance(template, dict) else None
+        chat = config.get("chat_template")
+        jinja = folder / "chat_template.jinja"
+        if not isinstance(chat, str) and jinja.is_file():
+            chat = jinja.read_text(encoding="utf-8", errors="replace")
+        self.chat_template = chat if isinstance(chat, str) else None
+        added = config.get("added_tokens_decoder")
+        self._vocab = {t["content"]: int(i) for i, t in added.items()
+                       if isinstance(t, dict) and isinstance(t.get("content"), str)
+                       and str(i).isdigit()} if isinstance(added, dict) else {}
+        for token in self._read(folder / "tokenizer.json").get("added_tokens") or ():
+            if isinstance(token, dict) and isinstance(token.get("content"), str):
+                self._vocab.setdefault(token["content"], token.get("id", -1))
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, Any]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+
+def template_entry(obj: object) -> FormatEntry:
+    """The index entry of a template's format (compiled, not imported); SpecError."""
+    from parsergen.compiler.generator import format_entry
+
+    return format_entry(compile_template(obj)[1])
+
+
 def load_template(obj: object) -> ModuleType:
     """The module of a response_template (a dict, a tokenizer_config.json or a model
     directory, or a tokenizer with ``.response_template``); SpecError if it cannot be."""
@@ -127,4 +187,5 @@ def load_template(obj: object) -> ModuleType:
     return import_format(digest, fmt, where)
 
 
-__all__ = ["CONFIG_NAME", "SpecError", "compile_template", "is_template", "load_template"]
+__all__ = ["CONFIG_NAME", "LocalTokenizer", "SpecError", "compile_template", "is_template",
+           "load_template", "template_entry", "tokenizer_template"]

@@ -30,6 +30,8 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from .index import FormatEntry, ModelPattern
+from .response_templates import (compile_template, load_template, template_entry,
+                                 tokenizer_template)
 
 Version = tuple[int, ...]
 Span = tuple[int, int]
@@ -179,6 +181,11 @@ class Router:
     def route(self, name: str) -> tuple[str, dict[str, Any]] | None:
         """The one format for ``name`` and its defaults, or None (no pattern, or an
         ambiguous name: two formats, or one format with two different defaults)."""
+        found = self.decide(name)
+        return None if found is None else (found[0], found[1])
+
+    def decide(self, name: str) -> tuple[str, dict[str, Any], list[str]] | None:
+        """``route``'s answer with the patterns that decided it."""
         top = self.candidates(name)
         if len({f for _, f in top}) != 1:
             return None
@@ -189,7 +196,7 @@ class Router:
             for key, value in self._options[(p, f)]:
                 if defaults.setdefault(key, value) != value:
                     return None
-        return top[0][1], defaults
+        return top[0][1], defaults, sorted(p for p, _ in top)
 
     def detect(self, name: str) -> str | None:
         """The one format for ``name``, or None (no pattern, or an ambiguous name)."""
@@ -249,8 +256,16 @@ def tokenizer_markers(tokenizer: object) -> tuple[set[str], str]:
     return vocab, template if isinstance(template, str) else ""
 
 
+# What detect_by_tokenizer answers for the tokenizer's own response_template (no bundled
+# format has this name: a template compiles under its checkpoint's name).
+TEMPLATE = "response_template"
+
+
 def detect_by_tokenizer(entries: Iterable[FormatEntry], tokenizer: object) -> str | None:
-    """The format whose markers the tokenizer knows best; None on a tie or no match.
+    """The format whose markers the tokenizer knows best; else ``TEMPLATE`` when the
+    tokenizer carries a Hugging Face ``response_template`` (a format of the entries
+    wins over it: it is tested against the model's real output); None on a tie or no
+    match without a template.
 
     A format qualifies when every terminal it matches by token id is a token of the
     vocabulary (one without such terminals, when two of its markers are known); it scores
@@ -276,7 +291,9 @@ def detect_by_tokenizer(entries: Iterable[FormatEntry], tokenizer: object) -> st
             best, best_score = [entry.name], ranked
         elif ranked == best_score:
             best.append(entry.name)
-    return best[0] if len(best) == 1 else None
+    if len(best) == 1:
+        return best[0]
+    return TEMPLATE if tokenizer_template(tokenizer) is not None else None
 
 
 # -- routes: a format and its defaults ------------------------------------------
@@ -290,12 +307,20 @@ class Route:
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     # The path of the user's spec that defines the format (None: a bundled format).
     spec: str | None = None
+    # The response_template the format is compiled from (a tokenizer, a dict or a
+    # path: what parsergen.load takes), and the sha256 that tells two apart.
+    template: Any = field(default=None, compare=False, repr=False)
+    template_digest: str | None = None
+    # Why this format was chosen, in a sentence (``parsergen detect`` prints it).
+    reason: str = field(default="", compare=False)
 
     @property
     def module(self) -> ModuleType:
         """The format's generated module (imported, or compiled from the spec, on first use)."""
         import parsergen
 
+        if self.template is not None:
+            return load_template(self.template)
         return parsergen.load(self.spec or self.format)
 
     @property
@@ -303,6 +328,8 @@ class Route:
         """The format's index entry."""
         import parsergen
 
+        if self.template is not None:
+            return template_entry(self.template)
         return parsergen.entry(self.spec or self.format)
 
     def options(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -339,11 +366,15 @@ class Route:
         """The format, then one ``option: value`` line per default (for ``parsergen
         detect``); thinking is shown with where it comes from."""
         lines = [self.format if self.spec is None else f"{self.format} ({self.spec})"]
+        if self.template is not None:
+            lines[0] += " (the checkpoint's response_template)"
         entry = self.entry
         for key, value in sorted(self.defaults.items()):
             lines.append(f"{key}: {_show(value)} (model)")
         if "thinking" not in self.defaults and entry.thinking_switch:
             lines.append(f"thinking: {_show(entry.thinking_default)} (format default)")
+        if self.reason:
+            lines.append(f"why: {self.reason}")
         return "\n".join(lines)
 
 
@@ -365,38 +396,68 @@ def route(model_name: str | None = None, *, tokenizer: object = None,
 
     By name first (the most specific ``models`` patterns of all specs decide, with their
     defaults; a name two formats claim equally is not guessed), else by the tokenizer's
-    marker tokens and chat template (a route without defaults).  The user's specs of
+    marker tokens and chat template (a route without defaults), else by the tokenizer's
+    Hugging Face ``response_template`` (``Route.template``: the format compiled from it;
+    a template that does not compile routes nowhere, with a ``SpecWarning``).  A format
+    that claims the model wins over its template.  The user's specs of
     ``PARSERGEN_SPECS`` and ``specs`` (paths; SpecError if one does not compile) are
     routed with the bundled formats, by the same rules; their routes carry the spec's
-    path (``Route.spec``).  Without user specs it reads the format index only: no
-    format module is imported.
+    path (``Route.spec``).  ``Route.reason`` says which rule decided.  Without user
+    specs or a template it reads the format index only: no format module is imported.
     """
     from parsergen.generated import INDEX
 
     from .specs import user_entries
 
     users = dict(user_entries(specs))  # path -> entry; the path is its key in routing
+    unused = ("; the tokenizer's response_template is not used: a format claims the model"
+              if tokenizer is not None and tokenizer_template(tokenizer) is not None else "")
     if model_name:
         router = _router() if not users else Router(
             {**{e.name: e.models for e in INDEX}, **{p: e.models for p, e in users.items()}})
-        found = router.route(model_name)
+        found = router.decide(model_name)
         if found is not None:
-            return _route(found[0], users, MappingProxyType(found[1]))
+            key, defaults, patterns = found
+            owner = f"{users[key].name} ({key})" if key in users else key
+            reason = (f"the model name {model_name!r} matches {owner}'s models pattern"
+                      f"{'s' if len(patterns) > 1 else ''} {', '.join(map(repr, patterns))}")
+            return _route(key, users, MappingProxyType(defaults), reason + unused)
     if tokenizer is not None:
         keyed = [*INDEX, *(replace(e, name=p) for p, e in users.items())]
         full = [e for e in keyed if e.models]  # not reasoning-only parts
         name = detect_by_tokenizer(full, tokenizer)
-        return _route(name, users) if name is not None else None
+        by_name = f"no models pattern decides {model_name!r}" if model_name else "no model name"
+        if name == TEMPLATE:
+            return _template_route(tokenizer, f"{by_name}, nor do the tokenizer's markers: "
+                                   "the checkpoint's response_template")
+        if name is not None:
+            return _route(name, users, reason=f"{by_name}; the tokenizer's vocabulary and "
+                          f"chat template hold {name}'s markers{unused}")
     return None
 
 
 def _route(key: str, users: Mapping[str, FormatEntry],
-           defaults: Mapping[str, Any] = MappingProxyType({})) -> Route:
+           defaults: Mapping[str, Any] = MappingProxyType({}), reason: str = "") -> Route:
     """The route of a routing key: a bundled format's name, or a user spec's path."""
     if key in users:
-        return Route(users[key].name, defaults, spec=key)
-    return Route(key, defaults)
+        return Route(users[key].name, defaults, spec=key, reason=reason)
+    return Route(key, defaults, reason=reason)
 
 
-__all__ = ["ModelPattern", "Pattern", "Route", "Router", "detect_by_tokenizer", "model_key",
-           "pattern_errors", "route", "version"]
+def _template_route(tokenizer: object, reason: str) -> Route | None:
+    """The route of a tokenizer's response_template; None (warned) if it does not compile."""
+    import warnings
+
+    from .specs import SpecError, SpecWarning
+
+    try:
+        digest, fmt = compile_template(tokenizer)
+    except SpecError as exc:
+        warnings.warn(f"the tokenizer's response_template is not used: {exc}", SpecWarning,
+                      stacklevel=3)
+        return None
+    return Route(fmt.name, template=tokenizer, template_digest=digest, reason=reason)
+
+
+__all__ = ["TEMPLATE", "ModelPattern", "Pattern", "Route", "Router", "detect_by_tokenizer",
+           "model_key", "pattern_errors", "route", "version"]

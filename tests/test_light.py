@@ -98,8 +98,10 @@ def test_serving_a_bundled_format_needs_no_compiler_packages() -> None:
     assert "".join(d.get("content") or "" for d in out["streamed"]) == "Sure."
     assert out["route"] == "qwen3"
     import parsergen
+    from parsergen.integrations import TEMPLATE_NAMES  # parsergen_hf, parsergen_beam
 
-    assert out["registered"] == [len(parsergen.formats()) + len(parsergen.aliases())] * 2
+    assert out["registered"] == [
+        len(parsergen.formats()) + len(parsergen.aliases()) + len(TEMPLATE_NAMES)] * 2
     # The runtime's own needs (the compiled build's marks) and what installs packages
     # (.pth files' hooks, imported at start-up: setuptools', an editable install's) only.
     installers = {name for name in out["outside"] if name.startswith("__editable__")}

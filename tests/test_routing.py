@@ -493,18 +493,21 @@ def test_cli_build_fails_on_a_conflict(tmp_path: Path, monkeypatch, capsys) -> N
 # ------------------------------------------------------------------ the CLI
 
 
-@pytest.mark.parametrize(("model", "expected"), [
-    ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),  # no reasoning: nothing to say
-    ("/models/Qwen3-Coder-30B-A3B-Instruct/", "qwen3\nthinking: false (model)"),
-    ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32\nthinking: false (model)"),
-    ("Qwen/Qwen3-8B", "qwen3_json\nthinking: true (format default)"),
-    ("moonshotai/Kimi-K2-Thinking", "kimi_k2\nthinking: true (model)"),
+@pytest.mark.parametrize(("model", "expected", "pattern"), [
+    ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes",  # no reasoning: nothing to say
+     "hermes-3-llama-3.1"),
+    ("/models/Qwen3-Coder-30B-A3B-Instruct/", "qwen3\nthinking: false (model)", "qwen3-coder"),
+    ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32\nthinking: false (model)", "deepseek-v3.2"),
+    ("Qwen/Qwen3-8B", "qwen3_json\nthinking: true (format default)", "qwen3-"),
+    ("moonshotai/Kimi-K2-Thinking", "kimi_k2\nthinking: true (model)", "kimi-k2-thinking"),
 ])
-def test_cli_detect_prints_the_format_and_its_defaults(model: str, expected: str,
+def test_cli_detect_prints_the_format_and_its_defaults(model: str, expected: str, pattern: str,
                                                        capsys) -> None:
     assert cli.main(["detect", model]) == 0
     out = capsys.readouterr()
-    assert out.out == f"{expected}\n" and out.err == ""
+    fmt = expected.split("\n")[0]
+    why = f"why: the model name {model!r} matches {fmt}'s models pattern {pattern!r}"
+    assert out.out == f"{expected}\n{why}\n" and out.err == ""
 
 
 def test_cli_parse_by_model_applies_the_defaults(tmp_path: Path, capsys) -> None:

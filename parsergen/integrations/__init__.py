@@ -17,7 +17,12 @@ from typing import Any
 import parsergen
 import parsergen.specs
 from parsergen.index import FormatEntry
+from parsergen.response_templates import tokenizer_template
 from parsergen.specs import SPECS_VARIABLE
+
+# The names of parsers built from the served tokenizer's Hugging Face response_template
+# (``parsergen_hf``, ``parsergen_beam``): vLLM 0.33's names for its template parsers.
+TEMPLATE_NAMES = ("hf", "beam")
 
 
 def compile_module(path: str | os.PathLike[str]) -> ModuleType:
@@ -60,9 +65,33 @@ def formats() -> dict[str, ModuleType]:
     return out
 
 
+# Template modules by the id of the template dict they came from (a served tokenizer
+# keeps one dict): each request's parsers skip hashing the template again.
+_TEMPLATE_MODULES: dict[int, tuple[dict[str, Any], ModuleType]] = {}
+
+
+def template_module(tokenizer: Any, name: str = "parsergen_hf") -> ModuleType:
+    """The module compiled from the served tokenizer's Hugging Face response_template
+    (read as vLLM's ``hf`` parser reads it: ``response_templates.tokenizer_template``).
+
+    TypeError without one (``name`` is the parser asked for, as the server knows it),
+    SpecError naming each field the compiler refuses."""
+    template = tokenizer_template(tokenizer)
+    if template is None:
+        raise TypeError(f"{name} requires `response_template` metadata in the tokenizer "
+                        "configuration (tokenizer_config.json)")
+    known = _TEMPLATE_MODULES.get(id(template))
+    if known is not None and known[0] is template:
+        return known[1]
+    module = parsergen.load(tokenizer)
+    _TEMPLATE_MODULES[id(template)] = (template, module)
+    return module
+
+
 def thinking(module: ModuleType, chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
     """Thinking on or off for ``module``'s format from a request's chat_template_kwargs."""
     return parsergen.switch_thinking(entry(module).thinking_switch, chat_template_kwargs)
 
 
-__all__ = ["SPECS_VARIABLE", "compile_module", "entry", "formats", "thinking", "user_modules"]
+__all__ = ["SPECS_VARIABLE", "TEMPLATE_NAMES", "compile_module", "entry", "formats",
+           "template_module", "thinking", "user_modules"]

@@ -4,7 +4,9 @@
 points before it parses its arguments (``load_plugins()`` in ``sglang serve`` and every
 server process), and ``register()`` adds ``parsergen_<format>`` (and
 ``parsergen_<alias>``, and the formats of ``PARSERGEN_SPECS``) to
-``FunctionCallParser.ToolCallParserEnum`` and ``ReasoningParser.DetectorMap``::
+``FunctionCallParser.ToolCallParserEnum`` and ``ReasoningParser.DetectorMap``, and
+``parsergen_hf`` / ``parsergen_beam``: the served tokenizer's Hugging Face
+response_template, where SGLang hands the detectors its tokenizer::
 
     sglang serve --model-path Qwen/Qwen3-8B --reasoning-parser parsergen_qwen3 \\
         --tool-call-parser parsergen_qwen3
@@ -278,16 +280,43 @@ def detector_classes(name: str, module: ModuleType) -> tuple[type, type]:
                  {"MODULE": module, "__module__": __name__}))
 
 
+class TemplateDetector(ParsergenDetector):
+    """Content and tool calls of the served tokenizer's Hugging Face response_template
+    (``parsergen_hf``); SGLang must hand the detector its tokenizer."""
+
+    def __init__(self, tokenizer: Any = None) -> None:
+        # Per instance: the module is the served tokenizer's, not the class's.
+        self.MODULE = integrations.template_module(tokenizer, PREFIX + "hf")  # type: ignore[misc]
+        super().__init__(tokenizer)
+
+
+class TemplateReasoningDetector(ParsergenReasoningDetector):
+    """The reasoning of the served tokenizer's response_template (``parsergen_hf``)."""
+
+    def __init__(self, stream_reasoning: bool = True, force_reasoning: bool | None = None,
+                 tokenizer: Any = None, **kwargs: Any) -> None:
+        # Per instance: the module is the served tokenizer's, not the class's.
+        self.MODULE = integrations.template_module(tokenizer, PREFIX + "hf")  # type: ignore[misc]
+        super().__init__(stream_reasoning, force_reasoning, tokenizer, **kwargs)
+
+
 def register() -> list[str]:
-    """Register ``parsergen_<name>`` for every format; return the names registered."""
+    """Register ``parsergen_<name>`` for every format, and ``parsergen_hf`` /
+    ``parsergen_beam`` (the served tokenizer's response_template); return the names
+    registered."""
     names = []
     for name, module in integrations.formats().items():
         tools, reasoning = detector_classes(name, module)
         FunctionCallParser.ToolCallParserEnum[PREFIX + name] = tools
         ReasoningParser.DetectorMap[PREFIX + name] = reasoning
         names.append(PREFIX + name)
+    for name in integrations.TEMPLATE_NAMES:
+        FunctionCallParser.ToolCallParserEnum[PREFIX + name] = TemplateDetector
+        ReasoningParser.DetectorMap[PREFIX + name] = TemplateReasoningDetector
+        names.append(PREFIX + name)
     return names
 
 
-__all__ = ["PREFIX", "ParsergenDetector", "ParsergenReasoningDetector", "detector_classes",
-           "register", "structure", "to_result"]
+__all__ = ["PREFIX", "ParsergenDetector", "ParsergenReasoningDetector", "TemplateDetector",
+           "TemplateReasoningDetector", "detector_classes", "register", "structure",
+           "to_result"]

@@ -2,8 +2,9 @@
 
 ``pip install parsergen-llm`` is all it takes: the ``vllm.general_plugins`` entry point
 calls ``register()`` in every vLLM process, which registers ``parsergen_<format>``
-(and ``parsergen_<alias>``, and the formats of ``PARSERGEN_SPECS``) with vLLM's
-``ReasoningParserManager`` and ``ToolParserManager``::
+(and ``parsergen_<alias>``, the formats of ``PARSERGEN_SPECS``, and ``parsergen_hf`` /
+``parsergen_beam``: the served tokenizer's response_template, ``vllm_templates``) with
+vLLM's ``ReasoningParserManager`` and ``ToolParserManager``::
 
     vllm serve Qwen/Qwen3.6-35B-A3B --reasoning-parser parsergen_qwen3 \\
         --enable-auto-tool-choice --tool-call-parser parsergen_qwen3
@@ -396,14 +397,18 @@ def parser_classes(name: str, module: ModuleType) -> tuple[type, type]:
 
 
 def register() -> list[str]:
-    """Register ``parsergen_<name>`` for every format; return the names registered."""
+    """Register ``parsergen_<name>`` for every format, and ``parsergen_hf`` and
+    ``parsergen_beam`` (the served tokenizer's response_template: ``vllm_templates``);
+    return the names registered."""
+    from parsergen.integrations import vllm_templates
+
     names = []
     for name, module in integrations.formats().items():
         reasoning, tools = parser_classes(name, module)
         ReasoningParserManager.register_module(PREFIX + name, module=reasoning)
         ToolParserManager.register_module(PREFIX + name, module=tools)
         names.append(PREFIX + name)
-    return names
+    return names + vllm_templates.register()
 
 
 # Imported by path or module name (--tool-parser-plugin, --reasoning-parser-plugin),
