@@ -6,6 +6,7 @@ lexed) add theirs."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from typing import Any
 
 from parsergen.index import ModelPattern
@@ -254,15 +255,21 @@ def _call_closers(states: list[StateIR]) -> tuple[tuple[str, str, int], ...]:
     """Terminals that end the open call from TOOL_ARGS without starting another: (name,
     the state it leads to, its transition's line)."""
     out = []
+    for tr, ways in _args_transitions(states):
+        if all(target != "TOOL_ARGS" and "TOOL_CALL_END" in emit
+               and "TOOL_CALL_START" not in emit for target, emit in ways):
+            out.append((tr.terminal, ways[0][0], tr.line))
+    return tuple(sorted(out))
+
+
+def _args_transitions(states: list[StateIR]) -> Iterator[tuple[Any, list[tuple[str, Any]]]]:
+    """TOOL_ARGS's transitions, each with its ways out: (target, events) of each rule,
+    or of the transition itself."""
     for state in states:
         if state.name != "TOOL_ARGS":
             continue
         for tr in state.transitions:
-            ways = [(r.target, r.emit) for r in tr.rules] if tr.rules else [(tr.target, tr.emit)]
-            if all(target != "TOOL_ARGS" and "TOOL_CALL_END" in emit
-                   and "TOOL_CALL_START" not in emit for target, emit in ways):
-                out.append((tr.terminal, ways[0][0], tr.line))
-    return tuple(sorted(out))
+            yield tr, [(r.target, r.emit) for r in tr.rules] if tr.rules else [(tr.target, tr.emit)]
 
 
 def _call_openers(states: list[StateIR]) -> tuple[tuple[str, tuple[str, ...], int], ...]:
@@ -272,23 +279,19 @@ def _call_openers(states: list[StateIR]) -> tuple[tuple[str, tuple[str, ...], in
     follows one decides whether a call starts (runtime/value_gate.py)."""
     by_name = {state.name: state for state in states}
     out = []
-    for state in states:
-        if state.name != "TOOL_ARGS":
+    for tr, ways in _args_transitions(states):
+        targets = {target for target, emit in ways
+                   if "TOOL_CALL_END" in emit and "TOOL_CALL_START" in emit}
+        if len(targets) != 1 or len(ways) != 1:
             continue
-        for tr in state.transitions:
-            ways = [(r.target, r.emit) for r in tr.rules] if tr.rules else [(tr.target, tr.emit)]
-            targets = {target for target, emit in ways
-                       if "TOOL_CALL_END" in emit and "TOOL_CALL_START" in emit}
-            if len(targets) != 1 or len(ways) != 1:
-                continue
-            named = by_name.get(ways[0][0])
-            if named is None or named.name == "TOOL_ARGS":
-                continue
-            ends = tuple(sorted(
-                t.terminal for t in named.transitions if not t.rules
-                and t.target == "TOOL_ARGS" and "TOOL_CALL_START" not in t.emit))
-            if ends:
-                out.append((tr.terminal, ends, tr.line))
+        named = by_name.get(ways[0][0])
+        if named is None or named.name == "TOOL_ARGS":
+            continue
+        ends = tuple(sorted(
+            t.terminal for t in named.transitions if not t.rules
+            and t.target == "TOOL_ARGS" and "TOOL_CALL_START" not in t.emit))
+        if ends:
+            out.append((tr.terminal, ends, tr.line))
     return tuple(sorted(out))
 
 
