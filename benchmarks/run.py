@@ -485,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--compiled", action="store_true",
                     help="--instructions-against: build both trees with mypyc first")
+    mode.add_argument(
         "--headline",
         action="store_true",
         help="the build imported against vLLM in one run: per token (events, OpenAI "
