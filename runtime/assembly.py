@@ -82,7 +82,8 @@ class ChatParser:
                              f"not {stream_calls!r}")
         self.events = self.StreamingParser(tokenizer, thinking=thinking, raw=True)
         self.warnings: list[str] = []
-        self.tools = read_tools(tools, self.warnings) if tools else None
+        functions: dict[str, Mapping[str, Any]] = {}  # (read_tools fills it: one walk)
+        self.tools = read_tools(tools, self.warnings, functions) if tools else None
         # tool_choice "none": tool markup is not parsed into calls; it stays content.
         self._no_tools = tool_choice == "none"
         self.ids = ids
@@ -92,7 +93,7 @@ class ChatParser:
         self._content = self._text.add  # bound once: _push calls it per event
         self._reasoning = ReasoningText(
             flags, reasoning is not None and reasoning.newline_framing, self._text)
-        typing = ToolTyping(self.tools)
+        typing = ToolTyping(self.tools, functions)
         names = typing.names
         valid = names if flags["validate_tool_names"] and names else None
         names_read = CallNames(

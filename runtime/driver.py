@@ -30,7 +30,6 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax
-from .value_gate import ValueGate
 from .events import (
     CONTENT,
     MESSAGE_HEADER,
@@ -43,12 +42,11 @@ from .events import (
     SemanticEvent,
 )
 from .lexicon import Lexicon
-from .lexing import ValueArgs
 from .machine import ParserCore
 from .opening import Opening
-from .prompt import PromptReader, Reasoning, ReasoningEndAt, count_reasoning_tokens
+from .parser_setup import ParserSetup, parser_setup
+from .prompt import Reasoning, ReasoningEndAt, count_reasoning_tokens
 from .runs import CallProgram
-from .sequences import Chained, PieceSequencer
 from .deltas import coalesce
 from .tokens import TokenIdScanner
 from .vocabulary import TokenizerInfo
@@ -88,56 +86,31 @@ class StreamingParserBase(ParserCore):
         self.thinking = self.THINKING_DEFAULT if thinking is None else bool(thinking)
         lexicon = self.LEXICONS[self.thinking]
         self._lexicon = lexicon
-        self._info: TokenizerInfo | None = None
+        # What every parser of this class, thinking mode and tokenizer shares, made once.
+        setup: ParserSetup = parser_setup(type(self), self.thinking, lexicon, tokenizer)
+        self._setup = setup
+        self._info = setup.info
         self._tokenizer = tokenizer
+        # The token-id scanner, made when the first token ids come (see _marked).
         self._scanner: TokenIdScanner | None = None
-        self._frame_befores: frozenset[str] = frozenset()
-        drops: frozenset[str] = frozenset()
-        resolved: frozenset[str] = frozenset()
-        if tokenizer is not None:
-            info = self._info = lexicon.info(tokenizer)
-            drops, resolved = info.drop_texts, info.resolved
-            pieces = PieceSequencer(info.patterns) if info.patterns else None
-            framing = lexicon.framing_hold(resolved)
-            # (Text ending in one of these goes through the scanner: FramingHold holds it.)
-            if framing is not None:
-                self._frame_befores = framing.befores
-            stages = [stage for stage in (pieces, lexicon.follow_hold(resolved), framing)
-                      if stage is not None]
-            stage = Chained(*stages) if len(stages) > 1 else stages[0] if stages else None
-            if info.id_to_name:
-                self._scanner = TokenIdScanner(info.id_to_name, info.decode, info.decode_run,
-                                               stage)
-        self._strict_matchers = lexicon.matchers(drops, resolved, True)
+        self._frame_befores = setup.frame_befores
+        self._strict_matchers = setup.strict_matchers
         self._had_ids = False
-        rules = self.REASONING_RULES
-        super().__init__(lexicon.matchers(drops, resolved, False), Opening(lexicon, rules), raw)
-        self.state_id = self._start_state = self.INITIAL_STATES[self.thinking]
+        super().__init__(setup.matchers, Opening(lexicon, self.REASONING_RULES, setup.opening),
+                         raw)
+        self.state_id = self._start_state = setup.initial_state
         self._reasoning_closed = False  # the prompt (or initialize's caller) closed it
         self._found: str | None = None  # what initialize's prompt walk found
-        self._prompt = PromptReader(rules, lexicon, self._info, self.thinking)
+        self._prompt = setup.prompt
         # The TOOL_ARGS value scanner, where the compiler gave TOOL_ARGS a lexer that
         # reads one (its strings and values hide markers, and TOOL_ARGS has some).
-        if self.LEXING and isinstance(self.LEXING[TOOL_ARGS], ValueArgs) and self.SYNTAX:
-            # (Special: a terminal the spec reads by token id, which the tokenizer, if
-            # any, has as one token; not one spelled over several.)
-            tokens = frozenset(lexicon.token_terminals)
-            self.values = ValueGate(
-                self.SYNTAX.values(), self._after_closers(lexicon), lexicon.literals,
-                tokens & resolved if tokenizer is not None else tokens, self.CALL_OPENERS)
-        if self._closed_by_default():
+        gate = setup.gate
+        if gate is not None and self.SYNTAX is not None:
+            self.values = gate.fresh(self.SYNTAX.values())
+        if setup.closed_by_default:
             self.opening.closed(self)
         # Set by finish(): the stream ended inside a call (None: its arguments decide).
         self.cut_off: bool | None = False
-
-    def _after_closers(self, lexicon: Lexicon) -> dict[str, tuple[str, ...]]:
-        """Per call closer, the spellings of the markers the state it leads to reads
-        (see ``ValueGate``)."""
-        out = {}
-        for name, target in self.CALL_CLOSERS.items():
-            live = lexicon.live.get(target, frozenset())
-            out[name] = tuple(lit for lit, n in lexicon.literals.items() if n in live)
-        return out
 
     # -- prompts and structured output ---------------------------------------
 
@@ -172,14 +145,8 @@ class StreamingParserBase(ParserCore):
         self.state_id = self._start_state = state
         self.opening.begin(self, opens)
         self._reasoning_closed = found == "end"
-        if found == "end" or (found is None and self._closed_by_default()):
+        if found == "end" or (found is None and self._setup.closed_by_default):
             self.opening.closed(self)
-
-    def _closed_by_default(self) -> bool:
-        """Whether the completion starts past reasoning the template closed: thinking
-        off, where thinking on starts in reasoning."""
-        initial = self.INITIAL_STATES
-        return not self.thinking and initial[False] == CONTENT and initial[True] == REASONING
 
     @property
     def reasoning_end_token_ids(self) -> tuple[tuple[int, ...], ...]:
@@ -257,6 +224,7 @@ class StreamingParserBase(ParserCore):
         if delta_token_ids and not self._had_ids:
             self._had_ids = True
             self.matchers = self._strict_matchers
+            self._scanner = self._setup.scanner()
             if self.values.special:  # (a marker in text is ordinary tokens now)
                 self.values.ids_came()
             if self._info is not None:

@@ -42,18 +42,24 @@ class Opening:
     __slots__ = ("lexicon", "rules", "starters", "opening", "reclosing", "reclosers",
                  "after_close")
 
-    def __init__(self, lexicon: Lexicon, rules: Reasoning | None) -> None:
+    def __init__(self, lexicon: Lexicon, rules: Reasoning | None,
+                 like: Opening | None = None) -> None:
         self.lexicon = lexicon
         self.rules = rules
         self.starters: Mapping[str, str] = lexicon.at_start  # spelling -> terminal
         # Start markers that open reasoning as the completion's first text (begin).
         self.opening: frozenset[str] = frozenset()
+        self.after_close = False  # the fresh window is the one after reasoning closed
         # End markers CONTENT has no transition for: one right after reasoning closed,
         # before any content text, is that marker again (see closed).
+        self.reclosing: frozenset[str]
+        self.reclosers: dict[str, str]
+        if like is not None:  # (the same lexicon and rules': its tables, never changed)
+            self.reclosing, self.reclosers = like.reclosing, like.reclosers
+            return
         ends = rules.end - lexicon.live.get(CONTENT, frozenset()) if rules else frozenset()
-        self.reclosing: frozenset[str] = ends
+        self.reclosing = ends
         self.reclosers = {lit: name for lit, name in lexicon.literals.items() if name in ends}
-        self.after_close = False  # the fresh window is the one after reasoning closed
 
     def begin(self, p: Host, opens: bool) -> None:
         """The completion starts anew (``initialize``); ``opens``: in content, where the

@@ -16,7 +16,9 @@ from mypy_extensions import mypyc_attr
 from .schema_compiler import compile_schema
 from .schema_nodes import Compiled, Properties, is_mapping
 
-def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, Any]]:
+def read_tools(tools: Sequence[Any], warnings: list[str],
+               functions: dict[str, Mapping[str, Any]] | None = None
+               ) -> list[Mapping[str, Any]]:
     """The request's tool definitions as plain mappings.
 
     A definition may be a mapping, an object whose ``function`` has a ``name`` and a
@@ -24,6 +26,7 @@ def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, A
     pass: read from those attributes), or any object with ``model_dump()``; one that is
     none of these, or whose function has no name, cannot type any call's arguments: it
     is left out with a warning, instead of its calls silently losing their typing.
+    ``functions``, if given, gets ``tool_functions`` of the result (in the same walk).
     """
     out: list[Mapping[str, Any]] = []
     for i, tool in enumerate(tools):
@@ -33,6 +36,8 @@ def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, A
             read = _read_function(tool)
             if read is not None:
                 out.append(read)
+                if functions is not None:
+                    functions.setdefault(read["function"]["name"], read["function"])
                 continue
             dump = getattr(tool, "model_dump", None)
             try:
@@ -47,6 +52,8 @@ def read_tools(tools: Sequence[Any], warnings: list[str]) -> list[Mapping[str, A
                             "its calls' arguments stay untyped")
             continue
         out.append(tool)
+        if functions is not None:
+            functions.setdefault(fn["name"], fn)  # (the first of a name wins)
     return out
 
 
@@ -130,8 +137,10 @@ class ToolTyping:
 
     __slots__ = ("functions", "names", "compiled")
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]] | None) -> None:
-        self.functions = tool_functions(tools)
+    def __init__(self, tools: Sequence[Mapping[str, Any]] | None,
+                 functions: dict[str, Mapping[str, Any]] | None = None) -> None:
+        # (``functions``: ``tool_functions(tools)``, when the caller has it already.)
+        self.functions = tool_functions(tools) if functions is None else functions
         self.names = frozenset(self.functions)  # the request's function tools
         self.compiled: dict[str, Properties | None] = {}
 

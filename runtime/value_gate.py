@@ -10,7 +10,7 @@ ambiguous value, held until what follows it decides.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -46,8 +46,28 @@ class ValueGate:
 
     def __init__(self, scan: ValueScan, after: Mapping[str, tuple[str, ...]],
                  literals: Mapping[str, str], special: frozenset[str] = frozenset(),
-                 openers: Mapping[str, tuple[str, ...]] | None = None) -> None:
+                 openers: Mapping[str, tuple[str, ...]] | None = None,
+                 tables: ValueGate | None = None) -> None:
         self.scan = scan
+        self.held: Any = None
+        self.held_after = ""
+        self.openers: dict[str, tuple[str, ...]]
+        self.name_ends: dict[str, tuple[str, ...]]
+        self.starts: tuple[str, ...]
+        self.after: Mapping[str, tuple[str, ...]]
+        self.closers: frozenset[str]
+        self.literals: tuple[str, ...]
+        self.spelled: dict[str, str]
+        self.tokens: frozenset[str]
+        self.special: frozenset[str]
+        self.special_search: Callable[..., re.Match[str] | None] | None
+        if tables is not None:  # (another gate's tables, read only: see fresh)
+            self.openers, self.name_ends, self.starts = (
+                tables.openers, tables.name_ends, tables.starts)
+            self.after, self.closers, self.literals = tables.after, tables.closers, tables.literals
+            self.spelled, self.tokens, self.special = tables.spelled, tables.tokens, tables.special
+            self.special_search = tables.special_search
+            return
         # Call openers -> the terminals that end the name after one, and their spellings.
         self.openers = dict(openers or {})
         self.name_ends = {name: tuple(lit for lit, n in literals.items() if n in ends)
@@ -71,8 +91,11 @@ class ValueGate:
                          key=lambda lit: (-len(lit), lit))
         self.special_search = (re.compile("|".join(map(re.escape, spelled))).search
                                if spelled else None)
-        self.held: Any = None
-        self.held_after = ""
+
+    def fresh(self, scan: ValueScan) -> ValueGate:
+        """A gate for a new parser: this gate's tables (read only, shared), ``scan`` as
+        its scanner, nothing held."""
+        return ValueGate(scan, self.after, self.spelled, tables=self)
 
     def ids_came(self) -> None:
         """Token ids come: a marker spelled in text is ordinary tokens, no special one."""
