@@ -123,7 +123,9 @@ def test_cli_parse_check_list_detect_by_path(tmp_path: Path, capsys) -> None:
     assert cli.main(["check", str(path)]) == 0
     assert capsys.readouterr().out == f"{path}: ok (my_jamba)\n"
     assert cli.main(["detect", "--spec", str(path), "AI21/Jamba-7-Mini"]) == 0
-    assert capsys.readouterr().out == f"my_jamba ({path})\n"
+    assert capsys.readouterr().out == (
+        f"my_jamba ({path})\nwhy: the model name 'AI21/Jamba-7-Mini' matches my_jamba "
+        f"({path})'s models pattern 'jamba-7-mini'\n")
     assert cli.main(["parse", "--spec", str(path), "--model", "jamba-7-mini",
                      str(completion)]) == 0
     assert "TOOL_CALL_START[0]" in capsys.readouterr().out
@@ -143,7 +145,9 @@ def test_routing_sees_specs_of_the_environment(tmp_path: Path, monkeypatch, caps
     assert parsergen.route("Qwen/Qwen3-8B").spec is None  # bundled formats still route
     monkeypatch.setenv(SPECS_VARIABLE, str(path))
     assert cli.main(["detect", "jamba-5-mini"]) == 0
-    assert capsys.readouterr().out == f"my_jamba ({path})\n"
+    assert capsys.readouterr().out == (
+        f"my_jamba ({path})\nwhy: the model name 'jamba-5-mini' matches my_jamba ({path})'s "
+        "models pattern 'jamba-5-mini'\n")
 
 
 def test_batch_takes_a_spec_path(tmp_path: Path) -> None:
