@@ -25,7 +25,7 @@ class ContentText:
     """
 
     __slots__ = ("held", "seen", "after_end", "_tools_seen", "_strip", "_drop_ws_before_tools",
-                 "_lstrip_newlines", "_strip_all")
+                 "_lstrip_newlines", "_strip_all", "_rstrip")
 
     def __init__(self, flags: Mapping[str, Any]) -> None:
         self.held = ""  # content whitespace held back
@@ -36,6 +36,7 @@ class ContentText:
         self._drop_ws_before_tools = flags["drop_whitespace_only_content_before_tools"]
         self._lstrip_newlines = flags["strip_leading_content_newlines"]
         self._strip_all = flags["strip_text"]  # both ends, with or without calls
+        self._rstrip = self._strip or self._strip_all  # trailing whitespace waits (add)
 
     def add(self, text: str, out: list[str]) -> None:
         """Content ``text``: what may go out now is appended to ``out``."""
@@ -64,7 +65,7 @@ class ContentText:
             self.seen = True
             if self._strip_all:
                 text = text.lstrip()
-        if self._strip or self._strip_all:
+        if self._rstrip:
             body = text.rstrip()
             self.held = text[len(body):]
             return body

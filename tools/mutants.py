@@ -526,7 +526,7 @@ MUTANTS: list[Mutant] = [
       "        if False:\n            self.held = \"\"",
       "whitespace-only content before calls is kept"),
     M("assembly-strip-content", "runtime/text_rules.py",
-      "        if self._strip or self._strip_all:\n            body = text.rstrip()",
+      "        if self._rstrip:\n            body = text.rstrip()",
       "        if False:\n            body = text.rstrip()",
       "content before calls is not right-stripped"),
     M("assembly-after-end-newline", "runtime/text_rules.py",
