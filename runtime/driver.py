@@ -235,9 +235,17 @@ class StreamingParserBase(ParserCore):
         if scanner.waiting():
             return True
         markers = scanner.id_to_name
-        for token_id in delta_token_ids:  # (usually one: a loop beats a set operation)
-            if token_id in markers:
-                return True
+        # (Usually one id: a loop beats a set operation.  Compiled, ids read as objects
+        # are looked up as they are, and a list, what servers pass, is walked by index.)
+        ids: Sequence[object] = delta_token_ids
+        if isinstance(ids, list):
+            for token_id in ids:
+                if token_id in markers:
+                    return True
+        else:
+            for token_id in ids:
+                if token_id in markers:
+                    return True
         return self._had_ids and delta_text[-1:] in self._frame_befores
 
     def feed(self, delta_text: str, delta_token_ids: Sequence[int] = ()) -> list[SemanticEvent]:

@@ -18,7 +18,7 @@ lexer has one (``entered``), and in a framing state ``framing_text`` and
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
@@ -126,16 +126,17 @@ class ParserCore:
     BODY: ClassVar[type[ToolBody]] = TextBody  # how TOOL_ARGS text becomes calls
     FRAMING_PUNCTUATION: ClassVar[str] = ""  # framing besides whitespace (see framing_text)
     # How each state's text is lexed, by state id, while streaming and in a parse.
-    LEXING: ClassVar[Sequence[StateLexer]] = ()
-    PARSE_LEXING: ClassVar[Sequence[StateLexer]] = ()
+    LEXING: ClassVar[tuple[StateLexer, ...]] = ()
+    PARSE_LEXING: ClassVar[tuple[StateLexer, ...]] = ()
 
-    def __init__(self, matchers: Sequence[Matcher], opening: Opening, raw: bool) -> None:
+    def __init__(self, matchers: tuple[Matcher, ...], opening: Opening, raw: bool) -> None:
         # The raw tap: every consumed piece of text also goes to the output as RawText,
         # just before the events it causes (ChatParser needs a call's exact text, the
         # accounting every byte).  Public: set it before the first feed.
         self.raw = raw
-        self.matchers = matchers  # per state; strict ones once token ids come
-        self.lexers: Sequence[StateLexer] = self.LEXING
+        self.matchers: tuple[Matcher, ...] = matchers  # per state; strict ones once token ids come
+        # (Tuples, not Sequences: compiled, indexing them by state id is native.)
+        self.lexers: tuple[StateLexer, ...] = self.LEXING
         self.opening = opening  # markers live only as the first text
         self.fresh = bool(opening.starters)  # nothing consumed yet: opening markers live
         self.pending = ""  # text that may still become a marker

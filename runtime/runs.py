@@ -24,7 +24,7 @@ same; anything else ends the run, and the lexer goes on from there as usual.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -128,7 +128,7 @@ class CallPath:
     __slots__ = ("program", "matchers", "search", "names", "start", "steps", "last",
                  "reach", "bounds", "inside")
 
-    def __init__(self, program: CallProgram, matchers: Sequence[Matcher]) -> None:
+    def __init__(self, program: CallProgram, matchers: tuple[Matcher, ...]) -> None:
         self.program, self.matchers = program, matchers
         home = matchers[program.state]
         self.search, self.names = home.search, home.names
@@ -330,7 +330,7 @@ class CallPath:
 _PATHS: dict[tuple[int, int], CallPath] = {}
 
 
-def call_path(program: CallProgram, matchers: Sequence[Matcher]) -> CallPath:
+def call_path(program: CallProgram, matchers: tuple[Matcher, ...]) -> CallPath:
     """The CallPath of ``program`` over ``matchers``, made once (matchers are shared by
     the parsers of one lexicon and tokenizer)."""
     key = (id(program), id(matchers))
