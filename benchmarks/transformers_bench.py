@@ -212,7 +212,7 @@ def linearity_table(label: str, r: dict[str, Any]) -> str:
             grow = f" ({ns / before[k]:.2f}x)" if k in before else ""
             before[k] = ns
             cells.append(f"{ns:>12.1f}{grow:>10}")
-        lines.append(f"    {row['chars']:>9,}" + "".join(cells))
+        lines.append((f"    {row['chars']:>9,}" + "".join(cells)).rstrip())
     if r["stream_capped"]:
         lines.append(f"    transformers' ResponseParser stopped after {r['stream_capped']:,} "
                      f"characters (over {STREAM_CAP_S:.0f} s a run)")
