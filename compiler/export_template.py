@@ -240,18 +240,22 @@ class _Writer:
             return {"content": "json", "content_args": {
                 "unquoted_keys": True, "string_delims": [[delimiter, delimiter]]}}
         if syntax == "xml_parameters":
-            if args.get("header"):
-                raise _Refused("arguments", "parameters named in an attribute header "
-                               "(<parameter name=\"KEY\" ...>): not derived yet (a "
-                               "tag_pattern could read the name; a typing attribute such as "
-                               "string=\"true\" it cannot)")
+            opening, name_end = args["open"], args["name_end"]
+            if args.get("header") == "attributes":
+                if args.get("string_attribute"):
+                    raise _Refused("arguments", "a value's type in an attribute of its tag "
+                                   "(string_attribute): xml-inline's value parser reads the "
+                                   "value alone")
+                # the name attribute as the render writes it: <parameter name="KEY">
+                opening += f' {args.get("name_attribute", "name")}="'
+                name_end = '"' + name_end
             trim = args.get("trim", "strip")
             # (one_newline: any whitespace, as transformers' own Qwen3 template reads it)
             around = {"strip": r"\s*", "one_newline": r"\s*", "none": ""}.get(trim)
             if around is None:
                 raise _Refused("arguments", f"trim {trim!r}")
             value_open = r"\s*" + re.escape(args["value_open"]) if args.get("value_open") else ""
-            tag = (re.escape(args["open"]) + r"(?P<key>.+?)" + re.escape(args["name_end"])
+            tag = (re.escape(opening) + r"(?P<key>.+?)" + re.escape(name_end)
                    + value_open + around + r"(?P<value>.*?)" + around + re.escape(args["close"]))
             content_args: dict[str, Any] = {"tag_pattern": tag}
             if args.get("json_values"):
