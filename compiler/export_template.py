@@ -132,7 +132,8 @@ class _Writer:
         """The implicit region: its close is every marker the spec drops in CONTENT, and
         the markers around a section of calls (each call is a region of its own)."""
         dropped = [value for parts in (self.ir.render.calls_open, self.ir.render.calls_close)
-                   for kind, value in parts if kind == "marker"]  # (a section of calls)
+                   for kind, value in parts if kind == "marker"  # (a section of calls,
+                   and not (self.ir.tool_body == "json_array" and self.listed())]  # not a list)
         dropped = [s for text in dropped for s in self.spellings.get(text, [text])]
         for state in self.ir.states:
             if state.name != "CONTENT":
@@ -164,10 +165,9 @@ class _Writer:
         if syntax == "json_envelope" and ir.arguments.get("name_is_key"):
             raise _Refused("arguments", "the call's name is its JSON key: a transform "
                            "takes a value by a fixed key, not a key")
+        if ir.tool_body == "json_array" and self.listed():
+            return self.call_list()
         if ir.tool_body in ("json_array", "json_object", "python_list", "python_lines"):
-            if ir.tool_body == "json_array" and any(k == "marker" for k, _ in ir.render.calls_close):
-                raise _Refused("tool_body", "a JSON list of calls between markers: not derived "
-                               "yet (transform_each could read it)")
             raise _Refused("tool_body", f"the {ir.tool_body} body's calls end where a JSON or "
                            "Python value closes; a region ends only at a close anchor or the "
                            "text's end")
@@ -204,6 +204,25 @@ class _Writer:
         opening = self.opening(before, r".+?" if ended else r"[^\s<{]+")
         closing = self.parts(tuple(after)) if after else ""
         return {"open_pattern": opening, "close_pattern": closing, "repeats": True, **out}
+
+    def listed(self) -> bool:
+        """Whether the calls are one JSON list between markers (Jamba's <tool_calls>[...])."""
+        r = self.ir.render
+        return (self.ir.arguments.get("syntax") == "json_envelope"
+                and any(k == "marker" for k, _ in r.calls_open)
+                and any(k == "marker" for k, _ in r.calls_close))
+
+    def call_list(self) -> dict[str, Any]:
+        """The list is the region, read as JSON, each call taken by its keys."""
+        r, args = self.ir.render, self.ir.arguments
+        marks = [v for k, v in r.calls_open if k == "marker"], [v for k, v in r.calls_close
+                                                               if k == "marker"]
+        keys = args.get("argument_keys", ["arguments"])
+        return {"open_pattern": "".join(self.marker(m) for m in marks[0]),
+                "close_pattern": "".join(self.marker(m) for m in marks[1]),
+                "content": "json", "transform_each": True,
+                "transform": {"type": "function", "function": {
+                    "name": f"{{{args.get('name_key', 'name')}}}", "arguments": f"{{{keys[0]}}}"}}}
 
     def opening(self, before: list[tuple[str, str]], name: str) -> str:
         """The open pattern: the markers before the arguments, and between two of them
