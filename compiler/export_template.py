@@ -90,8 +90,9 @@ class _Writer:
             fields["tool_calls"] = self.tool_calls()
         fields["content"] = self.content()
         template: dict[str, Any] = {"defaults": {"role": "assistant"}}
-        if ir.turn_boundary_tokens:
-            template["start_anchor"] = list(ir.turn_boundary_tokens)
+        if ir.turn_boundary_tokens:  # (and the role line after one, up to the next tag:
+            # the IR knows the boundaries, not the role's name)
+            template["start_anchor_pattern"] = _alternation(list(ir.turn_boundary_tokens)) + "[^<]*"
         else:  # (no known turn start: the whole prefix is read)
             template["start_anchor_pattern"] = "^"
         template["fields"] = fields

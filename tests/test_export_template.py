@@ -73,16 +73,13 @@ CASES = _cases()
 
 
 def _prefix(fmt: str, thinking: bool | None, prompt_text: str | None) -> str:
-    """What transformers is given as the prompt: the reasoning marker when the format
-    starts the completion in reasoning (the chat template opened it, or the model
-    thinks), else nothing; a format that always starts there says so in its template.
-
-    (Not the prompt itself: the exported start_anchor is the format's turn boundary
-    tokens, and the role line after one (``assistant\\n``) would be read as content;
-    parsergen's IR knows the boundaries, not the role line.)"""
-    parser = parsergen.load(fmt).StreamingParser(thinking=thinking)
+    """What transformers is given as the prompt: the case's prompt, else the reasoning
+    marker when the format starts the completion in reasoning (the chat template opens
+    it when the model thinks), else nothing; a format that always starts there says so
+    in its template."""
     if prompt_text is not None:
-        parser.initialize(prompt_text=prompt_text)
+        return prompt_text
+    parser = parsergen.load(fmt).StreamingParser(thinking=thinking)
     always = set(type(parser).INITIAL_STATES.values()) == {REASONING}
     if parser.state_id != REASONING or always:
         return ""
