@@ -9,6 +9,7 @@
     /work/venv/bin/python benchmarks/run.py --instructions [--formats ...]  (see instructions.py)
     /work/venv/bin/python benchmarks/run.py --instructions-against REV [--compiled]  (see instructions_against.py)
     /work/venv/bin/python benchmarks/run.py --headline [--reps N]        (see headline.py)
+    .venv/bin/python benchmarks/run.py --transformers [--workloads linearity]  (see transformers_bench.py)
 
 See benchmarks/README.md for what is measured and how.
 """
@@ -492,6 +493,16 @@ def main(argv: list[str] | None = None) -> int:
         "deltas; qwen3), call-dense and short completions (hermes) (headline.py)",
     )
     mode.add_argument(
+        "--transformers",
+        action="store_true",
+        help="Hugging Face response_templates: transformers' ResponseParser and "
+        "parse_response against the module parsergen compiles from the same template, per "
+        "character, per token and whole (--workloads linearity: 1k..1M characters; "
+        "transformers_bench.py)",
+    )
+    ap.add_argument("--max-chars", type=int, default=1 << 20,
+                    help="--transformers --workloads linearity: the largest size (default 1M)")
+    mode.add_argument(
         "--profile",
         metavar="FORMATS",
         help="cProfile parsergen on these formats (see --profile-level)",
@@ -554,6 +565,13 @@ def main(argv: list[str] | None = None) -> int:
         import headline
 
         return headline.main(args.reps, peer_dir_of(args, ap), args.json, args.tokens)
+    if args.transformers:
+        import transformers_bench
+
+        chosen = tuple(args.workloads.split(",")) if args.workloads else ("tokens",)
+        if chosen not in (("tokens",), ("linearity",)):
+            ap.error("--transformers --workloads: tokens or linearity")
+        return transformers_bench.main(args.reps, args.tokens, args.json, chosen, args.max_chars)
     if args.profile:
         return profile(args.profile.split(","), args.tokens, args.profile_level)
     names = names or bundled

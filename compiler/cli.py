@@ -129,6 +129,29 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    """A format as a Hugging Face response_template: JSON on stdout, or set as the
+    ``response_template`` of a tokenizer_config.json (its other keys kept)."""
+    import parsergen
+
+    try:
+        template = parsergen.export_response_template(args.response_template)
+    except SpecError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except KeyError:
+        print(f"unknown format {args.response_template!r}", file=sys.stderr)
+        return 1
+    if args.output is None:
+        print(json.dumps(template, indent=2, ensure_ascii=False))
+        return 0
+    out = Path(args.output)
+    config = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    config["response_template"] = template
+    out.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
 def _user_entries(args: argparse.Namespace) -> list[tuple[str, FormatEntry]] | None:
     """The user's specs (PARSERGEN_SPECS, then --spec) with their entries; None after
     printing why one of --spec cannot be used."""
@@ -318,6 +341,15 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("schema", help="print the path of the JSON Schema specs obey")
     p.set_defaults(run=_cmd_schema)
+
+    p = sub.add_parser("export", help="write a format as another engine's declaration")
+    p.add_argument("--response-template", required=True, metavar="FORMAT",
+                   help="a bundled format (or a spec's path) as a Hugging Face "
+                        "response_template, for transformers' parse_response")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="set it as FILE's response_template (a tokenizer_config.json; its "
+                        "other keys kept) instead of printing it")
+    p.set_defaults(run=_cmd_export)
 
     # The user's own specs, routed with the bundled formats (as PARSERGEN_SPECS's).
     users = argparse.ArgumentParser(add_help=False)

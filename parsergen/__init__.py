@@ -25,6 +25,7 @@ from .routing import Route, route  # noqa: E402
 from .specs import SpecError, SpecWarning, is_path, load_path, spec_entry  # noqa: E402
 from .specs import by_name as _user_spec  # noqa: E402
 from .response_templates import is_template, load_template  # noqa: E402
+from .response_templates import export_template as export_response_template  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -135,5 +136,5 @@ def which_build() -> str:
 
 
 __all__ = ["FormatEntry", "ModelPattern", "Route", "SpecError", "SpecWarning", "aliases", "detect",
-           "entry", "formats", "load", "route", "structural_tag", "switch_thinking", "thinking",
+           "entry", "export_response_template", "formats", "load", "route", "structural_tag", "switch_thinking", "thinking",
            "which_build"]

@@ -189,3 +189,21 @@ def load_template(obj: object) -> ModuleType:
 
 __all__ = ["CONFIG_NAME", "LocalTokenizer", "SpecError", "compile_template", "is_template",
            "load_template", "template_entry", "tokenizer_template"]
+
+
+def export_template(name: Any) -> dict[str, Any]:
+    """The response_template that says bundled format ``name`` (or an alias, or a spec's
+    path) for transformers' ``parse_response``; SpecError naming the spec line and the
+    reason where the template language cannot say the format."""
+    from parsergen import aliases, grammars
+    from parsergen.compiler.build import compile_spec
+    from parsergen.compiler.export_template import response_template
+
+    if is_path(name):
+        path = Path(name)
+    else:
+        name = aliases().get(str(name), str(name))
+        path = Path(grammars.__file__).resolve().parent / f"{name}.yaml"
+        if not path.is_file():
+            raise KeyError(name)
+    return response_template(compile_spec(path))
