@@ -933,7 +933,10 @@ INDEX = (
         name="muse",
         description="Muse Spark - Harmony-like messages whose recipient (to=self, to=user, to=TOOL) decides reasoning, content or a block of <atem:invoke> calls",
         aliases=("musespark1x",),
-        models=(ModelPattern("muse-spark"),),  # models (line 5)
+        models=(
+            ModelPattern("muse-spark"),  # models (line 5)
+            ModelPattern("musespark"),  # models (line 5)
+        ),
         thinking_switch=(),
         thinking_default=False,
         has_tool_calls=True,

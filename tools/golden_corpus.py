@@ -1006,6 +1006,11 @@ MUSE = [
                              '<atem:function_calls>\n<atem:invoke name="write_file">\n'
                              '<atem:parameter name="path">/tmp/a</atem:parameter>\n'
                              '<atem:parameter name="content">ab')),
+    # vLLM's Muse Glimmer recipe writes a newline between messages (vllm-project/recipes
+    # models/meta-models/Muse-Glimmer-30B.yaml).
+    Case("newline_between_messages", (" to=self", "<|message|>", "Hmm.", "<|eom|>", "\n",
+                                      "<|start|>", "assistant to=user", "<|message|>", "Hi.",
+                                      "<|eot|>")),
     Case("answer_cut", (" to=self", "<|message|>", "Short.", "<|eom|>", "<|start|>",
                         "assistant to=user", "<|message|>", "Paris is")),
 ]

@@ -241,6 +241,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "mixtral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
     ModelPattern { pattern: "muse-glimmer", format: "muse_glimmer", thinking: None }, // grammars/muse_glimmer.yaml, line 6
     ModelPattern { pattern: "muse-spark", format: "muse", thinking: None }, // grammars/muse.yaml, line 5
+    ModelPattern { pattern: "musespark", format: "muse", thinking: None }, // grammars/muse.yaml, line 5
     ModelPattern { pattern: "nemotron-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-nano-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-super-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
