@@ -1006,6 +1006,10 @@ MUSE = [
                              '<atem:function_calls>\n<atem:invoke name="write_file">\n'
                              '<atem:parameter name="path">/tmp/a</atem:parameter>\n'
                              '<atem:parameter name="content">ab')),
+    # A bare tool name is offered as "get_time.*": the model may write it doubled.
+    Case("doubled_name", (" to=self", "<|message|>", "Time.", "<|eom|>",
+                          *_muse_calls("get_time.get_time",
+                                       MUSE_TIME.replace('"get_time"', '"get_time.get_time"')))),
     # vLLM's Muse Glimmer recipe writes a newline between messages (vllm-project/recipes
     # models/meta-models/Muse-Glimmer-30B.yaml).
     Case("newline_between_messages", (" to=self", "<|message|>", "Hmm.", "<|eom|>", "\n",
