@@ -41,6 +41,8 @@ FORMATS = (
     "mistral",
     "mistral_pre_v11",
     "mistral_reasoning",
+    "muse",
+    "muse_glimmer",
     "nemotron_v3",
     "olmo3",
     "openai",
@@ -74,6 +76,7 @@ ALIASES = {
     "holo2": "qwen3_reasoning",
     "ling3": "glm47_moe",
     "llama4_json": "llama3_json",
+    "musespark1x": "muse",
     "openai_gptoss": "openai",
     "qwen3_coder": "qwen3",
     "qwen3_xml": "qwen3",
@@ -924,6 +927,59 @@ INDEX = (
         turn_boundary_tokens=(),
         reasoning_start="[THINK]",
         reasoning_end="[/THINK]",
+    ),
+    # grammars/muse.yaml
+    FormatEntry(
+        name="muse",
+        description="Muse Spark - Harmony-like messages whose recipient (to=self, to=user, to=TOOL) decides reasoning, content or a block of <atem:invoke> calls",
+        aliases=("musespark1x",),
+        models=(
+            ModelPattern("muse-spark"),  # models (line 5)
+            ModelPattern("musespark"),  # models (line 5)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=("<|eom|>", "<|eot|>", "<|message|>", "<|start|>"),
+        text_markers=(
+            "</atem:function_calls>",
+            "<atem:function_calls>",
+            '<atem:invoke name="',
+            "</atem:invoke>",
+            '">',
+            "</atem:parameter>",
+            "<atem:parameter",
+        ),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start=None,
+        reasoning_end="<|eom|>",
+    ),
+    # grammars/muse_glimmer.yaml
+    FormatEntry(
+        name="muse_glimmer",
+        description="Muse Glimmer - Muse's messages where only to=self is reasoning, a message without a recipient is content, and every other recipient is a tool",
+        aliases=(),
+        models=(ModelPattern("muse-glimmer"),),  # models (line 6)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=("<|eom|>", "<|eot|>", "<|message|>", "<|start|>"),
+        text_markers=(
+            "</atem:function_calls>",
+            "<atem:function_calls>",
+            '<atem:invoke name="',
+            "</atem:invoke>",
+            '">',
+            "</atem:parameter>",
+            "<atem:parameter",
+        ),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start=None,
+        reasoning_end="<|eom|>",
     ),
     # grammars/nemotron_v3.yaml
     FormatEntry(

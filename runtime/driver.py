@@ -124,6 +124,8 @@ class StreamingParserBase(ParserCore):
         neither leaves the model in content, where a start marker that begins the
         completion opens reasoning (unless the format's models may reason without
         writing it: ``reasoning.start_optional`` keeps the format's initial state).
+        A format whose messages open with a header that alone opens reasoning (no start
+        marker: Harmony, Muse) starts in that header after an end marker too.
         Without a prompt the format's default stays (which ``thinking`` may choose).
         ``start`` ("reasoning" or "content") says it explicitly instead, for a caller
         that knows (a server that already parsed the reasoning hands the rest over as
@@ -133,9 +135,13 @@ class StreamingParserBase(ParserCore):
 
     def _begin(self, found: str | None) -> None:
         """Start after ``found`` (``PromptReader.start_marker``'s answer)."""
-        self._found = found
         state = self.INITIAL_STATES[self.thinking]
         rules = self.REASONING_RULES
+        if found == "end" and state == MESSAGE_HEADER and rules is not None and not rules.start:
+            # Only headers open reasoning (Harmony, Muse): the prompt's end marker ended
+            # an earlier message, and this completion opens a header of its own.
+            found = "none"
+        self._found = found
         opens = (found == "none" and rules is not None and not rules.start_optional
                  and state in (REASONING, CONTENT))
         if found == "start":

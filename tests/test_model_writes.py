@@ -408,6 +408,31 @@ def test_glm_json_values_as_the_model_meant(value: str, key: str, expected: Any)
     assert calls(both("glm47_moe", text, GLM_TOOLS, thinking=False)) == [("f", {key: expected})]
 
 
+# -- Muse: <atem:parameter name="K"> values JSON where they parse ------------------
+# vLLM's muse tool parser (vllm/tool_parsers/muse_tool_parser.py, _decode_value and
+# _string_parameters): a value is json.loads'd, kept as text where that fails, and a
+# field the tool's schema types as a string keeps its text. The syntax's header is
+# attributes, so json_values must hold there as it does for a bare name.
+
+def _muse_call(params: str) -> str:
+    return ("<|start|>assistant to=f<|message|><atem:function_calls>\n<atem:invoke name=\"f\">\n"
+            f"{params}</atem:invoke>\n</atem:function_calls><|eom|>")
+
+
+@pytest.mark.parametrize("tools, params, expected", [
+    (None, '<atem:parameter name="days">3</atem:parameter>\n'
+           '<atem:parameter name="flags">[1, true]</atem:parameter>\n'
+           '<atem:parameter name="note">hi there</atem:parameter>\n',
+     {"days": 3, "flags": [1, True], "note": "hi there"}),
+    (tool("f", {"code": {"type": "string"}, "n": {"type": "integer"}}),
+     '<atem:parameter name="code">42</atem:parameter>\n<atem:parameter name="n">7</atem:parameter>\n'
+     '<atem:parameter name="extra">null</atem:parameter>\n',
+     {"code": "42", "n": 7, "extra": None}),
+])
+def test_muse_values_json_where_they_parse(tools: Any, params: str, expected: Any) -> None:
+    assert calls(both("muse", _muse_call(params), tools)) == [("f", expected)]
+
+
 # -- An open tag inside a value: decided by what follows it ------------------------
 
 @pytest.mark.parametrize("fmt, text, expected", [

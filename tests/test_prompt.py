@@ -270,3 +270,26 @@ def test_an_end_marker_again_is_accounted_a_marker_and_thinking_off_closes() -> 
     # A prompt with no marker closed nothing: the end marker is content, as before.
     message = qwen.parse("</think>Answer.", prompt_text="<|im_start|>assistant\n")
     assert message.content == "</think>Answer."
+
+
+# A format whose every message opens with a header (Harmony, Muse): the prompt ends with
+# the assistant's role after an earlier message's end marker, so the completion starts
+# in a header, not in content (it used to be read as content, header and all).
+@pytest.mark.parametrize("fmt, prompt, text, expected", [
+    # openai/harmony's format docs: the prompt ends with <|start|>assistant.
+    ("openai", "<|start|>user<|message|>Hi<|end|><|start|>assistant",
+     "<|channel|>analysis<|message|>Plan.<|end|><|start|>assistant<|channel|>final"
+     "<|message|>Answer.<|return|>", ("Plan.", "Answer.")),
+    # vLLM's muse parsers: the completion's first header is " to=self<|message|>".
+    ("muse", "<|start|>user<|message|>Hi<|eot|><|start|>assistant",
+     " to=self<|message|>Plan.<|eom|><|start|>assistant to=user<|message|>Answer.<|eot|>",
+     ("Plan.", "Answer.")),
+])
+def test_a_header_format_starts_in_a_header_after_an_ended_message(
+        fmt: str, prompt: str, text: str, expected: tuple) -> None:
+    module = parsergen.load(fmt)
+    tokenizer = TOKENIZERS[TOKENIZER[fmt]]()
+    assert _start_state(module, prompt, True) == "MESSAGE_HEADER"
+    assert _start_state(module, prompt, True, tokenizer) == "MESSAGE_HEADER"
+    assert _parse(module, text, prompt, True) == expected
+    assert _parse(module, text, prompt, True, tokenizer) == expected

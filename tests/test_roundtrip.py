@@ -194,6 +194,26 @@ def _apertus_calls(calls) -> str:
     return "<|tools_prefix|>[" + ", ".join(items) + "]<|tools_suffix|>"
 
 
+def _muse_messages(message) -> str:
+    # vLLM's muse parser docstring and its Muse Glimmer recipe: one message per channel,
+    # one call per message (<atem:parameter> values: strings as written, others JSON);
+    # the prompt ends with <|start|>assistant, so the first header has no role.
+    parts = []
+    if message.reasoning is not None:
+        parts.append(("self", message.reasoning + "<|eom|>"))
+    if message.content:  # an update before calls (commentary), else the answer
+        parts.append(("commentary", message.content + "<|eom|>") if message.calls
+                     else ("user", message.content))  # the stop token ends it
+    for name, args in message.calls:
+        params = "".join(f'<atem:parameter name="{k}">'
+                         f"{v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+                         "</atem:parameter>\n" for k, v in args.items())
+        parts.append((name, f'<atem:function_calls>\n<atem:invoke name="{name}">\n{params}'
+                            "</atem:invoke>\n</atem:function_calls><|eom|>"))
+    return "".join((" " if i == 0 else "<|start|>assistant ") + f"to={rcpt}<|message|>{body}"
+                   for i, (rcpt, body) in enumerate(parts))
+
+
 def _notation(value: Any, quote: str) -> str:
     """A JSON value in Gemma's call notation, strings between ``quote``s."""
     if isinstance(value, str):
@@ -249,6 +269,7 @@ class Format:
     calls: Any
     markers: tuple[str, ...]  # markers written as one token each
     eos: str  # the end-of-turn token that ends a completion
+    messages: Any = None  # writes the whole completion (formats of recipient-scoped messages)
 
 
 FORMATS = {
@@ -310,6 +331,11 @@ FORMATS = {
     "xlam": Format("xlam", "llama3", "", "", _xlam_calls, (), "<|eot_id|>"),
     # MiniCPM5: no reasoning split off; its call tags are plain text (ChatML's <|im_end|>).
     "minicpm5": Format("minicpm5", "qwen3.6", "", "", _minicpm5_calls, (), "<|im_end|>"),
+    # Muse: recipient-scoped messages (no think markers); its framing tokens at assumed ids.
+    "muse": Format("muse", "muse", "", "", None, ("<|start|>", "<|message|>", "<|eom|>"),
+                   "<|eot|>", _muse_messages),
+    "muse_glimmer": Format("muse_glimmer", "muse", "", "", None,
+                           ("<|start|>", "<|message|>", "<|eom|>"), "<|eot|>", _muse_messages),
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
@@ -319,11 +345,13 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "phi4_mini": toks.phi4_mini, "step3": toks.step3,
               "lfm2": toks.lfm2, "apertus": toks.apertus,
               "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
-              "llama3": toks.llama3}
+              "llama3": toks.llama3, "muse": toks.muse}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
     """The completion: ``opens`` when the model writes the reasoning start marker itself."""
+    if fmt.messages is not None:
+        return fmt.messages(message)
     text = ""
     if message.reasoning is not None:
         text = (fmt.think_start if opens else "") + message.reasoning + fmt.think_end
@@ -386,6 +414,10 @@ PROMPTS = {
                          "<|im_start|>assistant\n",
     ("minicpm5", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
                              "<|im_start|>assistant\n"),
+    # Muse: the prompt ends with the assistant's role; the completion starts in a header.
+    ("muse", "header"): "<|start|>user<|message|>What is the weather in Paris?<|eot|><|start|>assistant",
+    ("muse_glimmer", "header"): ("<|start|>user<|message|>What is the weather in Paris?<|eot|>"
+                                 "<|start|>assistant"),
     ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
                          "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
@@ -460,6 +492,13 @@ CASES = [
     Case("olmo3-closed-content-and-call", "olmo3", "closed", Message(None, CONTENT, (NOTE,))),
     Case("xlam-calls", "xlam", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
+    Case("muse-full", "muse", "header", FULL),
+    Case("muse-reasoning-then-content", "muse", "header", Message(REASONING, CONTENT)),
+    Case("muse-calls", "muse", "header", Message(None, None, (WEATHER, NOTE))),
+    Case("muse_glimmer-reasoning-then-calls", "muse_glimmer", "header",
+         Message(REASONING, None, (WEATHER, NOTE))),
+    Case("muse_glimmer-reasoning-then-content", "muse_glimmer", "header",
+         Message(REASONING, CONTENT)),
     Case("minicpm5-calls", "minicpm5", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("minicpm5-content-and-call", "minicpm5", "closed", Message(None, CONTENT, (NOTE,))),
     # A value with markup (a close tag, XML's ]]>) is written as CDATA and read back exactly.
@@ -583,7 +622,7 @@ def test_the_prompt_decides_where_the_completion_starts(format_name: str, kind: 
     tokenizer = TOKENIZERS[FORMATS[format_name].tokenizer]()
     module = parsergen.load(format_name)
     prompt = PROMPTS[format_name, kind]
-    expected = "REASONING" if kind == "open" else "CONTENT"
+    expected = {"open": "REASONING", "header": "MESSAGE_HEADER"}.get(kind, "CONTENT")
     for thinking in (True, False):  # the prompt wins over the request's default
         by_ids = module.StreamingParser(tokenizer, thinking=thinking)
         by_ids.initialize(encode(tokenizer, prompt))

@@ -248,6 +248,14 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("openbmb/MiniCPM5-1B", "minicpm5", {}),
     ("openbmb/MiniCPM5-1B-GGUF", "minicpm5", {}),
     ("Salesforce/xLAM-2-32b-fc-r", "xlam", {}),
+    # Muse Glimmer: recipient-scoped messages, ATEM calls; vLLM serves it with its
+    # muse_glimmer parsers (github.com/vllm-project/recipes models/meta-models/
+    # Muse-Glimmer-30B.yaml, which names both checkpoints).
+    ("meta-models/Muse-Glimmer-30B", "muse_glimmer", {}),
+    ("Inferact/Muse-Glimmer-30B-NVFP4-W4A4", "muse_glimmer", {}),
+    # Muse Spark (vLLM's muse parsers; musespark1x is their alias): served as
+    # meta/muse-spark-1.3 (github.com/UKGovernmentBEIS/inspect_ai/issues/5222).
+    ("meta/muse-spark-1.3", "muse", {}),
     # Granite 4.0's template asks for <tool_call></tool_call> JSON, hermes' syntax
     # (llama.cpp models/templates/ibm-granite-granite-4.0.jinja, ggml-org/llama.cpp#20804).
     ("ibm-granite/granite-4.0-micro", "hermes", {}),

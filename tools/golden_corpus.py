@@ -956,6 +956,70 @@ MINICPM5 = [
 ]
 
 
+# -- Muse (Spark, Glimmer): <|start|>assistant to=RECIPIENT<|message|>...<|eom|> messages --
+# The prompt ends with <|start|>assistant, so the first header is " to=self<|message|>".
+
+def _muse_calls(recipient: str, *invokes: str) -> tuple[str, ...]:
+    """One message to a tool: an <atem:function_calls> block of invokes."""
+    return ("<|start|>", f"assistant to={recipient}", "<|message|>",
+            "<atem:function_calls>\n" + "".join(invokes) + "</atem:function_calls>", "<|eom|>")
+
+
+MUSE_WEATHER = ('<atem:invoke name="get_weather">\n<atem:parameter name="city">Paris</atem:parameter>\n'
+                '<atem:parameter name="days">3</atem:parameter>\n</atem:invoke>\n')
+MUSE_TIME = '<atem:invoke name="get_time">\n<atem:parameter name="zone">UTC</atem:parameter>\n</atem:invoke>\n'
+
+MUSE = [
+    # As vLLM's muse tool parser documents a turn: reasoning, a call, the answer.
+    Case("reasoning_call_answer", (" to=self", "<|message|>", "Need the weather.", "<|eom|>",
+                                   *_muse_calls("get_weather.get_weather", MUSE_WEATHER),
+                                   "<|start|>", "assistant to=user", "<|message|>",
+                                   "It is sunny in Paris.", "<|eot|>")),
+    Case("reasoning_then_answer", (" to=self", "<|message|>", "Simple question.", "<|eom|>",
+                                   "<|start|>", "assistant to=user", "<|message|>",
+                                   "Paris is the capital of France.", "<|eot|>")),
+    Case("bare_header", ("<|message|>", "Thinking aloud.", "<|eom|>", "<|start|>",
+                         "assistant to=user", "<|message|>", "Hi.", "<|eot|>")),
+    Case("commentary_then_call", (" to=commentary", "<|message|>", "Checking now.", "<|eom|>",
+                                  *_muse_calls("search", '<atem:invoke name="search">\n'
+                                               '<atem:parameter name="q">vllm</atem:parameter>\n'
+                                               '</atem:invoke>\n'))),
+    Case("two_invokes", (" to=self", "<|message|>", "Two tools.", "<|eom|>",
+                         *_muse_calls("get_weather", MUSE_WEATHER, MUSE_TIME))),
+    Case("invoke_echoed_in_reasoning", (" to=self", "<|message|>",
+                                        'I could write <atem:invoke name="search"> but no.',
+                                        "<|eom|>", "<|start|>", "assistant to=user", "<|message|>",
+                                        "No call needed.", "<|eot|>")),
+    Case("developer_dropped", (" to=developer", "<|message|>", "internal note", "<|eom|>",
+                               "<|start|>", "assistant to=user", "<|message|>", "Done.", "<|eot|>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("schema_typed", (" to=self", "<|message|>", "Run it.", "<|eom|>",
+                          *_muse_calls("run", '<atem:invoke name="run">\n'
+                                       '<atem:parameter name="code">42</atem:parameter>\n'
+                                       '<atem:parameter name="json">{"a": [1, true]}</atem:parameter>\n'
+                                       '</atem:invoke>\n'))),
+    # vLLM's muse reasoning parser: the model may leave reasoning without <|eom|>.
+    Case("reasoning_left_open", (" to=self", "<|message|>", "No end marker",
+                                 *_muse_calls("get_time", MUSE_TIME))),
+    Case("unfinished_call", (" to=self", "<|message|>", "Write it.", "<|eom|>", "<|start|>",
+                             "assistant to=write_file", "<|message|>",
+                             '<atem:function_calls>\n<atem:invoke name="write_file">\n'
+                             '<atem:parameter name="path">/tmp/a</atem:parameter>\n'
+                             '<atem:parameter name="content">ab')),
+    # A bare tool name is offered as "get_time.*": the model may write it doubled.
+    Case("doubled_name", (" to=self", "<|message|>", "Time.", "<|eom|>",
+                          *_muse_calls("get_time.get_time",
+                                       MUSE_TIME.replace('"get_time"', '"get_time.get_time"')))),
+    # vLLM's Muse Glimmer recipe writes a newline between messages (vllm-project/recipes
+    # models/meta-models/Muse-Glimmer-30B.yaml).
+    Case("newline_between_messages", (" to=self", "<|message|>", "Hmm.", "<|eom|>", "\n",
+                                      "<|start|>", "assistant to=user", "<|message|>", "Hi.",
+                                      "<|eot|>")),
+    Case("answer_cut", (" to=self", "<|message|>", "Short.", "<|eom|>", "<|start|>",
+                        "assistant to=user", "<|message|>", "Paris is")),
+]
+
+
 CORPUS: dict[str, list[Case]] = {
     "qwen3": qwen_like() + [
         Case("turn_tokens_dropped", ("done", "</think>", "\nBye.", "<|im_end|>")),
@@ -1015,6 +1079,8 @@ CORPUS: dict[str, list[Case]] = {
     "olmo3": OLMO3,
     "xlam": XLAM,
     "minicpm5": MINICPM5,
+    "muse": MUSE,
+    "muse_glimmer": MUSE,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1075,6 +1141,8 @@ REFERENCES: dict[str, Reference] = {
     "olmo3": Reference(None, "olmo3", reasoning="olmo3", tool="olmo3"),
     "xlam": Reference(None, "llama3", tool="xlam"),
     "minicpm5": Reference(None, "qwen3.6", tool="minicpm5"),
+    "muse": Reference(None, "muse", reasoning="muse", tool="muse"),
+    "muse_glimmer": Reference(None, "muse", reasoning="muse_glimmer", tool="muse_glimmer"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -28,6 +28,8 @@ pub mod minimax_m2_reasoning; // grammars/minimax_m2_reasoning.yaml
 pub mod minimax_m3; // grammars/minimax_m3.yaml
 pub mod mistral; // grammars/mistral.yaml
 pub mod mistral_reasoning; // grammars/mistral_reasoning.yaml
+pub mod muse; // grammars/muse.yaml
+pub mod muse_glimmer; // grammars/muse_glimmer.yaml
 pub mod nemotron_v3; // grammars/nemotron_v3.yaml
 pub mod olmo3; // grammars/olmo3.yaml
 pub mod openai; // grammars/openai.yaml
@@ -70,6 +72,8 @@ pub static FORMATS: &[&Format] = &[
     &minimax_m3::FORMAT,
     &mistral::FORMAT,
     &mistral_reasoning::FORMAT,
+    &muse::FORMAT,
+    &muse_glimmer::FORMAT,
     &nemotron_v3::FORMAT,
     &olmo3::FORMAT,
     &openai::FORMAT,
@@ -122,6 +126,9 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "minimax_m3" => Box::new(minimax_m3::MinimaxM3ReasoningParser::new(tokenizer, thinking)),
         "mistral" => Box::new(mistral::MistralReasoningParser::new(tokenizer, thinking)),
         "mistral_reasoning" => Box::new(mistral_reasoning::MistralReasoningOnlyParser::new(tokenizer, thinking)),
+        "muse" => Box::new(muse::MuseReasoningParser::new(tokenizer, thinking)),
+        "muse_glimmer" => Box::new(muse_glimmer::MuseGlimmerReasoningParser::new(tokenizer, thinking)),
+        "musespark1x" => Box::new(muse::MuseReasoningParser::new(tokenizer, thinking)),
         "nemotron_v3" => Box::new(nemotron_v3::NemotronV3ReasoningParser::new(tokenizer, thinking)),
         "olmo3" => Box::new(olmo3::Olmo3ReasoningParser::new(tokenizer, thinking)),
         "openai" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
@@ -232,6 +239,9 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "mistral-", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
     ModelPattern { pattern: "mixtral-8x22b-instruct", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 11
     ModelPattern { pattern: "mixtral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
+    ModelPattern { pattern: "muse-glimmer", format: "muse_glimmer", thinking: None }, // grammars/muse_glimmer.yaml, line 6
+    ModelPattern { pattern: "muse-spark", format: "muse", thinking: None }, // grammars/muse.yaml, line 5
+    ModelPattern { pattern: "musespark", format: "muse", thinking: None }, // grammars/muse.yaml, line 5
     ModelPattern { pattern: "nemotron-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-nano-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5
     ModelPattern { pattern: "nemotron-super-3", format: "nemotron_v3", thinking: None }, // grammars/nemotron_v3.yaml, line 5

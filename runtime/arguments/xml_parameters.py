@@ -108,8 +108,9 @@ class TaggedSyntax(ArgumentSyntax):
         },
         "json_values": {"type": "boolean", "description": (
             "A value the tool's schema does not type is JSON where it parses, else text "
-            "(a Hugging Face xml-inline value_parser json with allow_non_json); default "
-            "false: text.")},
+            "(a Hugging Face xml-inline value_parser json with allow_non_json; with header: "
+            "attributes, where no string_attribute says otherwise: Muse); default false: "
+            "text.")},
         "close_first": {"type": "boolean", "description": (
             "A close tag always closes its value, as a regular expression's lazy match "
             "does (a Hugging Face xml-inline template); default false: what follows it "

@@ -269,21 +269,27 @@ class TaggedArguments:
         the tag closes itself (attributes ending in ``/``: an empty value)."""
         if not self.attributes:
             self.name = header.strip()
-            untyped = self.json_values and not self.writer.typed(self.name)
-            self.kind = "json_or_text" if untyped else "text"
             self.names.add(self.name)
+            self.kind = self._untyped_kind()
             return False
         attrs = {k: dq or sq or bare for k, dq, sq, bare in ATTRIBUTE.findall(header)}
         if self.entities is not None:
             attrs = {k: self.entities(v) for k, v in attrs.items()}
         self.name = attrs.get(self.name_attr, "").strip()
         self.names.add(self.name)
-        if (self.string_attr is None
-                or attrs.get(self.string_attr, self.string_default) == self.string_value):
+        if self.string_attr is None:
+            self.kind = self._untyped_kind()
+        elif attrs.get(self.string_attr, self.string_default) == self.string_value:
             self.kind = "text"
         else:
             self.kind = "json_or_text"
         return header.rstrip().endswith("/")
+
+    def _untyped_kind(self) -> str:
+        """The value kind when no attribute says it: JSON or text where json_values asks
+        and the schema does not type the field, else text (typed by the schema)."""
+        untyped = self.json_values and not self.writer.typed(self.name)
+        return "json_or_text" if untyped else "text"
 
     def _reset_value(self) -> None:
         self.trim.reset()

@@ -488,6 +488,15 @@ def olmo3() -> Any:
     return _wrap(tok, specials, eos="<|im_end|>")
 
 
+@lru_cache(maxsize=1)
+def muse() -> Any:
+    """Muse's message framing tokens (ids assumed: no Muse tokenizer is public), all
+    special; bytes above."""
+    names = ["<|endoftext|>", "<|start|>", "<|message|>", "<|eom|>", "<|eot|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|eot|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -499,7 +508,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "laguna": laguna, "phi4_mini": phi4_mini,
               "step3": step3, "lfm2": lfm2,
               "apertus": apertus, "functiongemma": functiongemma,
-              "olmo3": olmo3}
+              "olmo3": olmo3, "muse": muse}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -523,7 +532,7 @@ FORMAT_TOKENIZERS = {
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
-    "xlam": "llama3", "minicpm5": "qwen3.6",
+    "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
 }
 
 

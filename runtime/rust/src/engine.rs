@@ -147,6 +147,16 @@ impl Engine {
         self.starters = self.variant.at_start.to_vec();
         let mut state = self.variant.initial;
         let mut opening = Vec::new();
+        // Only headers open reasoning (Harmony, Muse): the prompt's end marker ended an
+        // earlier message, and this completion opens a header of its own.
+        let found = if found == Found::End
+            && state == MESSAGE_HEADER
+            && self.fmt.reasoning.start.is_empty()
+        {
+            Found::Neither
+        } else {
+            found
+        };
         match found {
             Found::Start => state = REASONING,
             Found::End => state = CONTENT,
