@@ -952,6 +952,7 @@ COHERE = [
     Case("response_only", ("<|START_RESPONSE|>", "Paris is sunny today.", "<|END_RESPONSE|>")),
     Case("citations", ("<|START_RESPONSE|>", "The sky is <co>blue</co: 0:[1,2]> and the sea "
                        "<co>green</co: 1:[0]>.", "<|END_RESPONSE|>")),
+    Case("citation_cut", ("<|START_RESPONSE|>", "The sky is <co>blue</co: 0:[1",)),
     Case("citation_in_thinking", ("<|START_THINKING|>", "The result says <co>rain</co: 0:[0]>.",
                                   "<|END_THINKING|>", "<|START_RESPONSE|>", "It will rain.",
                                   "<|END_RESPONSE|>")),
