@@ -179,8 +179,8 @@ def test_ids_the_model_writes_are_the_calls_ids() -> None:
     is the call's id, whole and streamed; a call without one, or with it after the
     arguments (the id goes out with the name), gets a generated id."""
     module = parsergen.load("cohere_command3")
-    text = ('<|START_ACTION|>[{"tool_call_id": "call_a", "tool_name": "f", "parameters": {"n": 1}}, '
-            '{"tool_name": "f", "parameters": {"n": 2}}, '
+    text = ('<|START_ACTION|>[{"tool_call_id": "call_a", "tool_name": "f", '
+            '"parameters": {"n": 1}}, {"tool_name": "f", "parameters": {"n": 2}}, '
             '{"tool_name": "f", "parameters": {"n": 3}, "tool_call_id": "late"}, '
             '{"tool_call_id": "7", "tool_name": "g", "parameters": {}}]<|END_ACTION|>')
     whole, streamed = read_whole(module, text), read_by_chars(module, text)

@@ -57,7 +57,8 @@ class EnvelopeArguments:
         self.name: str | None = None
         self.inner: JsonArguments | None = None
         self.writer: ArgumentsWriter | None = None
-        self.state = "start"  # start, key?, key, colon, value?, name, id, args, args_text, skip, comma?, done
+        # start, key?, key, colon, value?, name, id, args, args_text, skip, comma?, done
+        self.state = "start"
         self.buf = ""
         self.key: list[str] = []
         self.json = JsonDepth()  # a member's value: its strings and brackets
