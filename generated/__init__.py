@@ -5,6 +5,8 @@ from parsergen.index import FormatEntry, ModelPattern
 
 FORMATS = (
     "apertus",
+    "cohere_command3",
+    "cohere_command4",
     "deepseek_r1",
     "deepseek_r1_reasoning",
     "deepseek_v3",
@@ -101,6 +103,59 @@ INDEX = (
         turn_boundary_tokens=("<|assistant_end|>", "<|assistant_start|>"),
         reasoning_start=None,
         reasoning_end=None,
+    ),
+    # grammars/cohere_command3.yaml
+    FormatEntry(
+        name="cohere_command3",
+        description='Cohere Command A and R7B - <|START_THINKING|> reasoning, <|START_RESPONSE|> content with <co>...</co: N:[i]> citations, <|START_ACTION|>[{"tool_call_id": "0", "tool_name": ..., "parameters": {...}}]<|END_ACTION|>',
+        aliases=(),
+        models=(
+            ModelPattern("command-a-03-2025"),  # models (line 10)
+            ModelPattern("c4ai-command-a-03-2025"),  # models (line 10)
+            ModelPattern("command-r7b"),  # models (line 10)
+            ModelPattern("c4ai-command-r7b"),  # models (line 10)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "<|END_ACTION|>",
+            "<|END_RESPONSE|>",
+            "<|END_THINKING|>",
+            "<|START_ACTION|>",
+            "<|START_RESPONSE|>",
+            "<|START_THINKING|>",
+        ),
+        text_markers=("</co: ", ">", "<co>"),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|END_OF_TURN_TOKEN|>", "<|START_OF_TURN_TOKEN|>"),
+        reasoning_start="<|START_THINKING|>",
+        reasoning_end="<|END_THINKING|>",
+    ),
+    # grammars/cohere_command4.yaml
+    FormatEntry(
+        name="cohere_command4",
+        description="Cohere Command A Reasoning - cohere_command3's markers, its completion starting in reasoning",
+        aliases=(),
+        models=(ModelPattern("command-a-reasoning"),),  # models (line 8)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "<|END_ACTION|>",
+            "<|END_RESPONSE|>",
+            "<|END_THINKING|>",
+            "<|START_ACTION|>",
+            "<|START_RESPONSE|>",
+            "<|START_THINKING|>",
+        ),
+        text_markers=("</co: ", ">", "<co>"),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|END_OF_TURN_TOKEN|>", "<|START_OF_TURN_TOKEN|>"),
+        reasoning_start="<|START_THINKING|>",
+        reasoning_end="<|END_THINKING|>",
     ),
     # grammars/deepseek_r1.yaml
     FormatEntry(

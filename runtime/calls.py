@@ -269,7 +269,7 @@ class ToolCalls:
             call.raw = None
             return ""
         call.name = name
-        call.id = call_id or self.ids.next()
+        call.id = call_id or getattr(call.reader, "call_id", "") or self.ids.next()  # (id_key)
         call.sent = True
         call.raw = None
         call.name_parts = []

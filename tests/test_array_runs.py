@@ -30,7 +30,8 @@ def _texts(module: Any) -> dict[str, str]:
     opener = lead[: lead.index("[")]  # the marker (and what the render writes before "[")
 
     def call(args: str = '{"n": 1, "s": "x"}', name: str = '"f"') -> str:
-        return render_text(renderer.call, {"name_json": name, "arguments": args, "name": name})
+        return render_text(renderer.call, {"name_json": name, "arguments": args, "name": name,
+                                           "index": "0", "index1": "1"})
 
     c = call()
     # (None: the call is named by its object's only key, {"f": {...}}: Apertus.)
@@ -120,13 +121,15 @@ def test_runs_with_a_tokenizer_equal_streamed(fmt: str) -> None:
 
 
 # Formats whose TOOL_ARGS has no value scanner (none of its markers can hide in a string):
-# Apertus's <|tools_suffix|> may close an element the model left open, so its elements
-# are read piece by piece, never as runs (compiler/whole_calls.py).
+# Apertus's <|tools_suffix|> and Cohere's <|END_ACTION|> may close an element the model
+# left open, so their elements are read piece by piece, never as runs
+# (compiler/whole_calls.py).
 RUN_FORMATS = [f for f in FORMATS if parsergen.load(f).StreamingParser.WHOLE_CALLS]
 
 
 def test_which_formats_read_runs() -> None:
-    assert sorted(set(FORMATS) - set(RUN_FORMATS)) == ["apertus"]
+    assert sorted(set(FORMATS) - set(RUN_FORMATS)) == ["apertus", "cohere_command3",
+                                                       "cohere_command4"]
 
 
 @pytest.mark.parametrize("fmt", RUN_FORMATS)
@@ -169,3 +172,21 @@ def test_calls_named_by_their_key_read_whole(tmp_path: Any) -> None:
         assert [len(run.calls) for run in runs] == counts, name
         assert len(message.tool_calls) == sum(counts), name
         assert tapped_text(seen) == texts[name], name
+
+
+def test_ids_the_model_writes_are_the_calls_ids() -> None:
+    """json_envelope's id_key (Cohere's tool_call_id): the id written before the arguments
+    is the call's id, whole and streamed; a call without one, or with it after the
+    arguments (the id goes out with the name), gets a generated id."""
+    module = parsergen.load("cohere_command3")
+    text = ('<|START_ACTION|>[{"tool_call_id": "call_a", "tool_name": "f", '
+            '"parameters": {"n": 1}}, {"tool_name": "f", "parameters": {"n": 2}}, '
+            '{"tool_name": "f", "parameters": {"n": 3}, "tool_call_id": "late"}, '
+            '{"tool_call_id": "7", "tool_name": "g", "parameters": {}}]<|END_ACTION|>')
+    whole, streamed = read_whole(module, text), read_by_chars(module, text)
+    assert whole == streamed
+    ids = [call.id for call in whole[0].tool_calls]
+    assert ids[0] == "call_a" and ids[3] == "7"
+    assert ids[1].startswith("chatcmpl-tool-") and ids[2].startswith("chatcmpl-tool-")
+    assert [json.loads(call.arguments) for call in whole[0].tool_calls] == [
+        {"n": 1}, {"n": 2}, {"n": 3}, {}]

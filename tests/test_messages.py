@@ -47,9 +47,11 @@ def _message_cases():
 
 
 def _with_ids(module) -> bool:
-    """Whether call ids are compared: only where the format writes them (Kimi)."""
+    """Whether call ids are compared: only where the format writes them (Kimi's name
+    pattern, Cohere's json_envelope id_key)."""
     pattern = module.ChatParser.TOOL_NAME_PATTERN
-    return pattern is not None and "id" in pattern.groupindex
+    return (pattern is not None and "id" in pattern.groupindex
+            or bool(module.ChatParser.ARGUMENTS.get("id_key")))
 
 
 def _assert_listed_differences(fmt: str, case: str, result: str, got: dict, want: dict) -> None:

@@ -1,9 +1,13 @@
-"""Every name in vLLM 0.33's parser registries is a bundled format, an alias, or a
-README line saying why not (issue 13 item 1).
+"""Every name in vLLM 0.33's parser registries loads with ``parsergen.load(NAME)`` or
+has a README line saying why not (issue 13 item 1, issue 38 item 3).
 
 The names are vLLM 0.33's ``ToolParserManager`` and ``ReasoningParserManager``
-registries as the peer venv (tools/vllm-peer.sh) listed them; where vLLM imports, the
-list is checked against the live registries too.
+registries as the peer venv (tools/vllm-peer.sh) listed them, 66 names; where vLLM
+imports, the list is checked against the live registries too.  ``hf`` and ``beam`` are
+no fixed format: they load from the served checkpoint's ``response_template``
+(``parsergen.load(template)``), which is what is checked for them.  Run it in the peer
+venv (``/tmp/vllm-peer/bin/python -m pytest tests/test_registry.py``, after
+tools/check_vllm.sh installed this checkout there) for the live-registry check.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import pytest
 
 import parsergen
 from parsergen.integrations import TEMPLATE_NAMES
+from support.hf_templates import TRL_qwen3
 
 TOOL = ["apertus", "beam", "cohere_command3", "cohere_command4", "deepseek_v3",
         "deepseek_v31", "deepseek_v32", "deepseek_v4", "deepseek_v41", "dots", "ernie45",
@@ -46,14 +51,41 @@ def _not_shipped() -> set[str]:
     return names
 
 
-def test_every_vllm_name_is_shipped_or_explained() -> None:
-    # hf and beam: parsers built from the served checkpoint's response_template
-    # (parsergen_hf, parsergen_beam).
-    known = set(parsergen.formats()) | set(parsergen.aliases()) | set(TEMPLATE_NAMES)
-    missing = sorted(set(TOOL + REASONING) - known - _not_shipped())
-    assert missing == []
-    # A README line for a name that ships would be stale.
-    assert sorted(_not_shipped() & known) == []
+def _loads(name: str) -> bool:
+    """Whether ``parsergen.load`` gives ``name``'s parser module (hf and beam: from a
+    checkpoint's response_template, here TRL's Qwen3 one)."""
+    try:
+        module = parsergen.load(TRL_qwen3 if name in TEMPLATE_NAMES else name)
+    except KeyError:
+        return False
+    return hasattr(module, "ChatParser")
+
+
+def _unexplained(names: list[str], not_shipped: set[str]) -> tuple[list[str], list[str]]:
+    """(names that neither load nor have a README line, README lines for names that
+    load)."""
+    loading = {name for name in names if _loads(name)}
+    return (sorted(set(names) - loading - not_shipped),
+            sorted(name for name in not_shipped if _loads(name)))
+
+
+def test_the_registries_have_66_names() -> None:
+    assert len(set(TOOL) | set(REASONING)) == 66
+
+
+def test_every_vllm_name_loads_or_is_explained() -> None:
+    missing, stale = _unexplained(TOOL + REASONING, _not_shipped())
+    assert missing == []  # neither loads nor has a README line
+    assert stale == []  # a README line for a name that loads
+
+
+def test_a_name_that_neither_loads_nor_is_explained_fails() -> None:
+    """The check above is no formality: a name vLLM adds, or a README line dropped while
+    the name still does not load, is reported; a line for a loading name is stale."""
+    not_shipped = _not_shipped()
+    assert _unexplained(["qwen3", "no_such_parser"], not_shipped) == (["no_such_parser"], [])
+    assert _unexplained(["qwen3", "dots"], not_shipped - {"dots"}) == (["dots"], [])
+    assert _unexplained(["qwen3"], not_shipped | {"qwen3"}) == ([], ["qwen3"])
 
 
 def test_the_list_is_vllms() -> None:

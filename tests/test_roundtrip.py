@@ -260,6 +260,14 @@ def _minicpm5_calls(calls) -> str:
         for name, args in calls)
 
 
+def _cohere_calls(calls) -> str:
+    # Cohere Command (llama.cpp's Command R7B format): one JSON array of calls between
+    # <|START_ACTION|> and <|END_ACTION|>, each with the model's own tool_call_id.
+    return "<|START_ACTION|>[\n    " + ",\n    ".join(json.dumps(
+        {"tool_call_id": str(i), "tool_name": name, "parameters": args}, ensure_ascii=False)
+        for i, (name, args) in enumerate(calls)) + "\n]<|END_ACTION|>"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -270,6 +278,7 @@ class Format:
     markers: tuple[str, ...]  # markers written as one token each
     eos: str  # the end-of-turn token that ends a completion
     messages: Any = None  # writes the whole completion (formats of recipient-scoped messages)
+    content_around: tuple[str, str] = ("", "")  # markers the content is written between
 
 
 FORMATS = {
@@ -336,6 +345,14 @@ FORMATS = {
                    "<|eot|>", _muse_messages),
     "muse_glimmer": Format("muse_glimmer", "muse", "", "", None,
                            ("<|start|>", "<|message|>", "<|eom|>"), "<|eot|>", _muse_messages),
+    # Cohere Command A / R7B and Command A Reasoning: every marker is a special token; the
+    # answer is written between <|START_RESPONSE|> and <|END_RESPONSE|>.
+    **{name: Format(name, "cohere", "<|START_THINKING|>", "<|END_THINKING|>", _cohere_calls,
+                    ("<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>",
+                     "<|END_RESPONSE|>", "<|START_ACTION|>", "<|END_ACTION|>"),
+                    "<|END_OF_TURN_TOKEN|>",
+                    content_around=("<|START_RESPONSE|>", "<|END_RESPONSE|>"))
+       for name in ("cohere_command3", "cohere_command4")},
 }
 
 TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.tekken,
@@ -345,7 +362,7 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "phi4_mini": toks.phi4_mini, "step3": toks.step3,
               "lfm2": toks.lfm2, "apertus": toks.apertus,
               "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
-              "llama3": toks.llama3, "muse": toks.muse}
+              "llama3": toks.llama3, "muse": toks.muse, "cohere": toks.cohere}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -355,7 +372,8 @@ def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = ""
     text = ""
     if message.reasoning is not None:
         text = (fmt.think_start if opens else "") + message.reasoning + fmt.think_end
-    text += message.content or ""
+    if message.content is not None:
+        text += fmt.content_around[0] + message.content + fmt.content_around[1]
     if message.calls:
         text += before_calls + fmt.calls(message.calls)
     return text
@@ -418,6 +436,13 @@ PROMPTS = {
     ("muse", "header"): "<|start|>user<|message|>What is the weather in Paris?<|eot|><|start|>assistant",
     ("muse_glimmer", "header"): ("<|start|>user<|message|>What is the weather in Paris?<|eot|>"
                                  "<|start|>assistant"),
+    # Cohere's prompt ends with the chatbot turn, and opens the thinking where it is on;
+    # with it off, llama.cpp's Command R7B handler closes it (<|START_THINKING|><|END_THINKING|>).
+    **{(name, kind): ("<BOS_TOKEN><|START_OF_TURN_TOKEN|><|USER_TOKEN|>What is the weather in "
+                      "Paris?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>"
+                      + ("<|START_THINKING|>" if kind == "open"
+                         else "<|START_THINKING|><|END_THINKING|>"))
+       for name in ("cohere_command3", "cohere_command4") for kind in ("open", "closed")},
     ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
                          "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
@@ -499,6 +524,11 @@ CASES = [
          Message(REASONING, None, (WEATHER, NOTE))),
     Case("muse_glimmer-reasoning-then-content", "muse_glimmer", "header",
          Message(REASONING, CONTENT)),
+    *(Case(f"{name}-{id_}", name, kind, message) for name in ("cohere_command3", "cohere_command4")
+      for id_, kind, message in (
+          ("full", "open", FULL), ("reasoning-then-call", "open", Message(REASONING, None, (NOTE,))),
+          ("closed-content-and-call", "closed", Message(None, CONTENT, (WEATHER,))),
+          ("closed-content-only", "closed", Message(None, CONTENT)))),
     Case("minicpm5-calls", "minicpm5", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("minicpm5-content-and-call", "minicpm5", "closed", Message(None, CONTENT, (NOTE,))),
     # A value with markup (a close tag, XML's ]]>) is written as CDATA and read back exactly.

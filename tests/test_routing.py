@@ -247,6 +247,13 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # vLLM's minicpm5 parser); MiniCPM-V and MiniCPM4 are other formats.
     ("openbmb/MiniCPM5-1B", "minicpm5", {}),
     ("openbmb/MiniCPM5-1B-GGUF", "minicpm5", {}),
+    # Cohere Command A and R7B: <|START_ACTION|> JSON arrays (vLLM's cohere_command3);
+    # Command A Reasoning's prompt opens its thinking (cohere_command4). Command R and R+
+    # (c4ai-command-r-v01, -plus) write another format and stay unrouted.
+    ("CohereLabs/c4ai-command-a-03-2025", "cohere_command3", {}),
+    ("CohereLabs/c4ai-command-r7b-12-2024", "cohere_command3", {}),
+    ("CohereForAI/c4ai-command-r7b-arabic-02-2025", "cohere_command3", {}),
+    ("CohereLabs/command-a-reasoning-08-2025", "cohere_command4", {}),
     ("Salesforce/xLAM-2-32b-fc-r", "xlam", {}),
     # Muse Glimmer: recipient-scoped messages, ATEM calls; vLLM serves it with its
     # muse_glimmer parsers (github.com/vllm-project/recipes models/meta-models/
@@ -307,6 +314,8 @@ UNROUTED = [
     "meta-llama/Meta-Llama-3-8B-Instruct",  # Llama 3.0: no tool calls, not llama-3.1
     "MiniMaxAI/MiniMax-M1-80k",
     "THUDM/glm-4-9b-chat",  # GLM-4, not GLM-4.5
+    "CohereForAI/c4ai-command-r-v01",  # Command R: not the START_ACTION format
+    "CohereForAI/c4ai-command-r-plus-08-2024",
     "pfnet/plamo-2-1b",
     "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
     "deepseek-ai/DeepSeek-V2.5",

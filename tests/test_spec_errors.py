@@ -42,7 +42,7 @@ def test_a_misspelled_option_names_the_syntax_its_options_and_the_closest(
     assert err == [
         "name_key_typo.yaml:13:36: $.arguments.name_keys: unknown option 'name_keys' for "
         "arguments.syntax 'json_envelope' (did you mean 'name_key'?); its options: "
-        "name_key, argument_keys, name_is_key"]
+        "name_key, argument_keys, name_is_key, id_key"]
 
 
 def test_a_missing_option_names_the_syntax_and_what_it_requires(

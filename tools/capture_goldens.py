@@ -238,8 +238,14 @@ def capture_messages(fmt: str) -> str:
         lines += ["", f"=== {case.name} ===", f"thinking: {str(case.thinking).lower()}",
                   f"text: {json.dumps(text, ensure_ascii=False)}",
                   f"ids: {json.dumps(ids)}", "--- vllm parse"]
-        if ref.parser is None:
+        if ref.parser is None and ref.composed:  # one parser of vLLM's reads it whole
+            reasoning, content, calls = _legacy_parser(fmt, tokenizer, case.thinking).parse(
+                text, chat_request(), enable_auto_tools=True, model_output_token_ids=ids)
+            lines += message_lines(reasoning, content,
+                                   [(c.id, c.name, c.arguments) for c in calls or []])
+        elif ref.parser is None:
             lines += message_lines(*_legacy_message(fmt, tokenizer, case.thinking, text))
+        if ref.parser is None:
             lines.append("--- vllm stream (one token per delta, an empty prompt)")
             lines += _streamed_message(_legacy_parser(fmt, tokenizer, case.thinking), pieces,
                                        ids, prompt_ids=[])

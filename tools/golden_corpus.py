@@ -38,6 +38,9 @@ class Reference:
     thinking_keys: tuple[str, ...] = ("enable_thinking",)  # chat_template_kwargs it reads
     reasoning: str | None = None  # vLLM reasoning parser name (legacy)
     tool: str | None = None  # vLLM tool parser name (legacy)
+    # vLLM composes the two into one parser that parses whole itself (parse()), its
+    # reasoning and tool parsers only naming it (Cohere Command's cohere_melody filter).
+    composed: bool = False
 
 
 def _tool(name: str, **props: dict) -> dict:
@@ -931,6 +934,41 @@ XLAM = [
 
 M_WEATHER = '<function name="get_weather"><param name="city">Paris</param><param name="days">3</param></function>'
 
+# -- Cohere Command: <|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}] ------
+
+C_CALL = '{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris", "days": 3}}'
+C_TWO = (f'[\n    {C_CALL},\n    {{"tool_call_id": "1", "tool_name": "get_time", '
+         '"parameters": {"zone": "UTC"}}\n]')
+
+COHERE = [
+    # As cohere_melody (vLLM's cohere_command3/4) and Cohere's chat format have them.
+    Case("one_call", ("<|START_ACTION|>", f"[\n    {C_CALL}\n]", "<|END_ACTION|>")),
+    Case("thinking_then_two_calls", ("<|START_THINKING|>", "I need the weather and the time.",
+                                     "<|END_THINKING|>", "<|START_ACTION|>", C_TWO,
+                                     "<|END_ACTION|>")),
+    Case("thinking_then_response", ("<|START_THINKING|>", "Simple greeting.", "<|END_THINKING|>",
+                                    "<|START_RESPONSE|>", "Hello! How can I help?",
+                                    "<|END_RESPONSE|>")),
+    Case("response_only", ("<|START_RESPONSE|>", "Paris is sunny today.", "<|END_RESPONSE|>")),
+    Case("citations", ("<|START_RESPONSE|>", "The sky is <co>blue</co: 0:[1,2]> and the sea "
+                       "<co>green</co: 1:[0]>.", "<|END_RESPONSE|>")),
+    Case("citation_cut", ("<|START_RESPONSE|>", "The sky is <co>blue</co: 0:[1",)),
+    Case("citation_in_thinking", ("<|START_THINKING|>", "The result says <co>rain</co: 0:[0]>.",
+                                  "<|END_THINKING|>", "<|START_RESPONSE|>", "It will rain.",
+                                  "<|END_RESPONSE|>")),
+    Case("no_markers", ("Hello there, no markers at all.",)),
+    Case("text_before_response", ("Sure.", "<|START_RESPONSE|>", "Hi", "<|END_RESPONSE|>")),
+    Case("model_call_ids", ("<|START_ACTION|>", '[{"tool_call_id": "call_a", "tool_name": '
+                            '"search", "parameters": {"q": "vllm"}}, {"tool_call_id": "7", '
+                            '"tool_name": "ping", "parameters": {"host": "x"}}]',
+                            "<|END_ACTION|>")),
+    Case("empty_parameters", ("<|START_ACTION|>", '[{"tool_call_id": "0", "tool_name": "b", '
+                              '"parameters": {}}]', "<|END_ACTION|>")),
+    Case("response_unclosed", ("<|START_RESPONSE|>", "Cut off mid-answer",)),
+    Case("unfinished_call", ("<|START_ACTION|>", '[{"tool_call_id": "0", "tool_name": '
+                             '"get_weather", "parameters": {"city": "Par',)),
+]
+
 MINICPM5 = [
     # As OpenBMB's README ("With tool calling") and vLLM's minicpm5 parser have it.
     Case("one_call", (M_WEATHER,)),
@@ -1081,6 +1119,8 @@ CORPUS: dict[str, list[Case]] = {
     "minicpm5": MINICPM5,
     "muse": MUSE,
     "muse_glimmer": MUSE,
+    "cohere_command3": COHERE,
+    "cohere_command4": COHERE,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1143,6 +1183,10 @@ REFERENCES: dict[str, Reference] = {
     "minicpm5": Reference(None, "qwen3.6", tool="minicpm5"),
     "muse": Reference(None, "muse", reasoning="muse", tool="muse"),
     "muse_glimmer": Reference(None, "muse", reasoning="muse_glimmer", tool="muse_glimmer"),
+    "cohere_command3": Reference(None, "cohere", reasoning="cohere_command3",
+                                 tool="cohere_command3", composed=True),
+    "cohere_command4": Reference(None, "cohere", reasoning="cohere_command4",
+                                 tool="cohere_command4", composed=True),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

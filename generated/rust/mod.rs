@@ -5,6 +5,8 @@
 use crate::spec::{Format, ModelPattern};
 use crate::vllm::{DynTokenizer, ReasoningParser};
 
+pub mod cohere_command3; // grammars/cohere_command3.yaml
+pub mod cohere_command4; // grammars/cohere_command4.yaml
 pub mod deepseek_r1; // grammars/deepseek_r1.yaml
 pub mod deepseek_r1_reasoning; // grammars/deepseek_r1_reasoning.yaml
 pub mod deepseek_v31; // grammars/deepseek_v31.yaml
@@ -49,6 +51,8 @@ pub mod think_reasoning; // grammars/think_reasoning.yaml
 
 /// Every generated format.
 pub static FORMATS: &[&Format] = &[
+    &cohere_command3::FORMAT,
+    &cohere_command4::FORMAT,
     &deepseek_r1::FORMAT,
     &deepseek_r1_reasoning::FORMAT,
     &deepseek_v31::FORMAT,
@@ -96,6 +100,8 @@ pub static FORMATS: &[&Format] = &[
 /// a name with no reasoning parser.  `thinking`: None for the format's default.
 pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool>) -> Option<Box<dyn ReasoningParser>> {
     Some(match name {
+        "cohere_command3" => Box::new(cohere_command3::CohereCommand3ReasoningParser::new(tokenizer, thinking)),
+        "cohere_command4" => Box::new(cohere_command4::CohereCommand4ReasoningParser::new(tokenizer, thinking)),
         "deepseek_r1" => Box::new(deepseek_r1::DeepseekR1ReasoningParser::new(tokenizer, thinking)),
         "deepseek_r1_reasoning" => Box::new(deepseek_r1_reasoning::DeepseekR1ReasoningOnlyParser::new(tokenizer, thinking)),
         "deepseek_v31" => Box::new(deepseek_v31::DeepseekV31ReasoningParser::new(tokenizer, thinking)),
@@ -159,8 +165,13 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "-instruct-2507", format: "qwen3_json", thinking: Some(false) }, // grammars/qwen3_json.yaml, line 12
     ModelPattern { pattern: "-thinking-2507", format: "qwen3_json", thinking: Some(true) }, // grammars/qwen3_json.yaml, line 13
     ModelPattern { pattern: "apertus-", format: "apertus", thinking: None }, // grammars/apertus.yaml, line 8
+    ModelPattern { pattern: "c4ai-command-a-03-2025", format: "cohere_command3", thinking: None }, // grammars/cohere_command3.yaml, line 10
+    ModelPattern { pattern: "c4ai-command-r7b", format: "cohere_command3", thinking: None }, // grammars/cohere_command3.yaml, line 10
     ModelPattern { pattern: "codestral-22b", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 11
     ModelPattern { pattern: "codestral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
+    ModelPattern { pattern: "command-a-03-2025", format: "cohere_command3", thinking: None }, // grammars/cohere_command3.yaml, line 10
+    ModelPattern { pattern: "command-a-reasoning", format: "cohere_command4", thinking: None }, // grammars/cohere_command4.yaml, line 8
+    ModelPattern { pattern: "command-r7b", format: "cohere_command3", thinking: None }, // grammars/cohere_command3.yaml, line 10
     ModelPattern { pattern: "deepseek-chat", format: "deepseek_v3", thinking: None }, // grammars/deepseek_v3.yaml, line 4
     ModelPattern { pattern: "deepseek-r1-0528-qwen3-", format: "deepseek_r1", thinking: None }, // grammars/deepseek_r1.yaml, line 6
     ModelPattern { pattern: "deepseek-r1", format: "deepseek_r1", thinking: None }, // grammars/deepseek_r1.yaml, line 6

@@ -50,6 +50,7 @@ class CallReader(ArgumentReader, Protocol):
 
     name: str | None  # the call's name, once read
     args_seen: bool  # the arguments member has begun
+    call_id: str  # the id the model wrote for the call ("" for none)
     warnings: list[str]
 
 

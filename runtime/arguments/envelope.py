@@ -37,24 +37,28 @@ class EnvelopeArguments:
     ``argument_keys`` present, possibly as a JSON string) streams through a
     JsonArguments reader once the name, and so the tool's schema, is known.  Other
     members are skipped.  ``name_is_key``: the first member's name is the tool's name and
-    its value the arguments (``{"get_weather": {"city": "Paris"}}``).
+    its value the arguments (``{"get_weather": {"city": "Paris"}}``).  ``id_key``: the
+    member whose string, written before the arguments, is the call's id (``call_id``).
     """
 
-    __slots__ = ("name_key", "argument_keys", "name_is_key", "make_writer", "name", "inner",
-                 "writer", "state", "buf", "key", "json", "held", "args_seen", "text_value",
-                 "warnings")
+    __slots__ = ("name_key", "argument_keys", "name_is_key", "id_key", "call_id", "make_writer",
+                 "name", "inner", "writer", "state", "buf", "key", "json", "held", "args_seen",
+                 "text_value", "warnings")
 
     def __init__(self, make_writer: WriterFactory, *, name_key: str = "name",
                  argument_keys: tuple[str, ...] = ARGUMENT_KEYS,
-                 name_is_key: bool = False) -> None:
+                 name_is_key: bool = False, id_key: str | None = None) -> None:
         self.name_key = name_key
         self.argument_keys = argument_keys
         self.name_is_key = name_is_key
+        self.id_key = id_key
+        self.call_id = ""  # the id_key member's string: the id the model gave the call
         self.make_writer = make_writer  # name -> ArgumentsWriter
         self.name: str | None = None
         self.inner: JsonArguments | None = None
         self.writer: ArgumentsWriter | None = None
-        self.state = "start"  # start, key?, key, colon, value?, name, args, args_text, skip, comma?, done
+        # start, key?, key, colon, value?, name, id, args, args_text, skip, comma?, done
+        self.state = "start"
         self.buf = ""
         self.key: list[str] = []
         self.json = JsonDepth()  # a member's value: its strings and brackets
@@ -68,7 +72,8 @@ class EnvelopeArguments:
         return self.state == "done"
 
     def feed(self, text: str) -> str:
-        if self.state == "start" and not self.buf and not self.name_is_key:
+        # (At once only where the object's members are the name and the arguments.)
+        if self.state == "start" and not self.buf and not self.name_is_key and not self.id_key:
             whole = self.whole(text)
             if whole is not None:
                 return whole
@@ -107,6 +112,8 @@ class EnvelopeArguments:
                     keyed = self.name_is_key
                     if not keyed and key == self.name_key and ch == '"' and self.name is None:
                         self.state, self.text_value = "name", []
+                    elif key == self.id_key and ch == '"' and not self.args_seen:
+                        self.state, self.text_value = "id", []  # (sent with the name)
                     elif ((key == self.name if keyed else key in self.argument_keys)
                           and not self.args_seen and ch in '{"'):
                         self.args_seen = True
@@ -129,7 +136,7 @@ class EnvelopeArguments:
                         self._invalid(self._bad(ch, "',' or '}'"))
                         break
                 pos += 1
-            elif state in ("key", "name", "args_text"):
+            elif state in ("key", "name", "id", "args_text"):
                 parts = self.key if state == "key" else self.text_value
                 end = json_string_end(buf, pos)
                 if end < 0:
@@ -152,6 +159,8 @@ class EnvelopeArguments:
                 if state == "name":
                     self.name = value
                     out.append(self._start_arguments())
+                elif state == "id":
+                    self.call_id = value
                 else:  # arguments given as a JSON string: its text is the object
                     out.append(self._feed_arguments(value))
             elif state == "done":
@@ -320,24 +329,30 @@ class EnvelopeSyntax(ArgumentSyntax):
             "The call is an object of one member: its name is the tool's name and its value "
             'the arguments, {"get_weather": {"city": "Paris"}} (Apertus); name_key and '
             "argument_keys do not apply. Default false.")},
+        "id_key": {"type": "string", "minLength": 1, "description": (
+            "The member whose string is the call's id as the model wrote it, kept as the "
+            "call's id ({\"tool_call_id\": \"0\", \"tool_name\": ...}, Cohere Command); read "
+            "where it comes before the arguments, as the id goes out with the name. "
+            "Default: none (parsergen makes the id).")},
     }, description=('The whole call is one JSON object naming the tool: '
                     '{"name": NAME, "arguments": {...}}.'))
     bodies = ("json", "json_object", "json_array", "text")
     names_call = True
     closes_itself = True
-    __slots__ = ("name_key", "argument_keys", "name_is_key", "parts")
+    __slots__ = ("name_key", "argument_keys", "name_is_key", "id_key", "parts")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.name_key = options.get("name_key", "name")
         self.argument_keys = tuple(options.get("argument_keys", ARGUMENT_KEYS))
         self.name_is_key = bool(options.get("name_is_key", False))
+        self.id_key: str | None = options.get("id_key")
         self.parts = canonical_parts(self.name_key, self.argument_keys)
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> CallReader:
         return EnvelopeArguments(make_writer, name_key=self.name_key,
                                  argument_keys=self.argument_keys,
-                                 name_is_key=self.name_is_key)
+                                 name_is_key=self.name_is_key, id_key=self.id_key)
 
     def values(self) -> ValueScan:
         """JSON strings: a marker inside one is string content."""
@@ -367,6 +382,8 @@ class EnvelopeSyntax(ArgumentSyntax):
                      ) -> tuple[str, str, int] | None:
         """``whole_call`` of the envelope at ``pos``: its end is where the closing brace
         follows the arguments (nothing decoded twice)."""
+        if self.id_key:  # (the id is read with the call piece by piece)
+            return None
         read = (read_keyed(text, pos) if self.name_is_key
                 else read_canonical(text, pos, self.parts))
         if read is None:

@@ -62,6 +62,10 @@ XLAM = ("Salesforce/Llama-xLAM-2-8b-fc-r chat_template (the output format it ask
 MINICPM5 = ("OpenBMB's MiniCPM README (github.com/OpenBMB/MiniCPM, 'With tool calling': "
             "<function name=\"get_weather\"><param name=\"city\">Beijing</param></function>) "
             "and vLLM's minicpm5 tool parser (vllm/tool_parsers/minicpm5xml_tool_parser.py)")
+COHERE = ("llama.cpp's Command R7B format (common/chat-syntax/command-r7b.cpp: "
+          "<|START_THINKING|>...<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\":\"1\","
+          "\"tool_name\":\"func\",\"parameters\":{}}]<|END_ACTION|>, its preserved tokens "
+          "<|START_RESPONSE|> and <|END_RESPONSE|>) and vLLM's cohere_command reasoning parser")
 LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
         "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
         "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
@@ -177,6 +181,9 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                    "</think>")),
     "minicpm5": FormatMarkers(MINICPM5, ('<function name="', '">', "<param", "</param>",
                                          "</function>")),
+    **{name: FormatMarkers(COHERE, ("<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>",
+                                    "<|END_RESPONSE|>", "<|START_ACTION|>", "<|END_ACTION|>"))
+       for name in ("cohere_command3", "cohere_command4")},
     "xlam": FormatMarkers(XLAM, ("[", '{"name": ', '"arguments": ')),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),

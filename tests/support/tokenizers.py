@@ -461,6 +461,18 @@ def apertus() -> Any:
 
 
 @lru_cache(maxsize=1)
+def cohere() -> Any:
+    """Cohere Command's turn, thinking, response and action tokens (ids assumed: the
+    checkpoints' tokenizer files are gated), all special; bytes above."""
+    names = ["<PAD>", "<UNK>", "<BOS_TOKEN>", "<|END_OF_TURN_TOKEN|>", "<|START_OF_TURN_TOKEN|>",
+             "<|USER_TOKEN|>", "<|CHATBOT_TOKEN|>", "<|SYSTEM_TOKEN|>", "<|START_THINKING|>",
+             "<|END_THINKING|>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_ACTION|>",
+             "<|END_ACTION|>", "<|START_TOOL_RESULT|>", "<|END_TOOL_RESULT|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|END_OF_TURN_TOKEN|>")
+
+
+@lru_cache(maxsize=1)
 def functiongemma() -> Any:
     """FunctionGemma's turn and function-calling control tokens and <escape> (ids assumed),
     all special as in Gemma's tokenizer; bytes above."""
@@ -508,7 +520,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "laguna": laguna, "phi4_mini": phi4_mini,
               "step3": step3, "lfm2": lfm2,
               "apertus": apertus, "functiongemma": functiongemma,
-              "olmo3": olmo3, "muse": muse}
+              "olmo3": olmo3, "muse": muse, "cohere": cohere}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -533,6 +545,7 @@ FORMAT_TOKENIZERS = {
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
     "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
+    "cohere_command3": "cohere", "cohere_command4": "cohere",
 }
 
 
