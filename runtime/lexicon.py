@@ -312,8 +312,13 @@ class Lexicon:
             if not strict:
                 live.update((text, DROP) for text in drop_texts)
             live_by_state[state] = live
-        built = build_matchers(live_by_state, [*self.literals, *drop_texts], sizes)
+        built = self.build(live_by_state, [*self.literals, *drop_texts], sizes)
         return tuple(built[state] for state in range(7))
+
+    def build(self, live_by_state: Mapping[int, Mapping[str, str]], universe: Iterable[str],
+              sizes: Mapping[int, Mapping[str, int]]) -> dict[int, Matcher]:
+        """The per-state matchers (``PatternLexicon`` adds its patterns)."""
+        return build_matchers(live_by_state, universe, sizes)
 
 
 __all__ = ["Lexicon", "Matcher", "build_matchers", "can_hide", "relevant_closure"]
