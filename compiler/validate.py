@@ -91,6 +91,9 @@ class SpecValidator:
             for i, term in enumerate(names if isinstance(names, list) else []):
                 if isinstance(term, str) and term not in terminals:
                     self.error(("reasoning", key, i), f"unknown terminal {term!r}")
+                elif isinstance(term, str) and "pattern" in as_mapping(terminals[term]):
+                    self.error(("reasoning", key, i), f"{term!r} is a pattern terminal: "
+                               "reasoning markers are literals (render writes them)")
         if "REASONING" in reachable_states(spec) and not reasoning:
             self.error(("transitions",), "the spec reaches REASONING: declare reasoning.start "
                        "and reasoning.end (its markers)")

@@ -5,7 +5,7 @@ and without token ids; a regex a stream cannot decide is refused at compile time
 
 The spec under test is tests/data/function_tags.yaml, Llama 3.1's custom tool calls
 (``<function=NAME>{...}</function>``, Meta's prompt format for Llama 3.1:
-github.com/meta-llama/llama-models/blob/main/models/llama3_1/prompt_format.md).
+llama.com/docs/model-cards-and-prompt-formats/llama3_1/#user-defined-custom-tool-calling).
 """
 
 from __future__ import annotations
@@ -220,3 +220,44 @@ def test_a_pattern_terminal_cannot_be_rendered_by_name(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as info:
         build(tmp_path, spec, "rendered")
     assert "${CALL_START} is a pattern terminal" in str(info.value)
+
+
+def test_reasoning_markers_are_literals(tmp_path: Path) -> None:
+    spec = """
+        name: pattern_think
+        description: a reasoning end spelled by a pattern
+        initial_state: REASONING
+        reasoning: {start: [THINK_START], end: [THINK_END]}
+        terminals:
+          THINK_START: "<think>"
+          THINK_END: {pattern: '</think \\d{1,3}>'}
+        transitions:
+          REASONING:
+            THINK_START: REASONING
+            THINK_END: {to: CONTENT, emit: [REASONING_END]}
+        """
+    with pytest.raises(SpecError) as info:
+        build(tmp_path, spec, "pattern_think")
+    assert "pattern_think.yaml:4:" in str(info.value)
+    assert "'THINK_END' is a pattern terminal" in str(info.value)
+
+
+def test_the_rust_backend_refuses_a_pattern_terminal(tmp_path: Path) -> None:
+    from parsergen.compiler import compile_spec
+    from parsergen.compiler.rust import RustGenerator
+
+    spec = tmp_path / "pattern_rust.yaml"
+    spec.write_text((Path(__file__).parent / "data" / "function_tags.yaml").read_text()
+                    .replace("name: function_tags", "name: pattern_rust\n"
+                             "initial_state: REASONING\n"
+                             "reasoning: {start: [THINK_START], end: [THINK_END]}")
+                    .replace("terminals:\n", 'terminals:\n  THINK_START: "<think>"\n'
+                             '  THINK_END: "</think>"\n')
+                    .replace("transitions:\n", "transitions:\n  REASONING:\n"
+                             "    THINK_START: REASONING\n"
+                             "    THINK_END: {to: CONTENT, emit: [REASONING_END]}\n"))
+    fmt = compile_spec(spec, spec.name)
+    with pytest.raises(SpecError) as info:
+        RustGenerator().module(fmt)
+    assert "pattern_rust.yaml:14:1: $.terminals.CALL_START.pattern: the Rust backend" in str(
+        info.value)
