@@ -494,12 +494,15 @@ class _Builder:
         value: dict[str, Any] = {"pattern": source}
         try:
             try:
-                pattern_shape(source, None)
+                shape = pattern_shape(source, None)
             except ValueError as exc:
                 if "unbounded" not in str(exc):
                     raise
                 value["max_length"] = OPEN_BOUND
-                pattern_shape(source, OPEN_BOUND)
+                shape = pattern_shape(source, OPEN_BOUND)
+            if "name" not in shape.captures:
+                raise ValueError("it has no capture (?P<name>...), which the transform "
+                                 "names the call by")
         except ValueError as exc:
             raise _Refused(where, f"{refused.message}; nor is it a pattern terminal: {exc}") \
                 from None

@@ -379,3 +379,13 @@ def test_an_opener_past_its_bound_is_content() -> None:
     assert ours.tool_calls == () and ours.content == text[: -len("<|im_end|>")]
     assert [c["function"]["name"] for c in hf_parse(KIMI_LIKE, "", text, None)["tool_calls"]] \
         == ["f" * 250]
+
+
+def test_a_pattern_opened_call_needs_its_name_captured() -> None:
+    fields = {**KIMI_LIKE["fields"], "tool_calls": {
+        **KIMI_LIKE["fields"]["tool_calls"],
+        "open_pattern": r"<\|tool_call_begin\|>functions\.\w{1,9}:\d<\|tool_call_argument_begin\|>"}}
+    with pytest.raises(parsergen.SpecError) as err:
+        parsergen.load({**KIMI_LIKE, "fields": fields})
+    assert "response_template: $.fields.tool_calls.open_pattern: " in str(err.value)
+    assert "nor is it a pattern terminal: it has no capture (?P<name>...)" in str(err.value)
