@@ -85,6 +85,13 @@ def test_a_call_the_completion_cuts_off(tags: Any) -> None:
     assert (content, calls, cut) == ("Hi", [], ['<function=f>{"a": [1, '])
 
 
+def test_a_call_before_a_cut_one_stands(tags: Any) -> None:
+    # Both calls are decided only at the end (a pattern is held up to its bound): the
+    # first one's end marker is no less its end for coming in the finishing push.
+    text = '<function=ab>{}</function><function=cd>{"a'
+    assert _check(tags, text) == (None, [("ab", {})], ['<function=cd>{"a'])
+
+
 def test_token_ids_with_special_tokens(tags: Any) -> None:
     # Llama 3.1 ends the turn with <|eom_id|> after a call: a special token, dropped.
     text = "Sure. " + CALL + "<|eom_id|>"
