@@ -174,7 +174,7 @@ class ModuleGenerator:
             lexicon_of[variant.thinking] = names[variant.key]
         return out, lexicon_of
 
-    def _patterns(self) -> list[tuple[str, str, int, str]]:
+    def _patterns(self) -> list[tuple[str, str, str, int]]:
         """Pattern terminals: (name, regex, literal prefix, bound) each."""
         terminals = {t.name: t for v in self.fmt.variants for t in v.terminals}
         return [(t.name, t.pattern.source, t.pattern.prefix, t.pattern.bound)

@@ -11,15 +11,14 @@ gives a meaning (``CAPTURES``).
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
+from typing import Any
 
-try:  # (Python 3.11 moved the regex parser; the old name still works with a warning)
-    import re._constants as _c
-    import re._parser as _parser
-except ImportError:  # pragma: no cover
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _parser  # type: ignore[no-redef]
+# The standard library's own parser of its regex syntax; its opcodes are its names too.
+_parser: Any = importlib.import_module("re._parser")
+_c: Any = _parser
 
 # Named captures a pattern terminal may have, and what each is.
 CAPTURES = {"name": "the call's name: the TOOL_NAME its transition emits"}
@@ -73,7 +72,7 @@ def pattern_shape(source: str, max_length: int | None) -> PatternShape:
     return PatternShape(source, prefix, bound, tuple(sorted(compiled.groupindex)))
 
 
-def _literal_prefix(parsed: "_parser.SubPattern") -> str:
+def _literal_prefix(parsed: Any) -> str:
     """The literal characters every match starts with."""
     out = []
     for op, av in parsed:
@@ -84,7 +83,7 @@ def _literal_prefix(parsed: "_parser.SubPattern") -> str:
     return "".join(out)
 
 
-def _refuse_assertions(parsed: "_parser.SubPattern") -> None:
+def _refuse_assertions(parsed: Any) -> None:
     """ValueError for an assertion that reads text outside what the match consumed."""
     for op, av in parsed:
         if op in _ASSERTS:
@@ -97,18 +96,18 @@ def _refuse_assertions(parsed: "_parser.SubPattern") -> None:
             _refuse_assertions(sub)
 
 
-def _subpatterns(op: object, av: object) -> list:
+def _subpatterns(op: Any, av: Any) -> list[Any]:
     """The nested sub-patterns of one regex node."""
     if op is _c.SUBPATTERN:
-        return [av[-1]]  # type: ignore[index]
+        return [av[-1]]
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
-        return [av[2]]  # type: ignore[index]
+        return [av[2]]
     if op is _c.BRANCH:
-        return list(av[1])  # type: ignore[index]
+        return list(av[1])
     if op is getattr(_c, "ATOMIC_GROUP", None):
         return [av]
     if op is _c.GROUPREF_EXISTS:
-        return [b for b in av[1:] if b is not None]  # type: ignore[index]
+        return [b for b in av[1:] if b is not None]
     return []
 
 

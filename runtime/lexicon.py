@@ -19,7 +19,7 @@ import re
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
@@ -207,7 +207,7 @@ class Lexicon:
 
     # What a copy or a pickle carries: all but the per-tokenizer cache (weak references
     # do not pickle).  Named, not read from ``__dict__``: a compiled Lexicon has none.
-    _STATE = ("literals", "token_terminals", "live", "configured_texts",
+    _STATE: ClassVar[tuple[str, ...]] = ("literals", "token_terminals", "live", "configured_texts",
               "turn_boundary_tokens", "at_start", "followed_by", "framing")
 
     def __getstate__(self) -> dict[str, Any]:

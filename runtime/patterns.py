@@ -64,6 +64,8 @@ class PatternMatcher(Matcher):
         n = len(buf)
         k = max(pos, n - self.reach)
         stop = self.stop
+        if stop is None:
+            return n  # (never: a pattern has a first character)
         while k < n:
             m = stop(buf, k)
             if m is None:
