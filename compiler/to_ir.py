@@ -43,8 +43,8 @@ from .ir import (
 )
 from .lexers import reads_values, state_lexers
 from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_reasoning_ends
-from .render import RenderIR, build_render
 from .patterns import pattern_shape
+from .render import RenderIR, build_render
 from .whole_calls import by_spelling, call_programs
 
 
