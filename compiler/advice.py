@@ -153,14 +153,19 @@ def loss_warnings(fmt: FormatIR, loaded: LoadedSpec) -> list[Diagnostic]:
                                   f"no transition leaves {name}, so all text after it is "
                                   "taken for the call (a sentence after the call is lost): "
                                   "add the marker that ends it"))
+    captured = {t.name for v in fmt.variants for t in v.terminals
+                if t.pattern is not None and "name" in t.pattern.captures}
     named = ("TOOL_NAME" in states or SYNTAXES[fmt.arguments["syntax"]].names_call
              or body.starts_calls or fmt.tool_name_pattern is not None
              or any("(?P<name>" in (r.when or "") for state in states.values()
-                    for t in state.transitions for r in t.rules))  # a header names it
+                    for t in state.transitions for r in t.rules)  # a header names it
+             or any(t.terminal in captured for state in states.values()
+                    for t in state.transitions if "TOOL_NAME" in t.emit))  # a pattern's capture
     if starts and not named:
         out.append(Diagnostic(at("arguments", "syntax"), "$.arguments.syntax",
-                              f"calls start but have nowhere to take a name from: no "
-                              f"TOOL_NAME state, and syntax {fmt.arguments['syntax']!r} "
+                              "calls start but have nowhere to take a name from: no "
+                              "TOOL_NAME state nor pattern capture, and syntax "
+                              f"{fmt.arguments['syntax']!r} "
                               "does not name its call; add a TOOL_NAME state or a syntax "
                               "that reads the name (json_envelope with name_key)"))
     if starts and fmt.render.call is None:

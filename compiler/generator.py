@@ -20,6 +20,7 @@ from .ir import (
     CallStepIR,
     DropText,
     Emit,
+    EmitCapture,
     EmitText,
     EndFraming,
     EnterBody,
@@ -126,7 +127,10 @@ class ModuleGenerator:
         body_class = fmt.body_class
         lexers = [self._lexing(sid, lexing) for sid, lexing in enumerate(fmt.lexing)]
         parse_lexers = [self._lexing(sid, lexing) for sid, lexing in enumerate(fmt.parse_lexing)]
-        classes = ["ChatParserBase", "EventType", "Lexicon", "Reasoning", "Renderer",
+        patterns = self._patterns()
+        classes = ["ChatParserBase", "EventType",
+                   *(["PatternLexicon", "pattern_group"] if patterns else ["Lexicon"]),
+                   "Reasoning", "Renderer",
                    "SemanticEvent", "StreamingParserBase", fmt.syntax_class,
                    *([body_class] if body_class else []),
                    *{lexing.lexer for lexing in (*fmt.lexing, *fmt.parse_lexing)},
@@ -150,6 +154,7 @@ class ModuleGenerator:
             "programs": [self._program(p) for p in fmt.call_programs],
             "step_states": self._step_states(),
             "events_used": self._events_used(),
+            "patterns": patterns,
             "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
             "spec_dropped": [(STATE_IDS[n], n) for n in fmt.spec_dropped],
             "framing_states": [(s.id, s.name) for s in fmt.states
@@ -169,6 +174,12 @@ class ModuleGenerator:
             lexicon_of[variant.thinking] = names[variant.key]
         return out, lexicon_of
 
+    def _patterns(self) -> list[tuple[str, str, str, int]]:
+        """Pattern terminals: (name, regex, literal prefix, bound) each."""
+        terminals = {t.name: t for v in self.fmt.variants for t in v.terminals}
+        return [(t.name, t.pattern.source, t.pattern.prefix, t.pattern.bound)
+                for _, t in sorted(terminals.items()) if t.pattern is not None]
+
     def _lexicon(self, name: str, variant: VariantIR) -> dict[str, Any]:
         literals = {lit: t.name for t in variant.terminals if not t.at_start
                     for lit in t.spellings}
@@ -183,6 +194,8 @@ class ModuleGenerator:
                             if t.follower_names or t.follower_texts},
             "framing": {t.name: t.framing for t in variant.terminals if any(t.framing)},
             "token_terminals": {t.name: t.spellings[0] for t in variant.terminals if t.token_id},
+            "patterns": {t.name: (t.pattern.source, t.pattern.prefix, t.pattern.bound)
+                         for t in variant.terminals if t.pattern is not None},
             "live": [(sid, STATE_NAMES_BY_ID[sid], names) for sid, names in variant.live],
             "scanned": {sid: lits for sid, lits in variant.scanned},
         }
@@ -251,6 +264,10 @@ class ModuleGenerator:
         if action.event == "TEXT_CHUNK":
             return [f"if {text}:", "    " + line]
         return [line]
+
+    def visit_EmitCapture(self, action: EmitCapture) -> list[str]:
+        text = f"pattern_group(_PATTERN_{action.terminal}, value, {action.group!r})"
+        return [f"out.append(SemanticEvent(_{action.event}, {text}, self.tool_index))"]
 
     def visit_EnterBody(self, action: EnterBody) -> list[str]:
         return [f"self.body.enter(value, {action.in_arguments})"]
@@ -396,7 +413,8 @@ def format_entry(fmt: FormatIR) -> FormatEntry:
     terminals = {t.name: t for t in fmt.variants[0].terminals}  # thinking on: every terminal
 
     def first(names: tuple[str, ...]) -> str | None:
-        return terminals[names[0]].spellings[0] if names else None
+        # (A pattern terminal has no text: the first one with a spelling.)
+        return next((terminals[n].spellings[0] for n in names if terminals[n].spellings), None)
 
     return FormatEntry(
         name=fmt.name,
@@ -408,7 +426,8 @@ def format_entry(fmt: FormatIR) -> FormatEntry:
         has_tool_calls="TOOL_ARGS" in fmt.reachable,
         has_reasoning=fmt.reasoning is not None,
         token_markers=tuple(t.spellings[0] for t in terminals.values() if t.token_id),
-        text_markers=tuple(t.spellings[0] for t in terminals.values() if not t.token_id),
+        text_markers=tuple(t.spellings[0] for t in terminals.values()
+                           if not t.token_id and t.spellings),
         preserve_tokens=fmt.preserve_tokens,
         turn_boundary_tokens=fmt.turn_boundary_tokens,
         reasoning_start=first(fmt.reasoning.start) if fmt.reasoning else None,

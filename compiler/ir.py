@@ -12,6 +12,7 @@ from typing import Any
 from parsergen.index import ModelPattern
 from parsergen.runtime.events import STATE_NAMES
 
+from .patterns import PatternShape
 from .render import RenderIR
 
 STATE_IDS = {name: i for i, name in enumerate(STATE_NAMES)}
@@ -60,6 +61,16 @@ class Emit:
 
 
 @dataclass(frozen=True)
+class EmitCapture:
+    """Event ``event`` goes out with capture ``group`` of pattern terminal ``terminal``'s
+    text (``runtime/patterns.py``'s ``pattern_group``)."""
+
+    event: str
+    terminal: str
+    group: str
+
+
+@dataclass(frozen=True)
 class EnterBody:
     """TOOL_ARGS is entered: the tool body begins (``ToolBody.enter``); ``in_arguments``:
     the marker's text went out as argument text."""
@@ -73,7 +84,8 @@ class EnterValues:
     starts with the marker's text (``ValueGate.entered``: it may open the arguments)."""
 
 
-Action = LeaveBody | TakeHeader | EndFraming | GoTo | NextCall | Emit | EnterBody | EnterValues
+Action = (LeaveBody | TakeHeader | EndFraming | GoTo | NextCall | Emit | EmitCapture | EnterBody
+          | EnterValues)
 
 
 # -- what plain text does in a state ------------------------------------------------
@@ -127,6 +139,8 @@ class TerminalIR:
     follower_texts: tuple[str, ...] = ()
     # framing: the text right before and right after the marker that is part of it.
     framing: tuple[str, str] = ("", "")
+    # A marker spelled by a regex (``spellings`` is empty): what the matcher needs.
+    pattern: PatternShape | None = None
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,8 @@ def _copy(value: Any) -> Any:
 
 
 def _terminal(value: Any) -> dict[str, Any]:
-    """``{text: [spellings], token_id, thinking_only, at_start, followed_by, framing}``
+    """``{text: [spellings], token_id, thinking_only, at_start, followed_by, framing,
+    pattern}``
     for any declaration (``framing``: the texts before and after, "" for none)."""
     flags = value if isinstance(value, dict) else {}
     framing = flags.get("framing", {})
@@ -139,6 +140,9 @@ def _terminal(value: Any) -> dict[str, Any]:
         "at_start": bool(flags.get("at_start", False)),
         "followed_by": [f if isinstance(f, str) else {"text": f["text"]}
                         for f in flags.get("followed_by", ())],
+        # A marker spelled by a regex (no spellings): its source and declared bound.
+        "pattern": ({"source": flags["pattern"], "max_length": flags.get("max_length")}
+                    if "pattern" in flags else None),
     }
 
 

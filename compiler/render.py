@@ -37,6 +37,9 @@ def template_errors(key: str, template: str, terminals: dict[str, Any]) -> list[
                 errors.append(f"unknown field ${{{name}}} here (fields: {allowed})")
         elif name not in terminals:
             errors.append(f"unknown terminal ${{{name}}}")
+        elif isinstance(terminals[name], dict) and "pattern" in terminals[name]:
+            errors.append(f"${{{name}}} is a pattern terminal: it has no text to write; "
+                          "write the text it matches instead")
     return errors
 
 

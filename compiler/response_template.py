@@ -19,11 +19,13 @@ and the reason (``TemplateError``), never half-compiled.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Diagnostic, Path, Position, SpecError, json_path
+from .patterns import pattern_shape
 from .regex_shapes import Piece, Unsupported, literals, shapes
 
 REASONING_FIELDS = ("thinking", "reasoning_content", "reasoning")
@@ -31,6 +33,8 @@ TEMPLATE_KEYS = {"version", "defaults", "fields", "start_anchor", "start_anchor_
 FIELD_KEYS = {"open", "open_pattern", "close", "close_pattern", "content", "content_args",
               "repeats", "join", "optional", "transform", "transform_each"}
 OUT_SINK = "TOOL_BETWEEN"  # outside every region when no field is implicit: dropped
+# The longest text a call's open pattern is tried on where its own match is unbounded.
+OPEN_BOUND = 256
 
 
 class TemplateDiagnostic(Diagnostic):
@@ -57,6 +61,8 @@ class _Spec:
     display: str
     positions: dict[Path, Position]
     terminals: dict[str, str] = field(default_factory=dict)  # literal -> terminal name
+    # pattern terminals: name -> {pattern, max_length} (an open pattern markers cannot say)
+    patterns: dict[str, dict[str, Any]] = field(default_factory=dict)
     transitions: dict[str, dict[str, Any]] = field(default_factory=dict)
     where: dict[Path, Path] = field(default_factory=dict)  # spec path -> template path
 
@@ -71,8 +77,20 @@ class _Spec:
             self.where[("terminals", name)] = source
         return name
 
-    def go(self, state: str, text: str, hint: str, to: str, emit: list[str], source: Path) -> None:
-        name = self.terminal(text, hint, source)
+    def pattern(self, value: dict[str, Any], hint: str, source: Path) -> str:
+        """A pattern terminal's name (a new one per pattern)."""
+        name = next((n for n, v in self.patterns.items() if v == value), None)
+        if name is None:
+            name, n = hint, 2
+            while name in self.terminals.values() or name in self.patterns:
+                name, n = f"{hint}_{n}", n + 1
+            self.patterns[name] = value
+            self.where[("terminals", name)] = source
+        return name
+
+    def go(self, state: str, text: str, hint: str, to: str, emit: list[str], source: Path,
+           name: str | None = None) -> None:
+        name = name or self.terminal(text, hint, source)
         row = self.transitions.setdefault(state, {})
         if name in row:  # the first region to claim a marker in a state keeps it
             return
@@ -452,9 +470,48 @@ class _Builder:
         elif not raw.get("repeats", False):
             raise _Refused((*path, "repeats"), "a tool_calls field that does not repeat keeps "
                            "one call, not a list: set repeats: true")
-        opened, where = _anchor(raw, "open", path) or ([], path)
         listing = body == "json_array"
         start = [] if listing else ["TOOL_CALL_START"]
+        saved = copy.deepcopy((self.spec.terminals, self.spec.transitions, self.spec.where))
+        try:
+            opened, where = _anchor(raw, "open", path) or ([], path)
+            self.call_opens(opened, where, arguments, listing, named, start)
+        except _Refused as exc:
+            if not named or not isinstance(raw.get("open_pattern"), str):
+                raise
+            # Not literals around the name: the whole open pattern is one pattern
+            # terminal whose capture names the call, if a stream can decide it.
+            self.spec.terminals, self.spec.transitions, self.spec.where = saved
+            opened, where = [], (*path, "open_pattern")
+            self.pattern_open(raw["open_pattern"], where, exc, start)
+        self.call_close(raw, path, arguments, opened, listing, named)
+
+    def pattern_open(self, source: str, where: Path, refused: _Refused,
+                     start: list[str]) -> None:
+        """A call's open pattern as one pattern terminal into TOOL_ARGS (its ``name``
+        capture is TOOL_NAME); a pattern with no bound of its own is tried on at most
+        ``OPEN_BOUND`` characters."""
+        value: dict[str, Any] = {"pattern": source}
+        try:
+            try:
+                shape = pattern_shape(source, None)
+            except ValueError as exc:
+                if "unbounded" not in str(exc):
+                    raise
+                value["max_length"] = OPEN_BOUND
+                shape = pattern_shape(source, OPEN_BOUND)
+            if "name" not in shape.captures:
+                raise ValueError("it has no capture (?P<name>...), which the transform "
+                                 "names the call by")
+        except ValueError as exc:
+            raise _Refused(where, f"{refused.message}; nor is it a pattern terminal: {exc}") \
+                from None
+        name = self.spec.pattern(value, "TOOL_START", where)
+        self.spec.go(self.out, "", "", "TOOL_ARGS", [*start, "TOOL_NAME"], where, name)
+
+    def call_opens(self, opened: list[list[Piece]], where: Path, arguments: dict[str, Any],
+                   listing: bool, named: bool, start: list[str]) -> None:
+        """A call's open anchor as markers: literals, the name's text, literals."""
         name_sources: set[str] = set()
         for alt in opened:
             alt = _bare(alt)
@@ -505,6 +562,10 @@ class _Builder:
             raise _Refused(where, "the open pattern's alternatives capture the name differently")
         if name_sources:
             self.extra["tool_name"] = {"pattern": name_sources.pop()}
+
+    def call_close(self, raw: dict[str, Any], path: Path, arguments: dict[str, Any],
+                   opened: list[list[Piece]], listing: bool, named: bool) -> None:
+        """A call's close anchor as markers, then render's call."""
         closed = _anchor(raw, "close", path)
         if closed is None:
             self.call_render(arguments, opened, [], listing, named)
@@ -531,8 +592,11 @@ class _Builder:
 
     def call_render(self, arguments: dict[str, Any], opened: list[list[Piece]],
                     closed: list[list[Piece]], listing: bool, named: bool) -> None:
-        """render's call (and the list around calls): the anchors around the arguments."""
+        """render's call (and the list around calls): the anchors around the arguments
+        (none where the open anchor is a pattern terminal: no text to write)."""
         syntax = arguments["syntax"]
+        if not opened:
+            return
         opening, closing = self.written(opened), self.written(closed)
         if syntax == "json_envelope":
             call = '{"%s": ${name_json}, "%s": ${arguments}}' % (
@@ -571,7 +635,8 @@ class _Builder:
             "name": name,
             "description": f"Hugging Face response_template ({self.spec.display})",
             "initial_state": self.initial,
-            "terminals": {n: text for text, n in self.spec.terminals.items()},
+            "terminals": {**{n: text for text, n in self.spec.terminals.items()},
+                          **self.spec.patterns},
             "transitions": self.spec.transitions,
         }
         if self.reasoning is not None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from parsergen.routing import compiled
 
+from .diagnostics import Diagnostic, Position, SpecError
 from .generator import _printable, code_templates
 from .ir import (
     STATE_IDS,
@@ -106,8 +107,19 @@ class RustGenerator:
         self.env = code_templates(rs=rs, rs_list=rs_list)
 
     def module(self, fmt: FormatIR) -> str:
-        """The Rust module of ``fmt`` (a format with reasoning)."""
+        """The Rust module of ``fmt`` (a format with reasoning); SpecError for a pattern
+        terminal, which the Rust engine's literal matchers cannot find (in REASONING its
+        match would be text that hides an end marker)."""
         assert fmt.reasoning is not None
+        patterns = sorted({t.name: t for v in fmt.variants for t in v.terminals
+                           if t.pattern is not None}.values(), key=lambda t: t.line)
+        if patterns:
+            raise SpecError([Diagnostic(Position(fmt.source, t.line, 1),
+                                        f"$.terminals.{t.name}.pattern",
+                                        "the Rust backend (build --target rust) matches "
+                                        "literals only: a format with reasoning and a pattern "
+                                        "terminal has no Rust module")
+                             for t in patterns])
         return self.env.get_template("reasoning.rs.jinja").render(**self._context(fmt))
 
     def index(self, formats: list[FormatIR]) -> str:

@@ -68,6 +68,8 @@ def fields(root: dict[str, Any]) -> list[tuple[str, dict[str, Any], bool]]:
         for form in _forms(schema, root):
             required = set(form.get("required", ()))
             for key, prop in form.get("properties", {}).items():
+                if any(path == f"{prefix}{key}" for path, _, _ in out):
+                    continue  # (a field two forms share, listed once: thinking_only)
                 out.append((f"{prefix}{key}", _resolve(prop, root), key in required))
                 if prefix or key not in LINKED:
                     members(f"{prefix}{key}.", prop)

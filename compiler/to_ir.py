@@ -19,6 +19,7 @@ from .ir import (
     Action,
     DropText,
     Emit,
+    EmitCapture,
     EmitText,
     EndFraming,
     EnterBody,
@@ -42,6 +43,7 @@ from .ir import (
 )
 from .lexers import reads_values, state_lexers
 from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_reasoning_ends
+from .patterns import pattern_shape
 from .render import RenderIR, build_render
 from .whole_calls import by_spelling, call_programs
 
@@ -61,9 +63,12 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
             follower_texts=tuple(f["text"] for f in value["followed_by"]
                                  if not isinstance(f, str)),
             framing=(value["framing"]["before"], value["framing"]["after"]),
+            pattern=(pattern_shape(value["pattern"]["source"], value["pattern"]["max_length"])
+                     if value["pattern"] else None),
         )
         for name, value in sorted(spec["terminals"].items())
     )
+    patterns = frozenset(t.name for t in terminals if t.pattern is not None)
     body = BODIES[spec["tool_body"]]
     syntax = SYNTAXES[spec["arguments"]["syntax"]](spec["arguments"])
     # (Whether TOOL_ARGS text goes through the value scanner: the entering transitions
@@ -106,7 +111,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
             transitions.append(TransitionIR(
                 source=name, terminal=term, target=value["to"], emit=emit, line=where,
                 actions=(*_leaving(name, [value["to"]], "TEXT_CHUNK" in emit, body, framing),
-                         *_entering(name, value["to"], emit, body, values, None))))
+                         *_entering(name, value["to"], emit, body, values,
+                                    term if term in patterns else None))))
         event = spec["content_events"].get(name)
         states.append(
             StateIR(
@@ -141,8 +147,10 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
     lines["tool_body"] = line("tool_body") or line("arguments", "syntax")
     states_ir = tuple(states)
     reasoning = _reasoning(spec, states, variants, line("reasoning"))
-    programs = call_programs(states_ir, body, syntax, render, terminals, line("tool_body"),
-                             values)
+    # (A run of whole calls is read with literal markers: where a pattern may be a
+    # marker, every state is lexed as while streaming.)
+    programs = () if patterns else call_programs(states_ir, body, syntax, render, terminals,
+                                                 line("tool_body"), values)
     lexing, parse_lexing = state_lexers(states_ir, reachable, variants, reasoning, body,
                                         values, programs)
     return FormatIR(
@@ -211,7 +219,8 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
               values: bool, name_group: str | None) -> tuple[Action, ...]:
     """Move to ``target`` and emit ``emit``; ``values``: TOOL_ARGS text goes through the
     value scanner, which starts with the marker's text; ``name_group``: TOOL_NAME comes
-    from the header rule's match."""
+    from the header rule's match ("name") or from pattern terminal ``name_group``'s
+    capture."""
     out: list[Action] = []
     if target != source:
         out.append(GoTo(target))
@@ -220,8 +229,10 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
             out.append(NextCall())
         if event == "TEXT_CHUNK":
             out.append(Emit(event, "header" if source == "MESSAGE_HEADER" else "value"))
-        elif event == "TOOL_NAME" and name_group is not None:
+        elif event == "TOOL_NAME" and name_group == "name":
             out.append(Emit(event, name_group))
+        elif event == "TOOL_NAME" and name_group is not None:
+            out.append(EmitCapture(event, name_group, "name"))
         else:
             out.append(Emit(event, "value"))
     if target == "TOOL_ARGS" and _acts(body, "enter"):

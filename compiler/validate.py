@@ -79,6 +79,7 @@ class SpecValidator:
                            "transition uses it")
         self._check_thinking(terminals)
         self._check_followers(terminals)
+        self._check_patterns(terminals, transitions)
         self._check_reachable(transitions)
         self._check_tool_name()
         self._check_cut_header()
@@ -90,6 +91,9 @@ class SpecValidator:
             for i, term in enumerate(names if isinstance(names, list) else []):
                 if isinstance(term, str) and term not in terminals:
                     self.error(("reasoning", key, i), f"unknown terminal {term!r}")
+                elif isinstance(term, str) and "pattern" in as_mapping(terminals[term]):
+                    self.error(("reasoning", key, i), f"{term!r} is a pattern terminal: "
+                               "reasoning markers are literals (render writes them)")
         if "REASONING" in reachable_states(spec) and not reasoning:
             self.error(("transitions",), "the spec reaches REASONING: declare reasoning.start "
                        "and reasoning.end (its markers)")
@@ -227,6 +231,42 @@ class SpecValidator:
                     self.error(("terminals", term, "followed_by", i),
                                f"unknown terminal {other!r} (a text follower is {{text: ...}})")
 
+    def _check_patterns(self, terminals: dict[str, Any],
+                        transitions: dict[str, dict[str, Any]]) -> None:
+        """A pattern terminal's regex can be matched while streaming, and its captures
+        go where a transition hands them on."""
+        from .patterns import pattern_shape
+
+        for term, value in terminals.items():
+            source = as_mapping(value).get("pattern")
+            if not isinstance(source, str):
+                continue  # (not a pattern, or the schema reported it)
+            bound = as_mapping(value).get("max_length")
+            try:
+                shape = pattern_shape(source, bound if isinstance(bound, int) else None)
+            except ValueError as exc:
+                self.error(("terminals", term, "pattern"), f"pattern {source!r}: {exc}")
+                continue
+            named = "name" in shape.captures
+            for state, table in transitions.items():
+                rule = table.get(term)
+                if not isinstance(rule, (dict, str)):
+                    continue  # (header rules read the header, not the marker)
+                emits = isinstance(rule, dict) and "TOOL_NAME" in as_list(rule.get("emit"))
+                if emits and not named:
+                    self.error(("transitions", state, term, "emit"),
+                               f"TOOL_NAME from pattern terminal {term!r} needs a capture "
+                               "(?P<name>...) in its pattern")
+                elif named and not emits:
+                    self.error(("transitions", state, term),
+                               f"pattern terminal {term!r} captures a name, but this "
+                               "transition does not emit TOOL_NAME: the name would be lost")
+        for term, value in terminals.items():
+            for i, other in enumerate(as_list(as_mapping(value).get("followed_by"))):
+                if isinstance(other, str) and "pattern" in as_mapping(terminals.get(other)):
+                    self.error(("terminals", term, "followed_by", i),
+                               f"{other!r} is a pattern terminal: a follower is a literal")
+
     def _check_thinking(self, terminals: dict[str, Any]) -> None:
         toggles = isinstance(self.spec.get("initial_state"), dict)
         for key in ("thinking_default", "thinking_switch"):
@@ -247,6 +287,11 @@ class SpecValidator:
             if state not in reached:
                 self.error(("content_events", state), f"state {state} is unreachable from the "
                            "initial state")
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else an empty one (for specs that may be broken)."""
+    return value if isinstance(value, list) else []
 
 
 def _is_text(s: str) -> bool:

@@ -48,6 +48,7 @@ from .messages import (
 )
 from .render import Renderer
 from .lexicon import Lexicon
+from .patterns import PatternLexicon, pattern_group
 from .prompt import Reasoning, ReasoningEndAt
 from .driver import StreamingParserBase
 from .lexing import (
@@ -88,7 +89,8 @@ from .structural import structural_tag as build_structural_tag
 # 16: StreamingParser.CALL_OPENERS (a call opener inside a value is decided by what
 #     follows it, runtime/value_gate.py).
 # 17: ASSEMBLY holds strip_text (reasoning and content stripped at both ends).
-RUNTIME_VERSION = 17
+# 18: PatternLexicon and pattern_group (pattern terminals, runtime/patterns.py).
+RUNTIME_VERSION = 18
 
 
 def require_runtime(version: int) -> None:
@@ -133,6 +135,7 @@ __all__ = [
     "JsonBody",
     "JsonObjectBody",
     "Lexicon",
+    "PatternLexicon",
     "ParsedMessage",
     "PythonLinesBody",
     "PythonListBody",
@@ -148,6 +151,7 @@ __all__ = [
     "build_structural_tag",
     "merge_chunks",
     "merge_deltas",
+    "pattern_group",
     "require_runtime",
     "without_cut_calls",
 ]

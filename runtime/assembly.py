@@ -24,7 +24,8 @@ from .arguments.scanning import ENTITY_DECODERS
 from .call_ids import CallIds
 from .call_names import CallNames
 from .calls import STREAM_CALLS, ToolCalls
-from .events import REASONING, TOOL_ARGS, TOOL_STATES, CallRun, EventType, RawText
+from .events import (REASONING, TOOL_ARGS, TOOL_STATES, CallRun, EventType, RawText,
+                     SemanticEvent)
 from .messages import (
     CutCall,
     DeltaMessage,
@@ -275,7 +276,13 @@ class ChatParser:
         no_tools = self._no_tools
         calls = self._calls
         raw: RawText | None = None
-        for item in items:
+        # Only the last call end of the finishing push can be at the completion's end: an
+        # earlier one ended its call with more text after it, as when it came sooner.
+        last_end = -1
+        if finished:
+            last_end = max((i for i, it in enumerate(items)
+                            if type(it) is SemanticEvent and it.type is _CALL_END), default=-1)
+        for at, item in enumerate(items):
             if type(item) is CallRun:
                 self._whole_calls(item, content, deltas)
                 continue
@@ -315,7 +322,7 @@ class ChatParser:
             elif kind is _ARGS:
                 calls.args(item.tool_index, item.value, deltas, content)
             elif kind is _CALL_END:
-                calls.end(item.tool_index, deltas, content, finished)
+                calls.end(item.tool_index, deltas, content, at == last_end)
         state = self.events.state_id
         calls.settle(state, content)
         if state == TOOL_ARGS:  # the name is complete

@@ -19,7 +19,7 @@ import re
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
@@ -207,7 +207,7 @@ class Lexicon:
 
     # What a copy or a pickle carries: all but the per-tokenizer cache (weak references
     # do not pickle).  Named, not read from ``__dict__``: a compiled Lexicon has none.
-    _STATE = ("literals", "token_terminals", "live", "configured_texts",
+    _STATE: ClassVar[tuple[str, ...]] = ("literals", "token_terminals", "live", "configured_texts",
               "turn_boundary_tokens", "at_start", "followed_by", "framing")
 
     def __getstate__(self) -> dict[str, Any]:
@@ -312,8 +312,13 @@ class Lexicon:
             if not strict:
                 live.update((text, DROP) for text in drop_texts)
             live_by_state[state] = live
-        built = build_matchers(live_by_state, [*self.literals, *drop_texts], sizes)
+        built = self.build(live_by_state, [*self.literals, *drop_texts], sizes)
         return tuple(built[state] for state in range(7))
+
+    def build(self, live_by_state: Mapping[int, Mapping[str, str]], universe: Iterable[str],
+              sizes: Mapping[int, Mapping[str, int]]) -> dict[int, Matcher]:
+        """The per-state matchers (``PatternLexicon`` adds its patterns)."""
+        return build_matchers(live_by_state, universe, sizes)
 
 
 __all__ = ["Lexicon", "Matcher", "build_matchers", "can_hide", "relevant_closure"]

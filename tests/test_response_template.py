@@ -18,8 +18,8 @@ import pytest
 
 import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
-from support.hf_templates import (HF_TESTS, PROMPTED, REFUSED, TEMPLATES, TOOLS,
-                                  TRL_nemotron_3, before_cut, smollm, written)
+from support.hf_templates import (HF_TESTS, NESTED, PROMPTED, QUOTED, REFUSED, SECOND, TEMPLATES,
+                                  TOOLS, TRL_nemotron_3, before_cut, smollm, written)
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
 REASONING_FIELDS = ("thinking", "reasoning_content")
@@ -296,3 +296,96 @@ def test_render_is_read_back_by_both(case: str, name: str, prefix: str, text: st
     assert as_hf(module.parse(rendered, tools=TOOLS), template) == as_hf(message, template)
     if name != "trl_glm4moe" or not message.tool_calls:
         assert hf_parse(template, "", rendered, TOOLS) == as_hf(message, template)
+
+
+# An open pattern that is not literals around the name (a call id of digits after it):
+# written here on Kimi K2's call format, functions.NAME:N between its call markers
+# (grammars/kimi_k2.yaml; huggingface.co/moonshotai/Kimi-K2-Instruct's chat template).
+# It compiles to one pattern terminal whose capture 'name' names the call.
+KIMI_LIKE = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_assistant|>assistant<|im_middle|>",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"<\|tool_call_begin\|>functions\.(?P<name>[\w.-]+):\d+"
+                            r"<\|tool_call_argument_begin\|>",
+            "close_pattern": r"<\|tool_call_end\|>\s*",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|im_end\|>\s*", "content": "text"},
+    },
+}
+
+
+def _kimi_call(name: str, index: int, args: dict[str, Any]) -> str:
+    return (f"<|tool_call_begin|>functions.{name}:{index}<|tool_call_argument_begin|>"
+            f"{json.dumps(args)}<|tool_call_end|>")
+
+
+KIMI_TEXTS = {
+    "content only": "Hello.<|im_end|>",
+    "nested arguments": "Let me look." + _kimi_call("get_weather", 0, NESTED) + "<|im_end|>",
+    "two calls": _kimi_call("get_weather", 0, NESTED) + _kimi_call("get_time", 1, SECOND)
+    + "<|im_end|>",
+    "quotes in strings": _kimi_call("get_weather", 0, QUOTED) + "<|im_end|>",
+    "no call id": "a <|tool_call_begin|>functions.f:x<|tool_call_argument_begin|>{}"
+    "<|tool_call_end|> b<|im_end|>",
+}
+
+
+@pytest.mark.parametrize("case", list(KIMI_TEXTS))
+def test_an_open_pattern_markers_cannot_say_is_a_pattern_terminal(case: str) -> None:
+    module = parsergen.load(KIMI_LIKE)
+    assert module.SPEC["terminals"]["TOOL_START"] == {
+        "pattern": KIMI_LIKE["fields"]["tool_calls"]["open_pattern"], "max_length": 256}
+    text = KIMI_TEXTS[case]
+    for tools in (TOOLS, None):
+        ours = module.parse(text, tools=tools)
+        assert ours.cut_calls == () and ours.warnings == ()
+        assert as_hf(ours, KIMI_LIKE) == hf_parse(KIMI_LIKE, "", text, tools)
+    whole = module.parse(text, tools=TOOLS)
+    for size in (1, 2, 7):
+        streamed, cut = _streamed(module, text, "", size)
+        assert as_hf(streamed, KIMI_LIKE) == as_hf(whole, KIMI_LIKE) and cut == (), size
+
+
+def test_a_call_cut_in_a_pattern_opened_template_keeps_the_message() -> None:
+    """The departure "a cut call" (goldens/DIFFERENCES.md), as for every template."""
+    module = parsergen.load(KIMI_LIKE)
+    text = "Let me look." + _kimi_call("get_weather", 0, NESTED)[:-30]
+    ours = module.parse(text, tools=TOOLS)
+    assert ours.tool_calls == () and len(ours.cut_calls) == 1
+    assert as_hf(ours, KIMI_LIKE) == hf_parse(KIMI_LIKE, "", "Let me look.", TOOLS)
+    assert _streamed(module, text, "", 1)[1] == ours.cut_calls
+
+
+def test_an_open_pattern_a_stream_cannot_decide_is_still_refused() -> None:
+    fields = {**KIMI_LIKE["fields"], "tool_calls": {
+        **KIMI_LIKE["fields"]["tool_calls"],
+        "open_pattern": r"<\|tool_call_begin\|>functions\.(?P<name>[\w.-]+)(?=:)"}}
+    with pytest.raises(parsergen.SpecError) as err:
+        parsergen.load({**KIMI_LIKE, "fields": fields})
+    assert "response_template: $.fields.tool_calls.open_pattern: " in str(err.value)
+    assert "nor is it a pattern terminal: lookarounds" in str(err.value)
+
+
+def test_an_opener_past_its_bound_is_content() -> None:
+    """The departure "a long call opener" (goldens/DIFFERENCES.md): a stream holds back
+    at most 256 characters of an unbounded open pattern; transformers has no bound."""
+    text = _kimi_call("f" * 250, 0, {}) + "<|im_end|>"
+    ours = parsergen.load(KIMI_LIKE).parse(text)
+    assert ours.tool_calls == () and ours.content == text[: -len("<|im_end|>")]
+    assert [c["function"]["name"] for c in hf_parse(KIMI_LIKE, "", text, None)["tool_calls"]] \
+        == ["f" * 250]
+
+
+def test_a_pattern_opened_call_needs_its_name_captured() -> None:
+    fields = {**KIMI_LIKE["fields"], "tool_calls": {
+        **KIMI_LIKE["fields"]["tool_calls"],
+        "open_pattern": r"<\|tool_call_begin\|>functions\.\w{1,9}:\d<\|tool_call_argument_begin\|>"}}
+    with pytest.raises(parsergen.SpecError) as err:
+        parsergen.load({**KIMI_LIKE, "fields": fields})
+    assert "response_template: $.fields.tool_calls.open_pattern: " in str(err.value)
+    assert "nor is it a pattern terminal: it has no capture (?P<name>...)" in str(err.value)
