@@ -24,7 +24,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(17)
+require_runtime(18)
 
 FORMAT = "qwen3_reasoning"
 

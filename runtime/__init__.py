@@ -88,7 +88,9 @@ from .structural import structural_tag as build_structural_tag
 # 16: StreamingParser.CALL_OPENERS (a call opener inside a value is decided by what
 #     follows it, runtime/value_gate.py).
 # 17: ASSEMBLY holds strip_text (reasoning and content stripped at both ends).
-RUNTIME_VERSION = 17
+# 18: ChatParser.NAME_LEAD, NAME_TAIL and ARGUMENTS_END_CALL (a cut name that is words is prose;
+#     text after the arguments of a call they end is content).
+RUNTIME_VERSION = 18
 
 
 def require_runtime(version: int) -> None:
