@@ -6,8 +6,7 @@ read by ``call_names``), feeds the arguments to the syntax's reader, ends or cut
 and gives them ids (``call_ids``).  Model text the driver consumed (``RawText``) is
 placed here too: it belongs to the open call, whose text is content again if the call
 turns out no call, or is markup read between calls (a tool section's opener, a message
-header) that a cut call's text starts with.  Content and its whitespace rules stay with
-the assembly (``text_rules.ContentText``).
+header) that a cut call's text starts with.
 """
 
 from __future__ import annotations
@@ -347,16 +346,17 @@ class ToolCalls:
             self.open = None
 
     def _cut(self, call: Call) -> bool:
-        """Whether the completion ended inside ``call`` (not merely before its end marker,
-        after arguments that close themselves)."""
+        """Whether the completion ended inside ``call``, not after arguments that closed."""
+        reader = call.reader
+        if not call.sent and reader is not None and reader.complete() and reader.name is None:
+            return False  # its object broke before a name (`` tags.``): no call (_judge)
         cut = self.events.cut_off
         if cut is not None:
             return cut
-        if not call.sent and call.reader is None and self.events.state_id != TOOL_ARGS:
+        if not call.sent and reader is None and self.events.state_id != TOOL_ARGS:
             return True  # still inside the name
         if not self.syntax.closes_itself:
             return True  # no end marker, and nothing else says the arguments ended
-        reader = call.reader
         return reader is not None and not reader.complete()
 
     def _cut_off(self, call: Call, content: list[str]) -> None:

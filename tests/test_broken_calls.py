@@ -363,3 +363,34 @@ def test_a_name_cut_inside_what_the_render_writes_after_it_is_a_cut_call(
     parsed = module.parse(head, thinking=False)
     assert (parsed.content, parsed.tool_calls) == ("Checking.", ())
     assert parsed.cut_calls[0].endswith("get_weather" + cut_at)
+
+
+def _envelope(fmt: str) -> bool:
+    """Whether the format's call is one JSON object naming itself, written right after
+    the call's marker (after whitespace)."""
+    module = parsergen.load(fmt)
+    syntax, parts = module.StreamingParser.SYNTAX, module.RENDERER.call
+    return (syntax is not None and syntax.names_call and parts is not None and len(parts) > 1
+            and parts[0][0] == "marker" and parts[1][0] == "text"
+            and parts[1][1].lstrip().startswith("{"))
+
+
+ENVELOPES = [f for f in sorted(parsergen.formats()) if _envelope(f)]
+
+
+def test_envelope_formats() -> None:
+    assert {"hermes", "granite_20b_fc", "qwen3_json"} <= set(ENVELOPES)
+
+
+@pytest.mark.parametrize("fmt", ENVELOPES)
+def test_words_where_a_calls_object_belongs_are_no_call(fmt: str) -> None:
+    """Where the call is one JSON object naming itself (hermes, granite_20b_fc), words
+    after the marker cannot start it: no call and no cut call, whatever the body (a
+    json_object body said the completion cut it), the words content with the reason."""
+    module = parsergen.load(fmt)
+    text = PROSE.format(module.RENDERER.call[0][1])
+    parsed = module.parse(text, thinking=False, ids="sequential")
+    assert (parsed.tool_calls, parsed.cut_calls) == ((), ())
+    assert parsed.content is not None and parsed.content.endswith(" tags.")
+    assert any("is not a JSON object: it begins with 't'" in w for w in parsed.warnings)
+    assert _streamed(module, [(ch, []) for ch in text]) == parsed
