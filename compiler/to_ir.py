@@ -164,7 +164,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         call_trailers=_call_trailers(render, terminals, tuple(c[0] for c in closers)),
         name_lead=_name_lead(render),
         name_tail=_name_tail(render),
-        arguments_end_call=bool(render.call) and render.call[-1] == ("field", "arguments"),
+        arguments_end_call=(render.call or ((),))[-1] == ("field", "arguments"),
         call_programs=programs,
         lexing=lexing,
         parse_lexing=parse_lexing,
