@@ -112,12 +112,12 @@ class CallNames:
             if lead.startswith(head):
                 return True
             rest = head[len(lead):] if head.startswith(lead) else head
-            for i in range(1, len(rest) + 1):  # (the name, then a start of the render's tail)
-                after = rest[i:].lstrip()
-                if not _WORDS(rest[:i]) and (tail.startswith(after)
-                                             or tail and after.startswith(tail)):
+            size = len(rest)  # (a few places to try, each in linear time: never quadratic)
+            for k in range(max(1, size - len(tail)), size + 1):  # a name, a start of the tail
+                if tail.startswith(rest[k:]) and _name_like(rest[:k]):
                     return True
-            return False
+            k = rest.find(tail, 1) if tail else -1  # a name, the tail and more (K3's index)
+            return k > 0 and _name_like(rest[:k])
         return any(
             name.startswith(head) or head.startswith(name) and not _WORD(head, len(name))
             for name in valid)
@@ -149,6 +149,13 @@ class CallNames:
         if tool is None or not name[len(tool):].strip():
             return None
         return tool, opening + name[len(tool):].strip()
+
+
+def _name_like(text: str) -> bool:
+    """Whether ``text`` (less trailing whitespace) may be a name: no name holds
+    whitespace or ends a sentence."""
+    name = text.rstrip()
+    return bool(name) and not _WORDS(name)
 
 
 def not_a_call(reader: Any) -> str:
