@@ -157,9 +157,12 @@ class ModuleGenerator:
             "patterns": patterns,
             "header_rules": sorted(self._rules.get("names", {}).items(), key=lambda kv: kv[1]),
             "spec_dropped": [(STATE_IDS[n], n) for n in fmt.spec_dropped],
+            # (and TOOL_ARGS where only a call's arguments end it: the text after them is
+            # content, but a marker's start at the very end is that marker, cut)
             "framing_states": [(s.id, s.name) for s in fmt.states
-                               if s.name in fmt.reachable and isinstance(s.text_action,
-                                                                          FramingText)],
+                               if s.name in fmt.reachable and (
+                                   isinstance(s.text_action, FramingText)
+                                   or s.name == "TOOL_ARGS" and fmt.arguments_end_call)],
         }
 
     def _lexicons(self) -> tuple[list[dict[str, Any]], dict[bool, str]]:

@@ -294,6 +294,14 @@ class FormatIR:
     # (Step-3's <｜tool_call_end｜> after </steptml:invoke>): read with no call open,
     # they close the call before, never lead into the next (runtime: ToolCalls.settle).
     call_trailers: tuple[str, ...]
+    # The text the render writes between a call's marker and its name (Kimi's
+    # "functions."): a name cut inside it may still have been a call (CallNames.may_start).
+    name_lead: str
+    # The text, or the marker's spelling, the render writes right after a name.
+    name_tail: str
+    # The render writes nothing after a call's arguments (Mistral's NAME[ARGS]{...}): the
+    # call has no end marker, so text after its arguments closed is content.
+    arguments_end_call: bool
     # Where a parse may read runs of whole calls at once: per state calls start in at a
     # marker, what one call is (runtime/runs.py).
     call_programs: tuple[CallProgramIR, ...]

@@ -170,6 +170,9 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         call_closers=closers,
         call_openers=openers,
         call_trailers=_call_trailers(render, terminals, tuple(c[0] for c in closers)),
+        name_lead=_name_lead(render),
+        name_tail=_name_tail(render),
+        arguments_end_call=(render.call or ((),))[-1] == ("field", "arguments"),
         call_programs=programs,
         lexing=lexing,
         parse_lexing=parse_lexing,
@@ -240,6 +243,36 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
     if target == "TOOL_ARGS" and source != "TOOL_ARGS" and values:
         out.append(EnterValues())
     return tuple(out)
+
+
+def _name_lead(render: RenderIR) -> str:
+    """The literal text the render's call template writes right before the name (after
+    the call's markers), stripped: part of the name's text as the model writes it."""
+    parts = list(render.call or ())
+    if ("field", "name") not in parts:
+        return ""
+    lead: list[str] = []
+    for kind, text in reversed(parts[: parts.index(("field", "name"))]):
+        if kind != "text":
+            break
+        lead.insert(0, text)
+    return "".join(lead).strip()  # (a name's text is judged stripped)
+
+
+def _name_tail(render: RenderIR) -> str:
+    """The literal text the render's call template writes right after the name, up to
+    the next field or with the first marker's spelling (what may follow a name)."""
+    parts = list(render.call or ())
+    if ("field", "name") not in parts:
+        return ""
+    tail: list[str] = []
+    for kind, text in parts[parts.index(("field", "name")) + 1:]:
+        if kind == "field":
+            break
+        tail.append(text)
+        if kind == "marker":
+            break
+    return "".join(tail)
 
 
 def _call_trailers(render: RenderIR, terminals: tuple[TerminalIR, ...],

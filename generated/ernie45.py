@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "ernie45"
 

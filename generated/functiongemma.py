@@ -25,7 +25,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "functiongemma"
 
@@ -158,8 +158,8 @@ class StreamingParser(StreamingParserBase):
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
     FRAMING_PUNCTUATION = ""
-    # States with no event of their own: a marker they know, cut by the end of the
-    # completion, is framing there (see finish).
+    # States with no event of their own (and TOOL_ARGS where only a call's arguments end
+    # it): a marker they know, cut by the end of the completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3})  # TOOL_PREAMBLE
 
     # How each state's text is lexed, by state id (chosen by the compiler).
@@ -263,6 +263,8 @@ class ChatParser(ChatParserBase):
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }
+    # ... and right after the name (render.call, line 37).
+    NAME_TAIL = "{"
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "glm47_moe"
 
@@ -445,6 +445,8 @@ class ChatParser(ChatParserBase):
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }
+    # ... and right after the name (render.call, line 71).
+    NAME_TAIL = "\n"
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

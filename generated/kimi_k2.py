@@ -29,7 +29,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "kimi_k2"
 
@@ -299,8 +299,8 @@ class StreamingParser(StreamingParserBase):
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
     FRAMING_PUNCTUATION = ""
-    # States with no event of their own: a marker they know, cut by the end of the
-    # completion, is framing there (see finish).
+    # States with no event of their own (and TOOL_ARGS where only a call's arguments end
+    # it): a marker they know, cut by the end of the completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3, 6})  # TOOL_PREAMBLE, TOOL_BETWEEN
 
     # How each state's text is lexed, by state id (chosen by the compiler).
@@ -462,6 +462,10 @@ class ChatParser(ChatParserBase):
     TOOL_NAME_PATTERN = re.compile(
         "(?P<id>(?:functions\\.)?(?P<name>[^:]+):\\d+)"
     )  # tool_name (line 68)
+    # The render writes this between a call's marker and its name (render.call, line 78).
+    NAME_LEAD = "functions."
+    # ... and right after the name (render.call, line 78).
+    NAME_TAIL = ":"
     TOOL_NAME_GLUED_PREFIX = "functions"  # tool_name (line 68)
 
 

@@ -29,7 +29,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "kimi_k3"
 
@@ -295,8 +295,8 @@ class StreamingParser(StreamingParserBase):
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
     FRAMING_PUNCTUATION = ""
-    # States with no event of their own: a marker they know, cut by the end of the
-    # completion, is framing there (see finish).
+    # States with no event of their own (and TOOL_ARGS where only a call's arguments end
+    # it): a marker they know, cut by the end of the completion, is framing there (see finish).
     FRAMING_STATES = frozenset({3, 6})  # TOOL_PREAMBLE, TOOL_BETWEEN
 
     # How each state's text is lexed, by state id (chosen by the compiler).
@@ -458,6 +458,10 @@ class ChatParser(ChatParserBase):
         '(?:.*?\\s)?tool="(?P<name>[^"]*)"'
     )  # tool_name (line 75)
     TOOL_NAME_ENTITIES = "xml"  # tool_name (line 75)
+    # The render writes this between a call's marker and its name (render.call, line 86).
+    NAME_LEAD = 'tool="'
+    # ... and right after the name (render.call, line 86).
+    NAME_TAIL = '" index="'
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

@@ -25,7 +25,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "llama4_pythonic"
 
@@ -191,6 +191,8 @@ class ChatParser(ChatParserBase):
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }
+    # ... and right after the name (render.call, line 21).
+    NAME_TAIL = "("
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

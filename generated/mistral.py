@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "mistral"
 
@@ -187,6 +187,13 @@ class StreamingParser(StreamingParserBase):
         calls_are_text=True,
     )
 
+    # Besides whitespace, what framing states' text may hold and still be framing: the
+    # punctuation render writes around and between calls.
+    FRAMING_PUNCTUATION = ""
+    # States with no event of their own (and TOOL_ARGS where only a call's arguments end
+    # it): a marker they know, cut by the end of the completion, is framing there (see finish).
+    FRAMING_STATES = frozenset({5})  # TOOL_ARGS
+
     # How each state's text is lexed, by state id (chosen by the compiler).
     LEXING = _LEXING
 
@@ -293,6 +300,10 @@ class ChatParser(ChatParserBase):
     TOOL_NAME_PATTERN = re.compile(
         "(?s)(?P<name>.+?)\\s*\\[CALL_ID\\]\\s*(?P<id>.*)"
     )  # tool_name (line 38)
+    # ... and right after the name (render.call, line 44).
+    NAME_TAIL = "[ARGS]"
+    # Nothing follows a call's arguments in the render (render.call, line 44): text after them is content.
+    ARGUMENTS_END_CALL = True
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "muse_glimmer"
 
@@ -447,6 +447,10 @@ class ChatParser(ChatParserBase):
     )  # tool_name (line 85)
     # Markers the render writes after a call's end (render.call, line 96): the call's, not the next one's.
     CALL_TRAILERS = frozenset(("CALLS_END", "EOM"))
+    # The render writes this between a call's marker and its name (render.call, line 96).
+    NAME_LEAD = "assistant to="
+    # ... and right after the name (render.call, line 96).
+    NAME_TAIL = "<|message|>"
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "openai"
 
@@ -347,6 +347,10 @@ class ChatParser(ChatParserBase):
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }
+    # The render writes this between a call's marker and its name (render.call, line 69).
+    NAME_LEAD = "assistant<|channel|>commentary to=functions."
+    # ... and right after the name (render.call, line 69).
+    NAME_TAIL = " <|constrain|>json<|message|>"
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

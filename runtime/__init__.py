@@ -90,7 +90,9 @@ from .structural import structural_tag as build_structural_tag
 #     follows it, runtime/value_gate.py).
 # 17: ASSEMBLY holds strip_text (reasoning and content stripped at both ends).
 # 18: PatternLexicon and pattern_group (pattern terminals, runtime/patterns.py).
-RUNTIME_VERSION = 18
+# 19: ChatParser.NAME_LEAD, NAME_TAIL and ARGUMENTS_END_CALL (a cut name that is words is prose;
+#     text after the arguments of a call they end is content).
+RUNTIME_VERSION = 19
 
 
 def require_runtime(version: int) -> None:

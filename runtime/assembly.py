@@ -70,6 +70,9 @@ class ChatParser:
     TOOL_NAME_ENTITIES: ClassVar[str | None] = None  # references decoded in names ("xml")
     TOOL_NAME_GLUED_PREFIX: ClassVar[str | None] = None  # see CallNames.glued
     CALL_TRAILERS: ClassVar[frozenset[str]] = frozenset()  # see ToolCalls.trailers
+    NAME_LEAD: ClassVar[str] = ""  # the render's text before a name: see CallNames.may_start
+    NAME_TAIL: ClassVar[str] = ""  # ... and after it
+    ARGUMENTS_END_CALL: ClassVar[bool] = False  # see ToolCalls.spill
 
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
@@ -99,12 +102,14 @@ class ChatParser:
         valid = names if flags["validate_tool_names"] and names else None
         names_read = CallNames(
             self.SYNTAX, typing, valid, self.TOOL_NAME_PATTERN,
-            ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""), self.TOOL_NAME_GLUED_PREFIX)
+            ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""), self.TOOL_NAME_GLUED_PREFIX,
+            self.NAME_LEAD, self.NAME_TAIL)
         self._calls = ToolCalls(
             self.events, self._text, syntax=self.SYNTAX, typing=typing, names=names_read,
             trailers=self.CALL_TRAILERS, stream_args=flags["stream_arg_deltas"],
             ids=CallIds(flags["call_ids"], ids), no_tools=self._no_tools,
-            warnings=self.warnings, whole_calls=stream_calls == "complete")
+            warnings=self.warnings, whole_calls=stream_calls == "complete",
+            spill=self.ARGUMENTS_END_CALL)
         # Set by a REASONING_END event, content or a call; see reasoning_ended.
         self._reasoning_over = False
         self._consumed = 0  # characters of model text consumed so far

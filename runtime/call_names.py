@@ -19,6 +19,8 @@ from .arguments import ArgumentSyntax
 from .schema_types import ToolTyping
 
 _WORD = re.compile(r"\w").search
+# Words, not a name: whitespace inside, or a sentence's end (a name ends in none).
+_WORDS = re.compile(r"\s|[.,;!?]$").search
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -26,12 +28,12 @@ class CallNames:
     """How one request reads a format's call names."""
 
     __slots__ = ("syntax", "typing", "properties", "requested", "valid_names", "name_pattern",
-                 "name_entities", "glued_prefix")
+                 "name_entities", "glued_prefix", "lead", "tail")
 
     def __init__(self, syntax: ArgumentSyntax, typing: ToolTyping,
                  valid_names: Collection[str] | None, name_pattern: re.Pattern[str] | None,
                  name_entities: Callable[[str], str] | None,
-                 glued_prefix: str | None) -> None:
+                 glued_prefix: str | None, lead: str = "", tail: str = "") -> None:
         self.syntax = syntax  # (reads a call whole; a name may hold the first key)
         self.typing = typing
         self.properties = typing.properties  # (bound once: a syntax's whole reads call it)
@@ -40,6 +42,8 @@ class CallNames:
         self.name_pattern = name_pattern
         self.name_entities = name_entities  # decodes character references in a name
         self.glued_prefix = glued_prefix  # a name's prefix when its separators were lost
+        self.lead = lead  # the render's text between a call's marker and its name ...
+        self.tail = tail.lstrip()  # ... and after it, to a field or a marker (its spelling)
 
     def whole_call(self, name: str | None, text: str) -> tuple[str, str, str] | None:
         """A call read at once from its name's text (None: the syntax reads the name in
@@ -94,12 +98,27 @@ class CallNames:
         words came before any name (``words``), nor where the format validates names and
         no requested tool's name starts with it (a call marker written in prose).  A
         requested name followed by no word character is one too: the rest is the start
-        of the marker that ends the name, cut (MiniMax's ``d_"`` of ``d_">``)."""
+        of the marker that ends the name, cut (MiniMax's ``d_"`` of ``d_">``).  Where
+        names are not validated, a text whose name (past the render's text before it,
+        Kimi's ``functions.``, and before a start of what the render writes after it,
+        DeepSeek's fence) holds whitespace or ends a sentence (``tags.``) is words: no
+        name holds either."""
         head = text.strip()
         if not head:
             return not words
         valid = self.valid_names
-        return valid is None or any(
+        if valid is None:
+            lead, tail = self.lead, self.tail
+            if lead.startswith(head):
+                return True
+            rest = head[len(lead):] if head.startswith(lead) else head
+            size = len(rest)  # (a few places to try, each in linear time: never quadratic)
+            for k in range(max(1, size - len(tail)), size + 1):  # a name, a start of the tail
+                if tail.startswith(rest[k:]) and _name_like(rest[:k]):
+                    return True
+            k = rest.find(tail, 1) if tail else -1  # a name, the tail and more (K3's index)
+            return k > 0 and _name_like(rest[:k])
+        return any(
             name.startswith(head) or head.startswith(name) and not _WORD(head, len(name))
             for name in valid)
 
@@ -130,6 +149,13 @@ class CallNames:
         if tool is None or not name[len(tool):].strip():
             return None
         return tool, opening + name[len(tool):].strip()
+
+
+def _name_like(text: str) -> bool:
+    """Whether ``text`` (less trailing whitespace) may be a name: no name holds
+    whitespace or ends a sentence."""
+    name = text.rstrip()
+    return bool(name) and not _WORDS(name)
 
 
 def not_a_call(reader: Any) -> str:

@@ -2,12 +2,11 @@
 
 ``ToolCalls`` is the part of ``ChatParser``'s assembly that follows calls: it collects a
 call's name and judges it (sent once complete, or turned into content; the name's text
-read by ``call_names``), feeds the arguments to the syntax's reader, ends or cuts
-calls, and gives them ids (``call_ids``).  Model text
-the driver consumed (``RawText``) is placed here too: it belongs to the open call, whose
-text is content again if the call turns out no call, or is markup read between calls (a
-tool section's opener, a message header) that a cut call's text starts with.  Content
-itself, and its whitespace rules, stay with the assembly (``text_rules.ContentText``).
+read by ``call_names``), feeds the arguments to the syntax's reader, ends or cuts calls,
+and gives them ids (``call_ids``).  Model text the driver consumed (``RawText``) is
+placed here too: it belongs to the open call, whose text is content again if the call
+turns out no call, or is markup read between calls (a tool section's opener, a message
+header) that a cut call's text starts with.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from .call_ids import CallIds
 from .call_names import CallNames, not_a_call
 from .driver import StreamingParserBase
 from .events import MESSAGE_HEADER, TOOL_ARGS, TOOL_STATES, RawText
-from .messages import CutCall, DeltaToolCall
+from .messages import CutCall, DeltaToolCall, cut_warning
 from .schema_types import ToolTyping
 from .text_rules import ContentText
 
@@ -63,7 +62,8 @@ class ToolCalls:
     def __init__(self, events: StreamingParserBase, content: ContentText, *,
                  syntax: ArgumentSyntax, typing: ToolTyping, names: CallNames,
                  stream_args: bool, ids: CallIds, no_tools: bool, warnings: list[str],
-                 whole_calls: bool = False, trailers: frozenset[str] = frozenset()) -> None:
+                 whole_calls: bool = False, trailers: frozenset[str] = frozenset(),
+                 spill: bool = False) -> None:
         self.events = events
         self.content = content
         self.syntax = syntax
@@ -95,11 +95,11 @@ class ToolCalls:
         # never content: parse() returns their text in ParsedMessage.cut_calls.
         self.cut_calls: list[CutCall] = []
         self.body_closer = events.BODY.closer  # see ToolBody.closer
+        self.spill = spill  # only its arguments end a call: text after them is content
 
     @property
     def reads_whole(self) -> bool:
-        """Whether a call's text may be read whole (``CallNames.whole_call``): calls are
-        calls (not tool_choice "none")."""
+        """Whether a call may be read whole (``CallNames.whole_call``): not tool_choice "none"."""
         return not self.no_tools
 
     def whole(self, index: int, name: str, arguments: str, call_id: str,
@@ -192,6 +192,7 @@ class ToolCalls:
             if call.invalid:
                 return
         self._emit_args(call, lead + call.reader.feed(text), deltas)
+        self._spilled(call, content)
 
     def streaming(self, index: int) -> Call | None:
         """The open call, if it is call ``index`` and a plain piece of its arguments
@@ -199,7 +200,8 @@ class ToolCalls:
         not held whole, tool markup parsed): see ``plain_args``."""
         call = self.open
         if (call is None or call.index != index or not call.sent or call.ended
-                or call.invalid or self.whole_calls or self.no_tools):
+                or call.invalid or self.whole_calls or self.no_tools
+                or self.spill and call.reader.complete()):  # (what follows: args())
             return None
         return call
 
@@ -238,8 +240,7 @@ class ToolCalls:
             self._judge(call, deltas, content)
 
     def finish(self, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
-        """End of the completion: end a call the grammar left without its end (an
-        end-of-turn token inside it)."""
+        """The completion's end: end a call left open (an end-of-turn token inside it)."""
         if self.open is not None and not self.no_tools:
             self._end(self.open, deltas, content, True)
 
@@ -286,7 +287,16 @@ class ToolCalls:
 
     def _new_writer(self, name: str) -> ArgumentsWriter:
         """The writer of a call to tool ``name`` (typed by the tool's schema)."""
-        return ArgumentsWriter(self.typing.properties(name))
+        writer = ArgumentsWriter(self.typing.properties(name))
+        writer.spill = [] if self.spill else None
+        return writer
+
+    def _spilled(self, call: Call, content: list[str]) -> None:
+        """Text after the arguments of a call they end (``spill``): content, as it came."""
+        writer = call.writer
+        if writer is not None and writer.spill:
+            self.content.add("".join(writer.spill), content)
+            writer.spill.clear()
 
     def _end(self, call: Call, deltas: dict[int, DeltaToolCall], content: list[str],
              at_end: bool) -> None:
@@ -321,6 +331,7 @@ class ToolCalls:
             # A marker ended the call before the text the body ends calls with.
             call.reader.writer.closed_at_end(self.body_closer)
         self._emit_args(call, tail or call.reader.finish(), deltas)
+        self._spilled(call, content)
         if call.held is not None:  # stream_calls="complete": the whole call goes out now
             deltas[call.index], call.held = call.held, None
         writer = call.writer or call.reader.writer
@@ -335,16 +346,17 @@ class ToolCalls:
             self.open = None
 
     def _cut(self, call: Call) -> bool:
-        """Whether the completion ended inside ``call`` (not merely before its end marker,
-        after arguments that close themselves)."""
+        """Whether the completion ended inside ``call``, not after arguments that closed."""
+        reader = call.reader
+        if not call.sent and reader is not None and reader.complete() and reader.name is None:
+            return False  # its object broke before a name (`` tags.``): no call (_judge)
         cut = self.events.cut_off
         if cut is not None:
             return cut
-        if not call.sent and call.reader is None and self.events.state_id != TOOL_ARGS:
+        if not call.sent and reader is None and self.events.state_id != TOOL_ARGS:
             return True  # still inside the name
         if not self.syntax.closes_itself:
             return True  # no end marker, and nothing else says the arguments ended
-        reader = call.reader
         return reader is not None and not reader.complete()
 
     def _cut_off(self, call: Call, content: list[str]) -> None:
@@ -358,20 +370,8 @@ class ToolCalls:
         text = "".join(call.text)
         sent = call.sent and not self.whole_calls
         self.cut_calls.append(CutCall(call.index, text, sent))
-        if not call.sent and not call.written:
-            # Only the call's markers: the completion stopped right after them. A marker
-            # is no text for the user, and there is no call.
-            self.warnings.append(f"tool call {call.index} ended right after its marker "
-                                 f"{text.strip()!r}: no call, no content; its text is in "
-                                 "cut_calls")
-            return
-        if not call.sent:
-            self.warnings.append(f"tool call {call.index} was cut off before its name was "
-                                 "complete; its text is in cut_calls")
-            return
-        self.warnings.append(f"tool call {call.index} ({call.name}) was cut off before its end: "
-                             "its arguments are incomplete and not completed; its text is in "
-                             "cut_calls")
+        self.warnings.append(cut_warning(call.index, call.name if call.sent else None, text,
+                                         call.written))
 
     def _prose(self, call: Call, content: list[str]) -> None:
         """A call marker, words, then the end before any name: prose, all content."""

@@ -196,6 +196,21 @@ class CutCall(NamedTuple):
     sent: bool  # the stream sent its name (stream_calls="incremental")
 
 
+def cut_warning(index: int, name: str | None, text: str, written: bool) -> str:
+    """The warning for call ``index`` cut off by the completion's end (``name``: None
+    while its name was not complete; ``written``: more than its markers came)."""
+    if name is None and not written:
+        # Only the call's markers: the completion stopped right after them. A marker is
+        # no text for the user, and there is no call.
+        return (f"tool call {index} ended right after its marker {text.strip()!r}: no call, "
+                "no content; its text is in cut_calls")
+    if name is None:
+        return (f"tool call {index} was cut off before its name was complete; its text is "
+                "in cut_calls")
+    return (f"tool call {index} ({name}) was cut off before its end: its arguments are "
+            "incomplete and not completed; its text is in cut_calls")
+
+
 def without_cut_calls(message: ParsedMessage, cut: Sequence[CutCall]) -> ParsedMessage:
     """``message`` with the calls the completion cut off moved to ``cut_calls``.
 

@@ -28,6 +28,7 @@ import pytest
 import parsergen
 from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.values import QuotedStrings
+from parsergen.runtime.events import CONTENT
 from support.streams import token_deltas
 from support.tokenizers import FORMAT_TOKENIZERS
 
@@ -107,8 +108,9 @@ def test_a_broken_call_leaves_the_calls_after_it_and_the_answer(fmt: str, get_to
     good, broken = _texts(module)
     expected = _read(module.parse(good, thinking=False))
     assert expected[1] == [(NAMES[1], {"n": "two"}), (NAMES[2], {"n": "three"})]
-    # (Mistral reads text after a call's JSON object as its arguments' tail: no answer.)
-    assert expected[0] in (ANSWER, None)
+    # (Mistral's calls have no end marker: the answer after the last call's object is
+    # content all the same.)
+    assert expected[0] == ANSWER
     whole = module.parse(broken, thinking=False, ids="sequential")
     assert _read(whole) == expected
     assert whole.tool_calls[0].name == NAMES[0]
@@ -154,8 +156,7 @@ def test_a_marker_quoted_in_a_string_before_more_of_it_stays_text(fmt: str) -> N
     parsed = module.parse(text, thinking=False, ids="sequential")
     assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [("f", {"s": value})]
     assert _streamed(module, [(ch, []) for ch in text]) == parsed
-    if parsed.content is not None:  # (Mistral: text after a call's object is its tail)
-        assert parsed.content == ANSWER
+    assert parsed.content == ANSWER
 
 
 # -- a call marker typed in prose, with no call after it --------------------------------
@@ -248,3 +249,148 @@ def test_a_name_no_tool_starts_is_no_call_where_names_are_validated() -> None:
     assert (parsed.content, parsed.cut_calls) == (text, ())
     cut = glm.parse("Checking.<tool_call>get_wea", thinking=False, tools=tools)
     assert (cut.content, cut.cut_calls) == ("Checking.", ("<tool_call>get_wea",))
+
+
+def _name_marker(fmt: str) -> tuple[str, str] | None:
+    """(the marker a call starts with, the render's text between it and the name) where
+    the render writes the name right after that marker (and plain text), the marker
+    opens a call from content, and the format does not validate names; else None."""
+    module = parsergen.load(fmt)
+    parser = module.StreamingParser
+    parts = module.RENDERER.call
+    if (parser.SYNTAX is None or not parts or parts[0][0] != "marker"
+            or ("field", "name") not in parts
+            or module.ChatParser.ASSEMBLY["validate_tool_names"]):
+        return None
+    lexicon = parser.LEXICONS[False]
+    lead = parts[1 : parts.index(("field", "name"))]
+    if any(kind != "text" or any(lit in text for lit in lexicon.literals)
+           for kind, text in lead):
+        return None  # (a header the format's own header rules read: Harmony's)
+    marker = parts[0][1]
+    if lexicon.literals.get(marker) not in lexicon.live[CONTENT]:
+        return None  # (the marker opens a call only inside a tool section)
+    return marker, "".join(text for _, text in lead)
+
+
+NAME_MARKERS = {f: m for f in sorted(parsergen.formats()) if (m := _name_marker(f))}
+
+
+def test_name_marker_formats() -> None:
+    assert {"mistral", "magistral_2506", "kimi_k2", "poolside_v1", "deepseek_v32",
+            "deepseek_v4"} <= set(NAME_MARKERS)
+    assert NAME_MARKERS["kimi_k2"] == ("<|tool_call_begin|>", "functions.")
+
+
+@pytest.mark.parametrize("fmt", sorted(NAME_MARKERS))
+def test_words_after_a_name_marker_are_no_name(fmt: str, get_tokenizer) -> None:
+    """Where a call's name follows its marker and names are not validated (Mistral,
+    Poolside, Kimi), ``<marker> tags.`` and then the end is prose: no name holds
+    whitespace or ends a sentence (README, Broken output).  Content, no cut call, no
+    warning, parsed as streamed by characters and by token ids; a name cut by the end
+    (``get_wea``, after the render's ``functions.``) stays a cut call."""
+    module = parsergen.load(fmt)
+    marker, lead = NAME_MARKERS[fmt]
+    for text in (PROSE.format(marker), f"See {marker} tags and markers"):
+        parsed = module.parse(text, thinking=False, ids="sequential")
+        assert (parsed.content, parsed.tool_calls, parsed.cut_calls, parsed.warnings) == (
+            text, (), (), ())
+        assert _streamed(module, [(ch, []) for ch in text]) == parsed
+        tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
+        ids = tokenizer.encode(text, add_special_tokens=False)
+        per_token = token_deltas(tokenizer, ids)
+        if "".join(piece for piece, _ in per_token) == text:
+            with_ids = module.parse(text, thinking=False, tokenizer=tokenizer, token_ids=ids,
+                                    ids="sequential")
+            assert with_ids.cut_calls == () and with_ids.content == text
+            assert _streamed(module, per_token, tokenizer) == with_ids
+    cut = module.parse(f"Checking.{marker}{lead}get_wea", thinking=False)
+    assert (cut.content, cut.cut_calls) == ("Checking.", (f"{marker}{lead}get_wea",))
+
+
+# -- text after the arguments of a call they end --------------------------------------
+
+END_CALL = [f for f in sorted(parsergen.formats())
+            if getattr(parsergen.load(f).ChatParser, "ARGUMENTS_END_CALL", False)]
+
+
+def test_end_call_formats() -> None:
+    assert {"mistral", "magistral_2506"} <= set(END_CALL)
+
+
+@pytest.mark.parametrize("fmt", END_CALL)
+def test_text_after_the_arguments_of_a_call_they_end_is_content(fmt: str,
+                                                                get_tokenizer) -> None:
+    """Mistral's render writes nothing after a call's arguments (``[TOOL_CALLS]NAME[ARGS]
+    {...}``): no end marker, so text after the object, before the next call or the
+    end, is content (it was dropped with a warning), parsed as streamed by characters
+    and by token ids; a marker's start at the very end is that marker, cut."""
+    module = parsergen.load(fmt)
+    first, second = _calls()[1:]
+    calls = [module.render({"content": None, "tool_calls": [c]}, thinking=False)
+             for c in (first, second)]
+    text = f"{calls[0]} Let me also check. {calls[1]}\n\n{ANSWER}"
+    parsed = module.parse(text, thinking=False, ids="sequential")
+    assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [
+        (NAMES[1], {"n": "two"}), (NAMES[2], {"n": "three"})]
+    assert (parsed.content, parsed.warnings) == (f" Let me also check. \n\n{ANSWER}", ())
+    assert _streamed(module, [(ch, []) for ch in text]) == parsed
+    complete = module.ChatParser(None, thinking=False, ids="sequential",
+                                 stream_calls="complete")
+    assert accumulate([complete.feed(ch) for ch in text] + [complete.finish()]) == parsed
+    tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    per_token = token_deltas(tokenizer, ids)
+    assert "".join(piece for piece, _ in per_token) == text
+    with_ids = module.parse(text, thinking=False, tokenizer=tokenizer, token_ids=ids,
+                            ids="sequential")
+    assert (with_ids.content, with_ids.tool_calls) == (parsed.content, parsed.tool_calls)
+    assert _streamed(module, per_token, tokenizer) == with_ids
+    marker = calls[1][: calls[1].index(NAMES[2])]
+    cut = module.parse(f"{calls[0]} Done. {marker[:3]}", thinking=False)
+    assert (cut.content, len(cut.tool_calls), cut.warnings) == (" Done.", 1, ())
+
+
+@pytest.mark.parametrize("fmt, cut_at", [("deepseek_v3", "\n```js"), ("kimi_k3", '" index=')])
+def test_a_name_cut_inside_what_the_render_writes_after_it_is_a_cut_call(
+        fmt: str, cut_at: str) -> None:
+    """The text after a name (DeepSeek's fence, Kimi K3's ``" index="``) is read with
+    it until a marker ends the name: cut inside it, the name is a name, not words."""
+    module = parsergen.load(fmt)
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    text = module.render({"content": "Checking.", "tool_calls": [call]}, thinking=False)
+    head = text[: text.index("get_weather" + cut_at) + len("get_weather" + cut_at)]
+    parsed = module.parse(head, thinking=False)
+    assert (parsed.content, parsed.tool_calls) == ("Checking.", ())
+    assert parsed.cut_calls[0].endswith("get_weather" + cut_at)
+
+
+def _envelope(fmt: str) -> bool:
+    """Whether the format's call is one JSON object naming itself, written right after
+    the call's marker (after whitespace)."""
+    module = parsergen.load(fmt)
+    syntax, parts = module.StreamingParser.SYNTAX, module.RENDERER.call
+    return (syntax is not None and syntax.names_call and parts is not None and len(parts) > 1
+            and parts[0][0] == "marker" and parts[1][0] == "text"
+            and parts[1][1].lstrip().startswith("{"))
+
+
+ENVELOPES = [f for f in sorted(parsergen.formats()) if _envelope(f)]
+
+
+def test_envelope_formats() -> None:
+    assert {"hermes", "granite_20b_fc", "qwen3_json"} <= set(ENVELOPES)
+
+
+@pytest.mark.parametrize("fmt", ENVELOPES)
+def test_words_where_a_calls_object_belongs_are_no_call(fmt: str) -> None:
+    """Where the call is one JSON object naming itself (hermes, granite_20b_fc), words
+    after the marker cannot start it: no call and no cut call, whatever the body (a
+    json_object body said the completion cut it), the words content with the reason."""
+    module = parsergen.load(fmt)
+    text = PROSE.format(module.RENDERER.call[0][1])
+    parsed = module.parse(text, thinking=False, ids="sequential")
+    assert (parsed.tool_calls, parsed.cut_calls) == ((), ())
+    assert parsed.content is not None and parsed.content.endswith(" tags.")
+    assert any("is not a JSON object: it begins with 't'" in w for w in parsed.warnings)
+    assert _streamed(module, [(ch, []) for ch in text]) == parsed

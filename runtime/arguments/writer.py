@@ -69,7 +69,7 @@ class ArgumentsWriter:
     """Streams one JSON object, typing each field by its schema."""
 
     __slots__ = ("properties", "started", "closed", "key", "mode", "held", "types", "warnings",
-                 "quoted", "after", "after_len")
+                 "quoted", "after", "after_len", "spill")
 
     def __init__(self, properties: Mapping[str, Any] | None) -> None:
         self.properties = properties
@@ -83,6 +83,9 @@ class ArgumentsWriter:
         self.quoted = False  # a quote in the current field was text: reported once
         self.after = ""  # text after the object closed: its first characters ...
         self.after_len = 0  # ... and how many (see after_object)
+        # Where the call has no end marker (its arguments end it), text after the object
+        # is content: kept here, exactly, until the assembly takes it (ToolCalls.spilled).
+        self.spill: list[str] | None = None
 
     def typed(self, key: str) -> bool:
         """Whether the tools' schema types field ``key``."""
@@ -229,7 +232,11 @@ class ArgumentsWriter:
 
     def after_object(self, text: str) -> None:
         """Text after the arguments' object closed, before the call's end: no part of
-        the call; kept only to be reported (``report_after``)."""
+        the call; content where nothing but the arguments ends the call (``spill``),
+        else kept only to be reported (``report_after``)."""
+        if self.spill is not None:
+            self.spill.append(text)
+            return
         if not self.after_len:
             text = text.lstrip()  # (whitespace right after the object is framing)
         if len(self.after) < _AFTER_SAMPLE:
