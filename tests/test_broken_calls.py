@@ -270,6 +270,9 @@ def _name_marker(fmt: str) -> tuple[str, str] | None:
     marker = parts[0][1]
     if lexicon.literals.get(marker) not in lexicon.live[CONTENT]:
         return None  # (the marker opens a call only inside a tool section)
+    move = module.SPEC["transitions"]["CONTENT"].get(lexicon.literals[marker])
+    if (move if isinstance(move, str) else (move or {}).get("to")) == "MESSAGE_HEADER":
+        return None  # (it opens a message whose header says what follows: Muse's)
     return marker, "".join(text for _, text in lead)
 
 
