@@ -635,7 +635,10 @@ class _Builder:
             "name": name,
             "description": f"Hugging Face response_template ({self.spec.display})",
             "initial_state": self.initial,
-            "terminals": {**{n: text for text, n in self.spec.terminals.items()},
+            # (every literal by token id too: the tokenizer decides which are tokens,
+            # as for a spec's token_id markers, runtime/vocabulary.py's whole_tokens)
+            "terminals": {**{n: {"text": text, "token_id": True}
+                             for text, n in self.spec.terminals.items()},
                           **self.spec.patterns},
             "transitions": self.spec.transitions,
         }
