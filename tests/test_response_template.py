@@ -440,3 +440,24 @@ def test_markers_that_are_added_tokens_match_by_id() -> None:
             else ("</think> more." in ours.reasoning)
         assert [(c.name, c.arguments) for c in ours.tool_calls] == [
             (c.name, c.arguments) for c in theirs.tool_calls]
+
+
+# A reasoning region the completion may start in, or open with <think> (as exported for
+# formats that start in reasoning, deepseek_r1's `<think>|^`): the marker is the opener
+# at the very start and text after that, as transformers' regex reads it.
+THINK_OR_START = {"start_anchor": "<|im_start|>assistant\n", "fields": {
+    "thinking": {"open_pattern": "<think>|^", "close": "</think>", "content": "text"},
+    "content": {"content": "text"}}}
+OPENED_TEXTS = ["<think>\nHmm.</think>Hi.", "Hmm.</think>Hi.", "\n<think>Hmm.</think>Hi.",
+                "<think>a <think> b</think>Hi.", "<think></think>Hi."]
+
+
+@pytest.mark.parametrize("text", OPENED_TEXTS)
+def test_a_region_opened_by_its_marker_or_the_start(text: str) -> None:
+    module = parsergen.load(THINK_OR_START)
+    expected = hf_parse(THINK_OR_START, "", text, None)
+    assert as_hf(module.parse(text), THINK_OR_START) == expected
+    tok, ids = _qwen_ids(text)  # <think> as Qwen's added token: the same by ids
+    assert as_hf(_by_ids(module, tok, ids), THINK_OR_START) == expected
+    for size in (1, 3):
+        assert as_hf(_streamed(module, text, "", size)[0], THINK_OR_START) == expected
