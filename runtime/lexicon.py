@@ -233,7 +233,7 @@ class Lexicon:
 
     def _info(self, tokenizer: Any) -> TokenizerInfo:
         return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
-                              self.turn_boundary_tokens, {**self.at_start, **self.literals},
+                              self.turn_boundary_tokens, {**self.literals, **self.at_start},
                               self.literals)
 
     def texts(self, names: Sequence[str]) -> list[str]:

@@ -461,3 +461,20 @@ def test_a_region_opened_by_its_marker_or_the_start(text: str) -> None:
     assert as_hf(_by_ids(module, tok, ids), THINK_OR_START) == expected
     for size in (1, 3):
         assert as_hf(_streamed(module, text, "", size)[0], THINK_OR_START) == expected
+
+
+@pytest.mark.parametrize("opened", [True, False], ids=["prompt-opens", "completion-opens"])
+def test_a_region_opened_by_its_marker_or_the_start_after_a_prompt(opened: bool) -> None:
+    """The prompt's <think> (text, or its id) or the completion's: the same message."""
+    prompt = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n" + "<think>\n" * opened
+    text = "<think>" * (not opened) + "Hmm.</think>Hi."
+    module = parsergen.load(THINK_OR_START)
+    expected = hf_parse(THINK_OR_START, prompt, text, None)
+    assert expected == {"thinking": "Hmm.", "content": "Hi."}
+    assert as_hf(module.parse(text, prompt_text=prompt), THINK_OR_START) == expected
+    tok, prompt_ids = _qwen_ids(prompt)
+    parser = module.ChatParser(tok)
+    parser.initialize(prompt_text=prompt, prompt_token_ids=prompt_ids)
+    ids = _qwen_ids(text)[1]
+    message = accumulate([parser.feed(tok.decode([i]), [i]) for i in ids] + [parser.finish()])
+    assert as_hf(message, THINK_OR_START) == expected
