@@ -65,6 +65,9 @@ class _Spec:
     patterns: dict[str, dict[str, Any]] = field(default_factory=dict)
     transitions: dict[str, dict[str, Any]] = field(default_factory=dict)
     where: dict[Path, Path] = field(default_factory=dict)  # spec path -> template path
+    # start-only terminals: name -> text (a region's marker that only the very start of
+    # the completion writes, `<think>|^`)
+    at_start: dict[str, str] = field(default_factory=dict)
 
     def terminal(self, text: str, hint: str, source: Path) -> str:
         name = self.terminals.get(text)
@@ -420,6 +423,11 @@ class _Builder:
             self.spec.go(self.out, h, "HEADER", self.out, [], where)
         if at_start:
             self.initial = "REASONING"
+            for m in marks:  # `<think>|^`: at the very start the marker is the opener
+                name = f"{self.spec.terminal(m, 'THINK_START', where)}_AT_START"
+                self.spec.at_start[name] = m
+                self.spec.where[("terminals", name)] = where
+                self.spec.go("REASONING", m, "", "REASONING", [], where, name)
         start = [self.spec.terminal(m, "THINK_START", where) for m in marks]
         for m in marks:
             self.spec.go(self.out, m, "THINK_START", "REASONING", ["REASONING_START"], where)
@@ -635,7 +643,11 @@ class _Builder:
             "name": name,
             "description": f"Hugging Face response_template ({self.spec.display})",
             "initial_state": self.initial,
-            "terminals": {**{n: text for text, n in self.spec.terminals.items()},
+            # (every literal by token id too: the tokenizer decides which are tokens,
+            # as for a spec's token_id markers, runtime/vocabulary.py's whole_tokens)
+            "terminals": {**{n: {"text": text, "token_id": True}
+                             for text, n in self.spec.terminals.items()},
+               **{n: {"text": text, "at_start": True} for n, text in self.spec.at_start.items()},
                           **self.spec.patterns},
             "transitions": self.spec.transitions,
         }

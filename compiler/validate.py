@@ -192,20 +192,23 @@ class SpecValidator:
             self.error(path, f"unknown group {extra!r} (only 'name' and 'id' are read)")
 
     def _check_literals(self, terminals: dict[str, Any]) -> None:
-        seen: dict[str, str] = {}
+        # (A start-only terminal may share its text with one matched anywhere: they are
+        # looked for in different places, the first text and the rest.)
+        seen: dict[tuple[str, bool], str] = {}
         for term, value in terminals.items():
+            start = isinstance(value, dict) and value.get("at_start") is True
             for i, lit in enumerate(spellings(value)):
                 path: Path = ("terminals", term)
                 if isinstance(value, dict):
                     many = isinstance(value.get("text"), list)
                     path = (*path, "text", i) if many else (*path, "text")
-                other = seen.get(lit)
+                other = seen.get((lit, start))
                 if not _is_text(lit):
                     self.error(path, f"literal {lit!r} is not valid Unicode text (lone surrogates)")
                 elif other is not None:
                     self.error(path, f"literal {lit!r} is already the text of terminal {other!r}")
                 else:
-                    seen[lit] = term
+                    seen[(lit, start)] = term
 
     def _check_followers(self, terminals: dict[str, Any]) -> None:
         """``followed_by`` names terminals of the spec, on a marker lexed anywhere;

@@ -101,7 +101,15 @@ class Opening:
         opens = name in self.opening
         if not opens and not (self.after_close and name in self.reclosing
                               and p.state_id == CONTENT):
-            return False
+            # A token that spells a start-only terminal is that terminal here (its
+            # text is matched anywhere else by the terminal the token is named by).
+            starter = self.lexicon.at_start.get(text)
+            if starter is None or starter == name or self.starters.get(text) != starter:
+                return False
+            if p.raw:
+                out.append(RawText(text, p.state_id, starter))  # type: ignore[arg-type]  # (the raw tap)
+            p.on_marker(starter, text, out)
+            return True
         if p.raw:
             out.append(RawText(text, p.state_id, name))  # type: ignore[arg-type]  # (the raw tap)
         if opens:

@@ -51,15 +51,16 @@ def tokenizer_info(
     find which ``spelled`` terminals (spelling -> name) are spelled over special
     tokens (matched as id sequences, see ``sequences``)."""
     vocab = tokenizer.get_vocab()
+    special_texts = special_tokens(tokenizer)
+    whole = whole_tokens(tokenizer, vocab, special_texts)
     id_to_name: dict[int, str] = {}
     resolved: set[str] = set()
     for name, text in token_terminals.items():
-        tid = vocab.get(text)
+        tid = whole.get(text)
         if tid is not None:
             id_to_name[tid] = name
             resolved.add(name)
     drop_texts: set[str] = set()
-    special_texts = special_tokens(tokenizer)
     special_ids, specials = list(special_texts), list(special_texts.values())
     configured = set(configured_texts)
     # A special token inside a spelling is part of it: never dropped (one that starts
@@ -133,6 +134,22 @@ def special_tokens(tokenizer: Any) -> dict[int, str]:
         return dict(zip(tokenizer.all_special_ids, tokenizer.all_special_tokens))
     except (AttributeError, NotImplementedError):
         return {}
+
+
+def whole_tokens(tokenizer: Any, vocab: Mapping[str, int],
+                 specials: Mapping[int, str]) -> Mapping[str, int]:
+    """The tokens a token-id terminal may be: the added and special ones, or the whole
+    vocabulary where the tokenizer names neither."""
+    # (A tokenizer splits its added tokens out of the text before its model runs, so
+    # such a marker is always its id; an ordinary piece such as ">" merges with what
+    # follows it (">\n"), and matched by its id alone it would be missed.)
+    try:
+        added = dict(tokenizer.get_added_vocab())
+    except (AttributeError, NotImplementedError, TypeError, ValueError):
+        added = {}
+    out = {text: tid for text, tid in added.items() if vocab.get(text) == tid}
+    out.update((text, tid) for tid, text in specials.items() if vocab.get(text) == tid)
+    return out or vocab
 
 
 def _patterns(tokenizer: Any, spelled: Mapping[str, str], resolved: set[str],

