@@ -122,7 +122,7 @@ class PieceSequencer:
 
 def _heads(patterns: Mapping[str, str]) -> tuple[str, ...]:
     """The text each pattern that starts with text has before its first piece."""
-    heads = set()
+    heads: set[str] = set()
     for pattern in patterns:
         at = next((i for i, c in enumerate(pattern) if is_piece(c)), 0)
         if at:
