@@ -1,11 +1,12 @@
 """How each terminal of a spec is matched with one tokenizer (``check --tokenizer``).
 
 With token ids a terminal is matched by its token id (a ``token_id: true`` terminal
-the vocabulary has as one token), as an id sequence (a spelling that starts with a
-special token: ``runtime/sequences.py``) or by text.  A spec that passes every text
-test can still surprise with ids: a ``token_id`` spelling that is not one token, extra
-spellings of a terminal matched by id, special tokens inside a spelling that starts
-with text.  Each gets a warning naming the terminal's line.
+the vocabulary has as one token), as an id sequence (a spelling over special tokens,
+with text before, between or after them: ``runtime/sequences.py``) or by text.  A spec
+that passes every text test can still surprise with ids: a ``token_id`` spelling that is
+not one token, extra spellings of a terminal matched by id, special tokens inside a
+spelling matched as text (another spelling of its terminal is plain text).  Each gets a
+warning naming the terminal's line.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def _warning(term: Any, spelling: str, how: str, infos: list, tokenizer: Any,
             return None
         inner = [specials[i] for i in ids if i in specials]
         if inner:
-            return (f"{spelling!r} holds the special token(s) {', '.join(inner)} but starts "
-                    "with text, so it is matched as text (a quote of it acts as the marker); "
-                    "start the spelling at a special token, or split the terminal")
+            return (f"{spelling!r} holds the special token(s) {', '.join(inner)} but "
+                    f"{term.name} has a spelling without one, so it is matched as text (a "
+                    "quote of it acts as the marker); give each its own terminal")
     return None

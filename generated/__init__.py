@@ -17,6 +17,7 @@ FORMATS = (
     "ernie45",
     "functiongemma",
     "gemma4",
+    "gigachat3",
     "glm45_reasoning",
     "glm47_moe",
     "granite",
@@ -396,6 +397,26 @@ INDEX = (
         turn_boundary_tokens=("<turn|>", "<|tool_response>", "<|turn>"),
         reasoning_start="<|channel>",
         reasoning_end="<channel|>",
+    ),
+    # grammars/gigachat3.yaml
+    FormatEntry(
+        name="gigachat3",
+        description='GigaChat 3 / 3.1 - text, then <|message_sep|>\\n\\nfunction call<|role_sep|>\\n{"name": NAME, "arguments": {...}} (3.1: <|function_call|>{...}): one JSON call',
+        aliases=(),
+        models=(
+            ModelPattern("gigachat3"),  # models (line 9)
+            ModelPattern("gigachat-3"),  # models (line 9)
+        ),
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=False,
+        token_markers=("</s>", "<|function_call|>", "<|message_sep|>\n\n"),
+        text_markers=("function call<|role_sep|>\n",),
+        preserve_tokens=(),
+        turn_boundary_tokens=("</s>", "<s>"),
+        reasoning_start=None,
+        reasoning_end=None,
     ),
     # grammars/glm45_reasoning.yaml
     FormatEntry(

@@ -20,7 +20,7 @@ from .lexicon import Lexicon, Matcher
 from .lexing import ValueArgs
 from .opening import Opening
 from .prompt import PromptReader
-from .sequences import Chained, PieceSequencer
+from .sequences import Chained, PieceSequencer, head_chars
 from .tokens import TokenIdScanner
 from .value_gate import ValueGate
 from .vocabulary import TokenizerInfo
@@ -46,6 +46,9 @@ class ParserSetup:
             # (Text ending in one of these goes through the scanner: FramingHold holds it.)
             if framing is not None:
                 self.frame_befores = framing.befores
+            # (And text ending in a character of the words an id sequence starts with:
+            # PieceSequencer holds them until its first piece shows.)
+            self.frame_befores |= head_chars(info.patterns)
         self.resolved = resolved
         self.matchers: tuple[Matcher, ...] = lexicon.matchers(drops, resolved, False)
         self.strict_matchers: tuple[Matcher, ...] = lexicon.matchers(drops, resolved, True)

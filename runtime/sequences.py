@@ -1,8 +1,9 @@
 """Markers spelled over several tokens, some of them special: matched as id sequences.
 
-Kimi K3 writes ``<|open|>think<|sep|>``: two special tokens around a word.  Typed as
-prose, the same characters are ordinary tokens, so with token ids the marker is
-known by its special tokens, not by its text.  The scanner reports each special
+Kimi K3 writes ``<|open|>think<|sep|>``: two special tokens around a word; GigaChat 3
+``function call<|role_sep|>\n``: words, then a special token.  Typed as prose, the same
+characters are ordinary tokens, so with token ids the marker is known by its special
+tokens, not by its text.  The scanner reports each special
 token of such a spelling as a *piece* (a ``Marker`` whose name is one private-use
 character); ``PieceSequencer`` joins pieces and the text between them into the
 marker they spell, and gives back as text any piece that spells none.  A spelling is
@@ -23,11 +24,15 @@ from .vocabulary import is_piece
 class PieceSequencer:
     """Turns pieces and the text around them into the markers their patterns spell."""
 
-    __slots__ = ("patterns", "starts", "held")
+    __slots__ = ("patterns", "starts", "heads", "held")
 
     def __init__(self, patterns: Mapping[str, str]) -> None:
         self.patterns = dict(patterns)  # pattern -> terminal name
         self.starts = frozenset(pattern[0] for pattern in patterns)
+        # The words a pattern starts with, before its first piece (GigaChat 3's
+        # ``function call`` before <|role_sep|>): text that ends in the start of one is
+        # held until the next piece shows whether it spells the marker.
+        self.heads = _heads(patterns)
         # Pieces and text that may still spell a marker: (pattern text, real text).
         self.held: list[tuple[str, str]] = []
 
@@ -40,9 +45,9 @@ class PieceSequencer:
                     self.held.append((item, item))
                     self._resolve(out, False)
                 elif item:
-                    out.append(item)
+                    self._text(item, out)
             elif not is_piece(item.name):
-                self._release(out)  # a terminal's own token ends any spelling
+                self._resolve(out, True)  # a terminal's own token ends any spelling
                 out.append(item)
             elif self.held or item.name in self.starts:
                 self.held.append((item.name, item.text))
@@ -57,12 +62,24 @@ class PieceSequencer:
         self._resolve(out, True)
         return out
 
-    def _release(self, out: list[Item]) -> None:
-        self._resolve(out, True)
+    def _text(self, text: str, out: list[Item]) -> None:
+        """Plain text with nothing held: its end is held if a pattern's words start there."""
+        at = len(text)
+        if self.heads:
+            longest = max(len(head) for head in self.heads)
+            for i in range(max(0, len(text) - longest), len(text)):
+                tail = text[i:]
+                if text[i] in self.starts and any(h.startswith(tail) for h in self.heads):
+                    at = i
+                    break
+        if at:
+            out.append(text[:at])
+        if at < len(text):
+            self.held = [(text[at:], text[at:])]
 
     def _resolve(self, out: list[Item], final: bool) -> None:
         """Take the longest pattern the held text starts with, once no longer one can
-        still come; give back a piece that starts none as text."""
+        still come; give back as text what starts none, up to where one may start."""
         while self.held:
             spelled = "".join(piece for piece, _ in self.held)
             if not final and any(len(p) > len(spelled) and p.startswith(spelled)
@@ -71,14 +88,21 @@ class PieceSequencer:
             best = max((p for p in self.patterns if spelled.startswith(p)),
                        key=len, default="")
             if best:
-                text, rest = self._split(len(best))
+                text, self.held = self._split(len(best))
                 out.append(Marker(self.patterns[best], text))
-            else:
-                text, rest = self._split(1)
+                continue
+            text, self.held = self._split(self._next_start(spelled))
+            if text:
                 out.append(text)
-            self.held = []
-            if rest:
-                self._restart(rest, out)
+
+    def _next_start(self, spelled: str) -> int:
+        """Where in ``spelled``, after its first character, a pattern may start."""
+        for i in range(1, len(spelled)):
+            if spelled[i] in self.starts:
+                rest = spelled[i:]
+                if any(p.startswith(rest) or rest.startswith(p) for p in self.patterns):
+                    return i
+        return len(spelled)
 
     def _split(self, size: int) -> tuple[str, list[tuple[str, str]]]:
         """The real text of the first ``size`` pattern characters, and the rest."""
@@ -95,14 +119,20 @@ class PieceSequencer:
             return "".join(taken), [(piece[size:], text[size:]), *self.held[i + 1 :]]
         return "".join(taken), []
 
-    def _restart(self, rest: list[tuple[str, str]], out: list[Item]) -> None:
-        """Hold what is left after a resolved spelling from its first piece that may
-        start another; text before it is plain."""
-        for i, (piece, text) in enumerate(rest):
-            if piece != text and piece in self.starts:  # (a piece's text is its spelling)
-                self.held = rest[i:]
-                return
-            out.append(text)
+
+def _heads(patterns: Mapping[str, str]) -> tuple[str, ...]:
+    """The text each pattern that starts with text has before its first piece."""
+    heads: set[str] = set()
+    for pattern in patterns:
+        at = next((i for i, c in enumerate(pattern) if is_piece(c)), 0)
+        if at:
+            heads.add(pattern[:at])
+    return tuple(sorted(heads))
+
+
+def head_chars(patterns: Mapping[str, str]) -> frozenset[str]:
+    """Characters a delta may end in while the words of a pattern are under way."""
+    return frozenset("".join(_heads(patterns)))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

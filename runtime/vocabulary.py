@@ -1,7 +1,7 @@
 """What a parser needs from a tokenizer, read once per (tokenizer, format): ``TokenizerInfo``.
 
 Which ids are markers: the format's token terminals; special tokens it does not name drop.
-Spellings that start with a special token: id sequences of pieces (``sequences``).
+Spellings over special tokens (and text around them): id sequences of pieces (``sequences``).
 Marker spellings the vocabulary holds as ids (a prompt's ids can show them); turn boundaries.
 ``Decoder``: a tokenizer's text of one id (cached) or of a run of ids.
 """
@@ -154,12 +154,12 @@ def whole_tokens(tokenizer: Any, vocab: Mapping[str, int],
 
 def _patterns(tokenizer: Any, spelled: Mapping[str, str], resolved: set[str],
               specials: dict[int, str]) -> tuple[dict[str, str], dict[int, str]]:
-    """Patterns of the terminals spelled starting with a special token, and the piece
-    name of each special token in them.
+    """Patterns of the terminals spelled over special tokens (with text before, between
+    or after them), and the piece name of each special token in them.
 
     Only a terminal whose every spelling is such can be known by ids alone (the
-    lexer drops it from text matching once ids come); a spelling that starts with
-    plain text would be lexed before its first piece arrives, so it stays text.
+    lexer drops it from text matching once ids come); the sequencer holds the words a
+    pattern starts with until its first piece shows whether it is one.
     """
     by_name: dict[str, list[str]] = {}
     for text, name in spelled.items():
@@ -172,7 +172,7 @@ def _patterns(tokenizer: Any, spelled: Mapping[str, str], resolved: set[str],
         found: dict[str, str] = {}
         for text in by_name[name]:
             ids = _encode(tokenizer, text)
-            if not ids or ids[0] not in specials:
+            if not any(tid in specials for tid in ids):
                 break
             parts = [specials.get(tid) for tid in ids]
             rest = [tokenizer.decode([tid]) for tid, part in zip(ids, parts) if part is None]

@@ -268,6 +268,13 @@ def _cohere_calls(calls) -> str:
         for i, (name, args) in enumerate(calls)) + "\n]<|END_ACTION|>"
 
 
+def _gigachat3_calls(calls) -> str:
+    # GigaChat 3 (vllm-project/vllm#36664): the text's message ends with <|message_sep|>\n\n,
+    # then a "function call" message holds one JSON call; each further call is one more.
+    return "".join("<|message_sep|>\n\nfunction call<|role_sep|>\n" + json.dumps(
+        {"name": name, "arguments": args}, ensure_ascii=False) for name, args in calls)
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -345,6 +352,10 @@ FORMATS = {
                    "<|eot|>", _muse_messages),
     "muse_glimmer": Format("muse_glimmer", "muse", "", "", None,
                            ("<|start|>", "<|message|>", "<|eom|>"), "<|eot|>", _muse_messages),
+    # GigaChat 3: no reasoning; its separators are special tokens that hold their newlines,
+    # "function call" before <|role_sep|> is words (an id sequence).
+    "gigachat3": Format("gigachat3", "gigachat3", "", "", _gigachat3_calls,
+                        ("<|message_sep|>\n\n", "<|role_sep|>\n"), "</s>"),
     # Cohere Command A / R7B and Command A Reasoning: every marker is a special token; the
     # answer is written between <|START_RESPONSE|> and <|END_RESPONSE|>.
     **{name: Format(name, "cohere", "<|START_THINKING|>", "<|END_THINKING|>", _cohere_calls,
@@ -362,7 +373,8 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "phi4_mini": toks.phi4_mini, "step3": toks.step3,
               "lfm2": toks.lfm2, "apertus": toks.apertus,
               "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
-              "llama3": toks.llama3, "muse": toks.muse, "cohere": toks.cohere}
+              "llama3": toks.llama3, "muse": toks.muse, "cohere": toks.cohere,
+              "gigachat3": toks.gigachat3}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -443,6 +455,10 @@ PROMPTS = {
                       + ("<|START_THINKING|>" if kind == "open"
                          else "<|START_THINKING|><|END_THINKING|>"))
        for name in ("cohere_command3", "cohere_command4") for kind in ("open", "closed")},
+    # GigaChat 3's template ends the prompt with the assistant's role (llama.cpp's GigaChat 3
+    # handler: generation prompt "assistant<|role_sep|>\n").
+    ("gigachat3", "closed"): ("user<|role_sep|>\nWhat is the weather in Paris?<|message_sep|>\n\n"
+                              "assistant<|role_sep|>\n"),
     ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
                          "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
@@ -515,6 +531,9 @@ CASES = [
     Case("olmo3-reasoning-then-content", "olmo3", "open", Message(REASONING, CONTENT)),
     Case("olmo3-closed-calls", "olmo3", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("olmo3-closed-content-and-call", "olmo3", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("gigachat3-call", "gigachat3", "closed", Message(None, None, (WEATHER,))),
+    Case("gigachat3-content-and-call", "gigachat3", "closed", Message(None, CONTENT, (NOTE,))),
+    Case("gigachat3-content-only", "gigachat3", "closed", Message(None, CONTENT)),
     Case("xlam-calls", "xlam", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
     Case("muse-full", "muse", "header", FULL),

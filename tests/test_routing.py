@@ -247,6 +247,11 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # vLLM's minicpm5 parser); MiniCPM-V and MiniCPM4 are other formats.
     ("openbmb/MiniCPM5-1B", "minicpm5", {}),
     ("openbmb/MiniCPM5-1B-GGUF", "minicpm5", {}),
+    # GigaChat 3 and 3.1: one JSON call after function call<|role_sep|> or <|function_call|>
+    # (vLLM's gigachat3 parser, vllm-project/vllm#36664).
+    ("ai-sage/GigaChat3-10B-A1.8B", "gigachat3", {}),
+    ("ai-sage/GigaChat3-702B-A36B-preview", "gigachat3", {}),
+    ("ai-sage/GigaChat3.1-10B-A1.8B-GGUF", "gigachat3", {}),
     # Cohere Command A and R7B: <|START_ACTION|> JSON arrays (vLLM's cohere_command3);
     # Command A Reasoning's prompt opens its thinking (cohere_command4). Command R and R+
     # (c4ai-command-r-v01, -plus) write another format and stay unrouted.

@@ -117,12 +117,14 @@ CHECKED = """
     terminals:
       PLUGIN: "<|action_start|><|plugin|>"
       INTERP: "run<|interpreter|>"
+      SHELL: {text: ["sh<|interpreter|>", "SHELL:"]}
       ACTION_END: {text: ["<|action_end|>", "END"], token_id: true}
       MISSING: {text: "<|missing|>", token_id: true}
     transitions:
       CONTENT:
         PLUGIN: {to: TOOL_ARGS, emit: [TOOL_CALL_START]}
         INTERP: CONTENT
+        SHELL: CONTENT
         MISSING: CONTENT
       TOOL_ARGS:
         ACTION_END: {to: CONTENT, emit: [TOOL_CALL_END]}
@@ -144,27 +146,58 @@ def test_check_with_a_tokenizer_says_how_each_terminal_is_matched(tmp_path, toke
     assert cli.main(["check", "--tokenizer", str(tmp_path / "tok"), str(spec)]) == 0
     out, err = capsys.readouterr()
     assert f"{spec}:4: PLUGIN '<|action_start|><|plugin|>' by id sequence" in out
-    assert f"{spec}:5: INTERP 'run<|interpreter|>' by text" in out
-    assert f"{spec}:6: ACTION_END '<|action_end|>' by token id" in out
+    # Words before a special token: the token by id, the words as text (GigaChat 3).
+    assert f"{spec}:5: INTERP 'run<|interpreter|>' by id sequence" in out
+    assert f"{spec}:6: SHELL 'sh<|interpreter|>' by text" in out
+    assert f"{spec}:7: ACTION_END '<|action_end|>' by token id" in out
     warned = {line.split(": warning: ")[0]: line for line in err.splitlines()
               if ": warning: " in line}
-    assert "starts with text" in warned[f"{spec}:5:1"]  # INTERP: a quote acts as it
-    assert "'END' is never matched once token ids come" in warned[f"{spec}:6:1"]
-    assert "'<|missing|>' is not one token" in warned[f"{spec}:7:1"]
-    assert f"{spec}:4:1" not in warned
+    # SHELL's other spelling has no special token: a quote of the first acts as it.
+    assert "has a spelling without one" in warned[f"{spec}:6:1"]
+    assert "'END' is never matched once token ids come" in warned[f"{spec}:7:1"]
+    assert "'<|missing|>' is not one token" in warned[f"{spec}:8:1"]
+    assert f"{spec}:4:1" not in warned and f"{spec}:5:1" not in warned
     # A bad tokenizer is an error message, not a traceback.
     assert cli.main(["check", "--tokenizer", str(tmp_path / "nothing"), str(spec)]) == 2
     assert "cannot load tokenizer" in capsys.readouterr().err
 
 
 def test_a_special_token_inside_a_text_spelling_is_kept(tmp_path, tokenizer) -> None:
-    # "run<|interpreter|>" starts with text: matched as text, so its special token must
-    # not be dropped as one the spec does not name (it never matched before).
+    # "sh<|interpreter|>" is matched as text (SHELL has a plain spelling too), so its
+    # special token must not be dropped as one the spec does not name.
     module = build(tmp_path, CHECKED)
-    ids = tokenizer.encode("a run<|interpreter|>b", add_special_tokens=False)
+    ids = tokenizer.encode("a sh<|interpreter|>b", add_special_tokens=False)
     assert 92539 in ids
-    message = module.parse("a run<|interpreter|>b", tokenizer=tokenizer, token_ids=ids)
+    message = module.parse("a sh<|interpreter|>b", tokenizer=tokenizer, token_ids=ids)
     assert message.content == "a b"
+
+
+def test_words_then_a_special_token_match_by_its_id(tmp_path, tokenizer) -> None:
+    # GigaChat 3 starts a call with `function call<|role_sep|>\n`: words, then a special
+    # token. With ids the words are held until the token shows; typed, it is all text.
+    module = build(tmp_path, CHECKED)
+    typed = [*tokenizer.encode("a ", add_special_tokens=False),
+             *byte_token_ids(tokenizer, "run<|interpreter|>b")]
+    split = tokenizer.encode("a runrun ru", add_special_tokens=False)
+    for ids, content in (
+            (tokenizer.encode("a run<|interpreter|>b", add_special_tokens=False), "a b"),
+            (typed, "a run<|interpreter|>b"),
+            # Words that start the spelling and then do not finish it are text again.
+            ([*split, *tokenizer.encode("n<|interpreter|>b", add_special_tokens=False)],
+             "a runrun b"),
+            (split, "a runrun ru")):
+        parser = module.ChatParser(tokenizer)
+        streamed = accumulate([*(parser.feed(tokenizer.decode([i]), [i]) for i in ids),
+                               parser.finish()])
+        whole = module.parse(tokenizer.decode(ids), tokenizer=tokenizer, token_ids=ids)
+        assert streamed.content == whole.content == content
+    # The sequencer itself: the words and the piece, after text that ends in their start.
+    piece = chr(0x100000)
+    sequencer = PieceSequencer({"run" + piece: "RUN"})
+    assert sequencer.feed(["x ru"]) == ["x "] and sequencer.held
+    assert sequencer.feed(["n", Marker(piece, "<p>"), "y"]) == [Marker("RUN", "run<p>"), "y"]
+    assert sequencer.feed(["rurun"]) == ["ru"]
+    assert sequencer.flush() == ["run"]
 
 
 def test_text_that_lags_behind_its_pieces(module, tokenizer) -> None:

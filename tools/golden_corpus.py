@@ -930,6 +930,34 @@ XLAM = [
 ]
 
 
+# -- GigaChat 3 / 3.1: text, <|message_sep|>\n\n, then function call<|role_sep|>\n{json} ----
+# (or GigaChat 3.1's <|function_call|>{json}): one call, as vLLM's, SGLang's and llama.cpp's
+# GigaChat 3 tests write it (vllm-project/vllm#36664, sgl-project/sglang#14765).
+
+G_WEATHER = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+G_SEP, G_HEADER, G_31 = "<|message_sep|>\n\n", "function call<|role_sep|>\n", "<|function_call|>"
+
+GIGACHAT3 = [
+    Case("one_call", (G_SEP, G_HEADER, G_WEATHER)),
+    Case("text_then_call", ("Let me check the weather.", G_SEP, G_HEADER, G_WEATHER)),
+    Case("call_then_eos", (G_SEP, G_HEADER, G_WEATHER, "</s>")),
+    Case("v31_call", (G_31, G_WEATHER)),
+    Case("v31_text_then_call", ("I will check.", G_31, '{"name": "get_time", "arguments": '
+                                '{"zone": "UTC"}}')),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("content_then_eos", ("Hello! How can I help?", "</s>")),
+    Case("tricky_json", (G_SEP, G_HEADER, '{"name": "run", "arguments": {"code": "x = [1]; '
+                         'y = {\\"a\\": \\"]}\\"}", "nested": {"l": [1, {"m": []}]}, '
+                         '"city": "Zürich 😀"}}')),
+    Case("schema_typed", (G_SEP, G_HEADER, '{"name": "get_weather", "arguments": '
+                          '{"city": "Paris", "days": "3"}}')),
+    Case("empty_arguments", (G_31, '{"name": "b", "arguments": {}}')),
+    Case("typed_header_is_text", ("Write: function call", Lit("<|role_sep|>\n"), G_WEATHER)),
+    Case("unfinished_call", (G_SEP, G_HEADER, '{"name": "write_file", "arguments": '
+                             '{"path": "/tmp/a", "content": "half')),
+]
+
+
 # -- OpenBMB MiniCPM5: <function name="NAME"><param name="K">V</param></function> ---------
 
 M_WEATHER = '<function name="get_weather"><param name="city">Paris</param><param name="days">3</param></function>'
@@ -1121,6 +1149,7 @@ CORPUS: dict[str, list[Case]] = {
     "muse_glimmer": MUSE,
     "cohere_command3": COHERE,
     "cohere_command4": COHERE,
+    "gigachat3": GIGACHAT3,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1187,6 +1216,7 @@ REFERENCES: dict[str, Reference] = {
                                  tool="cohere_command3", composed=True),
     "cohere_command4": Reference(None, "cohere", reasoning="cohere_command4",
                                  tool="cohere_command4", composed=True),
+    "gigachat3": Reference(None, "gigachat3", tool="gigachat3"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -190,6 +190,8 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "functiongemma", format: "functiongemma", thinking: None }, // grammars/functiongemma.yaml, line 8
     ModelPattern { pattern: "gemma-4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 8
     ModelPattern { pattern: "gemma4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 9
+    ModelPattern { pattern: "gigachat-3", format: "gigachat3", thinking: None }, // grammars/gigachat3.yaml, line 9
+    ModelPattern { pattern: "gigachat3", format: "gigachat3", thinking: None }, // grammars/gigachat3.yaml, line 9
     ModelPattern { pattern: "glm-{>=4.5,<6}", format: "glm47_moe", thinking: Some(true) }, // grammars/glm47_moe.yaml, line 9
     ModelPattern { pattern: "glm{>=4.5,<6}", format: "glm47_moe", thinking: Some(true) }, // grammars/glm47_moe.yaml, line 10
     ModelPattern { pattern: "gpt-oss", format: "openai", thinking: None }, // grammars/openai.yaml, line 5

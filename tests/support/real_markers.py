@@ -66,6 +66,11 @@ COHERE = ("llama.cpp's Command R7B format (common/chat-syntax/command-r7b.cpp: "
           "<|START_THINKING|>...<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\":\"1\","
           "\"tool_name\":\"func\",\"parameters\":{}}]<|END_ACTION|>, its preserved tokens "
           "<|START_RESPONSE|> and <|END_RESPONSE|>) and vLLM's cohere_command reasoning parser")
+GIGACHAT3 = ("vLLM's GigaChat 3 / 3.1 parser PR and its tests (github.com/vllm-project/vllm/pull/36664: "
+             "'{text}<|message_sep|>\\n\\nfunction call<|role_sep|>\\n{json}', where "
+             "'<|message_sep|>\\n\\n' and '<|role_sep|>\\n' are special tokens; "
+             "'{text}<|function_call|>{json}' for 3.1) and llama.cpp's GigaChat 3 handler "
+             "(its preserved tokens '<|message_sep|>\\n\\n' and '<|role_sep|>\\n')")
 LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
         "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
         "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
@@ -185,6 +190,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                     "<|END_RESPONSE|>", "<|START_ACTION|>", "<|END_ACTION|>"))
        for name in ("cohere_command3", "cohere_command4")},
     "xlam": FormatMarkers(XLAM, ("[", '{"name": ', '"arguments": ')),
+    "gigachat3": FormatMarkers(GIGACHAT3, ("<|message_sep|>\n\n", "function call<|role_sep|>\n",
+                                           "<|function_call|>")),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),

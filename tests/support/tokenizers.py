@@ -509,6 +509,17 @@ def muse() -> Any:
     return _byte_level(100, specials, eos="<|eot|>")
 
 
+@lru_cache(maxsize=1)
+def gigachat3() -> Any:
+    """GigaChat 3's chat tokens (ids assumed), special; as its tokenizer has them, the
+    separators carry their newlines (``<|role_sep|>\\n``, ``<|message_sep|>\\n\\n``: llama.cpp's
+    and vLLM's GigaChat 3 tests); ``<|function_call|>`` is GigaChat 3.1's call token."""
+    names = ["<unk>", "<s>", "</s>", "<|message_sep|>\n\n", "<|role_sep|>\n",
+             "<|function_call|>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="</s>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -520,7 +531,8 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "laguna": laguna, "phi4_mini": phi4_mini,
               "step3": step3, "lfm2": lfm2,
               "apertus": apertus, "functiongemma": functiongemma,
-              "olmo3": olmo3, "muse": muse, "cohere": cohere}
+              "olmo3": olmo3, "muse": muse, "cohere": cohere,
+              "gigachat3": gigachat3}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -545,7 +557,7 @@ FORMAT_TOKENIZERS = {
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
     "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
-    "cohere_command3": "cohere", "cohere_command4": "cohere",
+    "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
 }
 
 
