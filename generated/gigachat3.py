@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(18)
+require_runtime(19)
 
 FORMAT = "gigachat3"
 
@@ -175,8 +175,8 @@ class StreamingParser(StreamingParserBase):
     # Besides whitespace, what framing states' text may hold and still be framing: the
     # punctuation render writes around and between calls.
     FRAMING_PUNCTUATION = ""
-    # States with no event of their own: a marker they know, cut by the end of the
-    # completion, is framing there (see finish).
+    # States with no event of their own (and TOOL_ARGS where only a call's arguments end
+    # it): a marker they know, cut by the end of the completion, is framing there (see finish).
     FRAMING_STATES = frozenset({6})  # TOOL_BETWEEN
 
     # How each state's text is lexed, by state id (chosen by the compiler).

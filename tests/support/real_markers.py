@@ -218,6 +218,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
 NO_SOURCE = frozenset({
     "nemotron_v3", "mimo", "granite_thinking", "inkling", "plamo3", "minimax_m3", "deepseek_v4",
     "deepseek_v41", "step3_reasoning", "step5", "pythonic", "think_reasoning",
+    # Muse: no Muse tokenizer or chat template is public (its markers are vLLM's parsers').
+    "muse", "muse_glimmer",
 })
 
 
