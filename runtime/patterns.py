@@ -120,8 +120,25 @@ class PatternLexicon(Lexicon):
 
     _STATE = (*Lexicon._STATE, "patterns")
 
-    def __init__(self, *, patterns: Mapping[str, PatternSpec], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    # (Every keyword spelled out: compiled, ``**kwargs`` passed on to the native
+    # Lexicon.__init__ arrived as the wrong arguments.)
+    def __init__(
+        self,
+        *,
+        patterns: Mapping[str, PatternSpec],
+        literals: Mapping[str, str],
+        token_terminals: Mapping[str, str],
+        live: Mapping[int, Sequence[str]],
+        preserve_tokens: Sequence[str] = (),
+        turn_boundary_tokens: Sequence[str] = (),
+        at_start: Mapping[str, str] | None = None,
+        followed_by: Mapping[str, tuple[Sequence[str], Sequence[str]]] | None = None,
+        framing: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None:
+        super().__init__(literals=literals, token_terminals=token_terminals, live=live,
+                         preserve_tokens=preserve_tokens,
+                         turn_boundary_tokens=turn_boundary_tokens, at_start=at_start,
+                         followed_by=followed_by, framing=framing)
         self.patterns = dict(patterns)  # terminal name -> (regex, prefix, bound)
 
     def build(self, live_by_state: Mapping[int, Mapping[str, str]], universe: Iterable[str],
