@@ -232,6 +232,8 @@ def test_readme_lists_the_formats_that_cannot_be_exported() -> None:
     start = text.index("<!-- export-refused -->\n") + len("<!-- export-refused -->\n")
     listed = text[start:text.index("<!-- /export-refused -->")].strip().splitlines()
     assert listed == readme_lines()
+    # and its count of the formats that export ("35 formats export")
+    assert [int(n) for n in re.findall(r"(\d+) formats export", text)] == [len(EXPORTED)]
 
 
 def test_a_refusal_names_the_spec_line_and_field() -> None:
