@@ -69,6 +69,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .build import compile_loaded
     from .loader import LoadedSpec, load_spec
     from .roundtrip import roundtrip_errors
+    from .rust_regex import rust_regex_diagnostics
 
     from parsergen.response_templates import compile_template, is_template
 
@@ -93,6 +94,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         for problem in errors:
             print(problem, file=sys.stderr)
         for problem in [] if template else spec_warnings(Path(spec), loaded, fmt):
+            print(problem.warning(), file=sys.stderr)
+        # What `build --target rust` would refuse: a warning, as the Python build is fine.
+        for problem in rust_regex_diagnostics(fmt) if fmt.reasoning is not None else []:
             print(problem.warning(), file=sys.stderr)
         if errors:
             status = 1
