@@ -47,6 +47,17 @@ STREAM_CAP_S = 20.0  # linearity: transformers' streaming stops after a size thi
 REASONING = ("thinking", "reasoning_content")
 
 
+
+def _timed_stream(feed: Callable[[str], object], finish: Callable[[], object],
+                  deltas: list[str]) -> float:
+    """Seconds to feed every delta and finish (the parser made before the clock starts)."""
+    t0 = time.perf_counter()
+    for delta in deltas:
+        feed(delta)
+    finish()
+    return time.perf_counter() - t0
+
+
 class Side:
     """One template, one completion: both engines' timed runs on it."""
 
@@ -63,21 +74,11 @@ class Side:
         parser = self.module.ChatParser(tools=self.tools)
         if self.prefix:
             parser.initialize(prompt_text=self.prefix)
-        feed = parser.feed
-        t0 = time.perf_counter()
-        for delta in self.deltas[cadence]:
-            feed(delta)
-        parser.finish()
-        return time.perf_counter() - t0
+        return _timed_stream(parser.feed, parser.finish, self.deltas[cadence])
 
     def theirs_stream(self, cadence: str) -> float:
         parser = self.hf.ResponseParser(self.template, prefix=self.prefix, tools=self.tools)
-        feed = parser.feed
-        t0 = time.perf_counter()
-        for delta in self.deltas[cadence]:
-            feed(delta)
-        parser.finalize()
-        return time.perf_counter() - t0
+        return _timed_stream(parser.feed, parser.finalize, self.deltas[cadence])
 
     def ours_parse(self) -> float:
         t0 = time.perf_counter()

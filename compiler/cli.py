@@ -69,6 +69,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .build import compile_loaded
     from .loader import LoadedSpec, load_spec
     from .roundtrip import roundtrip_errors
+    from .rust_regex import rust_regex_diagnostics
 
     from parsergen.response_templates import compile_template, is_template
 
@@ -93,6 +94,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         for problem in errors:
             print(problem, file=sys.stderr)
         for problem in [] if template else spec_warnings(Path(spec), loaded, fmt):
+            print(problem.warning(), file=sys.stderr)
+        # What `build --target rust` would refuse: a warning, as the Python build is fine.
+        for problem in rust_regex_diagnostics(fmt) if fmt.reasoning is not None else []:
             print(problem.warning(), file=sys.stderr)
         if errors:
             status = 1
@@ -313,8 +317,38 @@ def _cmd_parse_jsonl(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+# The shell's status for a writer killed by SIGPIPE (128 + 13), as `cat big | head` leaves.
+BROKEN_PIPE_STATUS = 141
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``parsergen`` console script."""
+    """Entry point of the ``parsergen`` console script; a reader gone (`| head`) ends it
+    quietly with BROKEN_PIPE_STATUS, whichever command was writing."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            # Flushed here, not at interpreter exit, where EPIPE would be a traceback.
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return BROKEN_PIPE_STATUS
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's own last flush finds no pipe."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout with no descriptor (captured): nothing to flush
+        pass
+
+
+def _main(argv: list[str] | None) -> int:
+    """Parse the command line and run its command."""
     parser = argparse.ArgumentParser(prog="parsergen", description=__doc__)
     parser.add_argument("--version", action="store_true",
                         help="print the version and which build runs (compiled or pure Python)")

@@ -18,6 +18,7 @@ from parsergen.routing import compiled
 
 from .diagnostics import Diagnostic, Position, SpecError
 from .generator import _printable, code_templates
+from .rust_regex import rust_regex_diagnostics
 from .ir import (
     STATE_IDS,
     Emit,
@@ -109,17 +110,18 @@ class RustGenerator:
     def module(self, fmt: FormatIR) -> str:
         """The Rust module of ``fmt`` (a format with reasoning); SpecError for a pattern
         terminal, which the Rust engine's literal matchers cannot find (in REASONING its
-        match would be text that hides an end marker)."""
+        match would be text that hides an end marker), and for a regex the Rust engine
+        would not compile or would read otherwise (compiler/rust_regex.py)."""
         assert fmt.reasoning is not None
         patterns = sorted({t.name: t for v in fmt.variants for t in v.terminals
                            if t.pattern is not None}.values(), key=lambda t: t.line)
-        if patterns:
-            raise SpecError([Diagnostic(Position(fmt.source, t.line, 1),
-                                        f"$.terminals.{t.name}.pattern",
-                                        "the Rust backend (build --target rust) matches "
-                                        "literals only: a format with reasoning and a pattern "
-                                        "terminal has no Rust module")
-                             for t in patterns])
+        refused = [Diagnostic(Position(fmt.source, t.line, 1), f"$.terminals.{t.name}.pattern",
+                              "the Rust backend (build --target rust) matches literals only: "
+                              "a format with reasoning and a pattern terminal has no Rust "
+                              "module")
+                   for t in patterns] + rust_regex_diagnostics(fmt)
+        if refused:
+            raise SpecError(refused)
         return self.env.get_template("reasoning.rs.jinja").render(**self._context(fmt))
 
     def index(self, formats: list[FormatIR]) -> str:

@@ -41,6 +41,7 @@ from .ir import (
     TransitionIR,
     VariantIR,
 )
+from .diagnostics import json_path
 from .lexers import reads_values, state_lexers
 from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_reasoning_ends
 from .patterns import pattern_shape
@@ -86,6 +87,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
     header_read = any(isinstance(v, list)
                       for v in spec["transitions"].get("MESSAGE_HEADER", {}).values())
     states = []
+    rule_lines: dict[str, int | None] = {}
     for name in STATE_NAMES:
         table = spec["transitions"].get(name, {})
         transitions = []
@@ -95,6 +97,10 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         for term, value in table.items():  # spec order, as the reader wrote it
             where = line("transitions", name, term) or 0
             if isinstance(value, list):
+                # (Where each rule's regex is written, for the Rust backend's errors.)
+                rule_lines.update({json_path(("transitions", name, term, i, "when")):
+                                   line("transitions", name, term, i, "when")
+                                   for i in range(len(value))})
                 rules = tuple(RuleIR(r["when"], r["to"], tuple(r["emit"]),
                                      _entering(name, r["to"], tuple(r["emit"]), body, values,
                                                "name" if r["when"] is not None else None))
@@ -136,6 +142,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                                    "thinking_switch", "reasoning", "render")
     }
     lines["render.call"] = line("render", "call")
+    lines.update(rule_lines)
     closers = _call_closers(states)
     openers = _call_openers(states)
     lines.update({f"assembly.{flag}": line("assembly", flag)

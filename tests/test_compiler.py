@@ -314,6 +314,23 @@ def test_cli_list_and_parse(tmp_path: Path) -> None:
     assert run_cli("parse", "--format", "nope", str(example), cwd=tmp_path).returncode == 2
 
 
+@pytest.mark.parametrize("args", [("list",), ("--version",), ("schema",),
+                                  ("parse", "--format", "qwen3", "--json",
+                                   str(ROOT / "examples" / "qwen3_completion.txt"))])
+def test_cli_into_a_closed_pipe_exits_quietly(args: tuple[str, ...], tmp_path: Path) -> None:
+    """`parsergen ... | head`: a reader gone is SIGPIPE's status 141 (as cat's), no traceback."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader at all: every write is EPIPE, whatever the buffering
+    try:
+        res = subprocess.run([sys.executable, "-m", "parsergen.compiler.cli", *args],
+                             cwd=tmp_path, stdout=write_end, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write_end)
+    assert (res.returncode, res.stderr) == (141, "")
+
+
 def test_reasoning_options_are_checked(tmp_path: Path) -> None:
     path = write(tmp_path, "r.yaml", """
         extends: mistral

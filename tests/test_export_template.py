@@ -176,8 +176,12 @@ def test_every_exported_template_loads_in_transformers() -> None:
         assert json.loads(json.dumps(template)) == template, name  # (JSON, as tokenizer_config)
 
 
-@pytest.mark.parametrize("case,fmt,text,thinking,prompt_text,tools", CASES,
-                         ids=[c[0] for c in CASES])
+# Every case, as the two comparisons below take it.
+each_case = pytest.mark.parametrize("case,fmt,text,thinking,prompt_text,tools", CASES,
+                                    ids=[c[0] for c in CASES])
+
+
+@each_case
 def test_transformers_reads_the_export_as_parsergen_parses(case: str, fmt: str, text: str,
                                                            thinking: bool | None,
                                                            prompt_text: str | None,
@@ -193,8 +197,7 @@ def test_transformers_reads_the_export_as_parsergen_parses(case: str, fmt: str, 
         assert got != expected and reason(fmt, text, expected, got) == listed, REASONS[listed]
 
 
-@pytest.mark.parametrize("case,fmt,text,thinking,prompt_text,tools", CASES,
-                         ids=[c[0] for c in CASES])
+@each_case
 def test_the_export_imported_back_parses_as_the_format(case: str, fmt: str, text: str,
                                                        thinking: bool | None,
                                                        prompt_text: str | None,
@@ -233,6 +236,8 @@ def test_readme_lists_the_formats_that_cannot_be_exported() -> None:
     start = text.index("<!-- export-refused -->\n") + len("<!-- export-refused -->\n")
     listed = text[start:text.index("<!-- /export-refused -->")].strip().splitlines()
     assert listed == readme_lines()
+    # and its count of the formats that export ("35 formats export")
+    assert [int(n) for n in re.findall(r"(\d+) formats export", text)] == [len(EXPORTED)]
 
 
 def test_a_refusal_names_the_spec_line_and_field() -> None:

@@ -51,6 +51,20 @@ def test_formats_and_load() -> None:
     assert module.__name__ == "parsergen.generated.qwen3"
 
 
+# A count of every bundled format, as the docs write it ("the runtime and 60 bundled formats").
+_FORMAT_COUNT = re.compile(r"(\d+) bundled formats")
+
+
+def test_every_count_of_the_bundled_formats_in_the_docs_is_current() -> None:
+    docs = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", ROOT / "DEVELOPERS.md",
+            *sorted((ROOT / "docs").glob("*.md"))]
+    counts = {f"{path.name}:{text[:match.start()].count(chr(10)) + 1}": int(match.group(1))
+              for path in docs for text in [path.read_text(encoding="utf-8")]
+              for match in _FORMAT_COUNT.finditer(text)}
+    assert counts  # README's `parsergen --version` line has one
+    assert {where: n for where, n in counts.items() if n != len(parsergen.formats())} == {}
+
+
 _SEEDS = ("0", "1", "12345")
 _PLAN = ("import sys; from pathlib import Path\n"
          "from parsergen.compiler.build import plan, project_root, repo_specs\n"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -305,3 +306,51 @@ def test_parsers_by_name_and_markers() -> None:
     assert step.push("</think>") == (None, None)
     assert step.push("\nanswer") == (None, "\nanswer")
     assert step.finish() == (None, None)
+
+
+# Regexes fancy-regex 0.7.1 (the Rust engine's crate, Debian's) compiles as Python reads
+# them, and ones it refuses or reads otherwise, as a program of its Regex::new said on
+# 2026-12-04: every _READ_ALIKE one compiles; of _NOT_ALIKE, \Z and \N are InvalidEscape,
+# (?a and (?( UnknownFlag, [a&&b] and [\b] regex-syntax errors; [[:alpha:]] (POSIX),
+# [a--b] (a set difference), a{,3} (not {0,3}), (?x) (spaces in classes) compile to another
+# meaning; a{b and \1 compile alike but are left outside the documented subset.
+_READ_ALIKE = [r"to=(?!self\s*$)\S", r"[\d:\[\], ]*", r"(?s)a?s?(?:<\|?\w*)?",
+               r"to=functions\.(?P<name>[^\s<]+)", r"x{2}y{1,}z{1,3}", r"[]a]\x41\u00e9",
+               r"(?i:ab)(?<=b)(?<!c)(?#note)\A\bq\B"]
+_NOT_ALIKE = {r"to=self\s*\Z": "\\Z", r"[[:alpha:]]": "POSIX class",
+              r"[a&&b]": "set operation", r"[a--b]": "set operation", r"a{,3}": "'{'",
+              r"a{b": "'{'", r"(?x)a b": "flag", r"(?a)\w": "flag", r"(a)?(?(1)b|c)": "(?(1",
+              r"\N{EM DASH}": "\\N", r"(a)\1": "backreference", r"[\b]": "\\b"}
+
+
+def test_regexes_the_rust_engine_reads_alike_or_not() -> None:
+    from parsergen.compiler.rust_regex import rust_regex_problem
+
+    assert {p: rust_regex_problem(p) for p in _READ_ALIKE} == dict.fromkeys(_READ_ALIKE)
+    problems = {p: rust_regex_problem(p) for p in _NOT_ALIKE}
+    assert {p: why for p, why in problems.items() if not why or _NOT_ALIKE[p] not in why} == {}
+
+
+def test_the_rust_backend_refuses_a_header_rule_it_cannot_compile(tmp_path: Path) -> None:
+    from parsergen.compiler import SpecError, compile_spec
+    from parsergen.compiler.rust import RustGenerator
+
+    spec = tmp_path / "glimmer_z.yaml"
+    spec.write_text("extends: muse_glimmer\nname: glimmer_z\ndescription: d\nmodels: []\n"
+                    "transitions:\n  MESSAGE_HEADER:\n    MESSAGE:\n"
+                    "      - {when: 'to=self\\s*\\Z', to: REASONING, emit: [REASONING_START]}\n"
+                    "      - {when: 'to=\\S', to: TOOL_BETWEEN}\n      - {to: CONTENT}\n"
+                    "cut_header: 'a{,3}'\n", encoding="utf-8")
+    fmt = compile_spec(spec, spec.name)  # Python reads both: its own build is not refused
+    with pytest.raises(SpecError) as info:
+        RustGenerator().module(fmt)
+    where = ["glimmer_z.yaml:8:1: $.transitions.MESSAGE_HEADER.MESSAGE[0].when",
+             "glimmer_z.yaml:11:1: $.cut_header"]
+    assert [str(d).split(": the Rust backend")[0] for d in info.value.diagnostics] == where
+    assert "\\Z (the end of the text) is an error in Rust" in str(info.value)
+    # `parsergen check` says so as warnings (the Python build is fine)
+    done = subprocess.run([sys.executable, "-m", "parsergen.compiler.cli", "check", spec.name],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "glimmer_z.yaml: ok (glimmer_z)\n"
+    assert [line.split(": the Rust backend")[0].replace(" warning:", "")
+            for line in done.stderr.splitlines() if "the Rust backend" in line] == where

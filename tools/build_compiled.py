@@ -311,9 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compiled {len(modules(formats))} modules (runtime and generated) in "
               f"{time.monotonic() - started:.0f} s", flush=True)
         # The staging folder first on the path; and not the current folder (the project
-        # root, whose parsergen/ would come first and map the pure runtime).
-        env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(
-            [tmp, *filter(None, [os.environ.get("PYTHONPATH")])])}
+        # root, whose parsergen/ would come first and map the pure runtime).  Nor the
+        # caller's PARSERGEN_PURE: what is tested here is the compiled build.
+        env = {**{k: v for k, v in os.environ.items() if k != native.PURE_VARIABLE},
+               "PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(
+                   [tmp, *filter(None, [os.environ.get("PYTHONPATH")])])}
         # One compiled module of each folder must be the one imported.
         probes: dict[str, str] = {}
         for name in modules(formats):
