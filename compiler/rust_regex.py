@@ -95,7 +95,7 @@ def _group_problem(rest: str) -> str | None:
     """Why the ``(?`` construct ``rest`` starts is not read alike, or None."""
     if rest.startswith(_GROUPS):
         return None
-    flags = re.match(r"[a-zA-Z-]*", rest).group(0)
+    flags = rest[: len(rest) - len(rest.lstrip(string.ascii_letters + "-"))]  # (its letters)
     if flags and rest[len(flags):len(flags) + 1] in (":", ")"):
         other = sorted(set(flags) - _FLAGS)
         if not other:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Final
 
 from .json_text import to_json
 from .schema_compiler import compile_schema
@@ -27,6 +27,24 @@ def finite(value: Any) -> bool:
     return True
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # (1e400: JSON has no infinity)
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# JSON text to a value JSON can hold: NaN, Infinity and a number too large for a float
+# raise ValueError as they are read, so no walk over the decoded value follows (that walk
+# cost every typed container of a call-dense parse 3% more).
+_FINITE_JSON: Final = json.JSONDecoder(parse_constant=_no_constant,
+                                       parse_float=_finite_float).decode
+
+
 # A backslash, or a backslash pair or escaped quote (which stay as they are).
 _BACKSLASH = re.compile(r'\\(["\\]?)')
 
@@ -38,10 +56,10 @@ def _as_written(match: re.Match[str]) -> str:
 
 def _container(text: str) -> Any:
     try:
-        parsed = json.loads(text)
+        parsed = _FINITE_JSON(text)
     except ValueError:
         return None
-    return parsed if isinstance(parsed, (dict, list)) and finite(parsed) else None
+    return parsed if isinstance(parsed, (dict, list)) else None
 
 
 def json_container(raw: str) -> Any:
@@ -101,10 +119,9 @@ def coerce(raw: str, types: frozenset[str]) -> Any:
     if "string" in types:
         return raw
     try:
-        parsed = json.loads(raw)
+        return _FINITE_JSON(raw)
     except ValueError:
         return raw
-    return parsed if finite(parsed) else raw
 
 
 def coerce_value(value: Any, schema: Any) -> Any:
