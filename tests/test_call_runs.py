@@ -350,8 +350,9 @@ def test_start_marker_compared_in_place_only_where_a_search_takes_it() -> None:
     from parsergen.runtime.runs import CallPath, CallProgram
 
     run = CallProgram(0, ("S",), ((1, "arguments", "E", "", ()),), 0, False)
-    plain = CallPath(run, [Matcher({"<s>": "S"}), Matcher({"<e>": "E"})])
-    longer = CallPath(run, [Matcher({"<s>": "S", "<s>!": "X"}), Matcher({"<e>": "E"})])
+    # (Per-state matchers are a tuple, as a parser holds them.)
+    plain = CallPath(run, (Matcher({"<s>": "S"}), Matcher({"<e>": "E"})))
+    longer = CallPath(run, (Matcher({"<s>": "S", "<s>!": "X"}), Matcher({"<e>": "E"})))
     assert plain.start == "<s>" and longer.start == ""
     text = "<s>a<e><s>b<e> <s>c<e><s>d<e>" + " " * 16
     for path in (plain, longer):
