@@ -33,7 +33,7 @@ pub struct Engine {
     variant: &'static Variant,
     matchers: Vec<Matcher>,
     prompt: PromptIds,
-    rules: Vec<Option<Regex>>,
+    rules: Vec<When>,
     cut_header: Option<Regex>,
     preserve: bool,
     // -- the driver --
@@ -65,6 +65,32 @@ pub struct Engine {
     out: ReasoningDelta,
 }
 
+/// When a header rule applies: always, when its pattern matches the header, or never
+/// (a pattern the regex crate cannot read: the compiler refuses those, so this is a
+/// second line of defence that never panics across the binding).
+enum When {
+    Always,
+    Matches(Regex),
+    Never,
+}
+
+impl When {
+    fn new(pattern: Option<&str>) -> Self {
+        match pattern {
+            None => When::Always,
+            Some(p) => Regex::new(p).map_or(When::Never, When::Matches),
+        }
+    }
+
+    fn hits(&self, header: &str) -> bool {
+        match self {
+            When::Always => true,
+            When::Matches(re) => re.is_match(header).unwrap_or(false),
+            When::Never => false,
+        }
+    }
+}
+
 impl Engine {
     /// A parser of `fmt` for one stream (`thinking`: None for the format's default).
     pub fn new(fmt: &'static Format, tokenizer: Option<DynTokenizer>, thinking: Option<bool>) -> Self {
@@ -76,13 +102,13 @@ impl Engine {
         for state in fmt.states.iter() {
             for tr in state.transitions {
                 for rule in tr.rules {
-                    rules.push(rule.when.map(|w| Regex::new(w).expect("a header rule the compiler checked")));
+                    rules.push(When::new(rule.when));
                 }
             }
         }
-        let cut_header = fmt
-            .cut_header
-            .map(|c| Regex::new(&format!("^(?:{c})\\z")).expect("cut_header the compiler checked"));
+        // (The compiler refuses what the regex crate cannot read; a pattern it let
+        // through anyway frames nothing instead of panicking across the binding.)
+        let cut_header = fmt.cut_header.and_then(|c| Regex::new(&format!("^(?:{c})\\z")).ok());
         let content_live = live_names(variant, CONTENT);
         let reclosing: Vec<&'static str> =
             fmt.reasoning.end.iter().copied().filter(|n| !content_live.contains(n)).collect();
@@ -452,10 +478,7 @@ impl Engine {
         let header = std::mem::take(&mut self.header);
         let first = self.rule_index(self.state, i);
         for (k, rule) in tr.rules.iter().enumerate() {
-            let hit = match &self.rules[first + k] {
-                None => true,
-                Some(re) => re.is_match(&header).unwrap_or(false),
-            };
+            let hit = self.rules[first + k].hits(&header);
             if hit {
                 self.state = rule.target;
                 self.events(rule.events, value, &header);

@@ -34,14 +34,27 @@ pub struct PromptIds {
     pub preserve: bool,
 }
 
+/// The id a token-id terminal spelled `text` matches: only an added or special token
+/// (vocabulary.py's `whole_tokens`), or any vocabulary piece where the tokenizer names
+/// no added tokens.  (An ordinary piece such as `>` merges with what follows it, so
+/// matched by its id alone it would be missed.)
+fn whole_token(tok: &dyn Tokenizer, added: &[(String, u32)], text: &str) -> Option<u32> {
+    if added.is_empty() {
+        return tok.token_to_id(text);
+    }
+    let id = tok.token_to_id(text)?;
+    added.iter().any(|(t, i)| t == text && *i == id).then_some(id)
+}
+
 impl PromptIds {
     /// What `tokenizer` (if any) says of `variant`'s markers.
     pub fn new(fmt: &Format, variant: &Variant, tokenizer: Option<&dyn Tokenizer>) -> Self {
         let Some(tok) = tokenizer else {
             return PromptIds::default();
         };
+        let added = tok.added_vocab();
         let mut specials: Vec<(String, u32)> =
-            tok.added_vocab().into_iter().filter(|(_, id)| tok.is_special_id(*id)).collect();
+            added.iter().filter(|(_, id)| tok.is_special_id(*id)).cloned().collect();
         specials.sort_by_key(|(_, id)| *id);
         specials.dedup();
         // Special tokens the format names (or that sit inside a spelling) stay markers.
@@ -79,7 +92,7 @@ impl PromptIds {
         // spellings say.
         let mut by_token: Vec<(&str, Vec<u32>)> = Vec::new();
         for (name, text) in variant.token_terminals {
-            if let Some(id) = tok.token_to_id(text) {
+            if let Some(id) = whole_token(tok, &added, text) {
                 preserve |= tok.is_special_id(id);
                 by_token.push((name, vec![id]));
             }
@@ -156,5 +169,30 @@ mod tests {
         assert_eq!(walk_back(&p, &[10, 99, 5]), Found::Neither);
         assert_eq!(walk_back(&p, &[12, 5]), Found::Neither); // (half of a two-id marker)
         assert_eq!(walk_back(&p, &[]), Found::Unread);
+    }
+
+    /// `>` = 5 is an ordinary piece, `<|im_end|>` = 7 an added one.
+    struct Pieces(bool);
+
+    impl Tokenizer for Pieces {
+        fn token_to_id(&self, token: &str) -> Option<u32> {
+            match token {
+                ">" => Some(5),
+                "<|im_end|>" => Some(7),
+                _ => None,
+            }
+        }
+        fn added_vocab(&self) -> Vec<(String, u32)> {
+            if self.0 { vec![("<|im_end|>".to_string(), 7)] } else { Vec::new() }
+        }
+    }
+
+    #[test]
+    fn a_token_id_terminal_is_an_added_token_where_the_tokenizer_names_them() {
+        let named = Pieces(true);
+        assert_eq!(whole_token(&named, &named.added_vocab(), "<|im_end|>"), Some(7));
+        assert_eq!(whole_token(&named, &named.added_vocab(), ">"), None);
+        let unnamed = Pieces(false);
+        assert_eq!(whole_token(&unnamed, &unnamed.added_vocab(), ">"), Some(5));
     }
 }

@@ -86,3 +86,14 @@ fn unnamed_special_tokens_are_dropped_from_reasoning() {
     let got = split(&think_reasoning::FORMAT, &[], &["a<|im_start|>b</think>c"]);
     assert_eq!(got, ("ab".into(), "c".into()));
 }
+#[test]
+fn every_bundled_pattern_is_one_the_regex_crate_reads() {
+    // The engine treats an unreadable header rule as never matching instead of panicking;
+    // no bundled format may rely on that.
+    for fmt in parsergen_reasoning::formats::FORMATS {
+        let rules = fmt.states.iter().flat_map(|s| s.transitions.iter()).flat_map(|t| t.rules.iter());
+        for pattern in rules.filter_map(|r| r.when).chain(fmt.cut_header) {
+            assert!(fancy_regex::Regex::new(pattern).is_ok(), "{}: {pattern}", fmt.name);
+        }
+    }
+}
