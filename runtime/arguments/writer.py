@@ -10,7 +10,6 @@ in proportion to the new text only.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, Final
@@ -18,7 +17,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from ..coercion import coerce, coerce_value, finite
-from ..json_text import encode_string, encode_value, to_json
+from ..json_text import STRICT_JSON, encode_string, encode_value, to_json
 from ..schema_nodes import STRING, Properties, properties_keep, schema_types
 from .scanning import escape_stray_quotes
 
@@ -312,10 +311,4 @@ def json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# One decoder for every held value (json.loads with an argument builds a new one,
-# and its scanner, per call).
-_STRICT_JSON: Final = json.JSONDecoder(parse_constant=_no_constant).decode
+_STRICT_JSON: Final = STRICT_JSON.decode
