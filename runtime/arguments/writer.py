@@ -285,9 +285,14 @@ def written_as_kept(value: Any, text: str, properties: Mapping[str, Any] | None)
     writer typed by ``properties`` writes for it: as json.dumps writes it (keys once,
     ", " and ": ", non-ASCII as is), not too deep, every member kept as written."""
     # (Once per call of a run: a text too short to nest that deep, and a dict's
-    # encoding, asked without a call in between.)
-    return (type(value) is dict and (len(text) <= MAX_DEPTH or not too_deep(text))
-            and encode_value(value) == text and keeps_members(properties, value))
+    # encoding, asked without a call in between; compiled properties' table asked
+    # directly, as keeps_members would.)
+    if (type(value) is not dict or (len(text) > MAX_DEPTH and too_deep(text))
+            or encode_value(value) != text):
+        return False
+    if isinstance(properties, Properties):
+        return properties_keep(properties, value)
+    return keeps_members(properties, value)
 
 
 _KINDS_OK: Final = {"object": frozenset(("object",)), "array": frozenset(("array",)),
