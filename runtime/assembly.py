@@ -48,7 +48,6 @@ _CALL_START: Final = EventType.TOOL_CALL_START
 _NAME: Final = EventType.TOOL_NAME
 _ARGS: Final = EventType.ARG_VALUE_CHUNK
 _CALL_END: Final = EventType.TOOL_CALL_END
-_ENDS_REASONING: Final = frozenset((_TEXT, _REASONING_END, _CALL_START))
 
 
 # The default arguments; a module constant, as a compiled class body cannot read its own names.
@@ -299,7 +298,9 @@ class ChatParser:
                     self._reasoned = self._consumed
                 continue
             kind = item.type
-            if not self._reasoning_over and kind in _ENDS_REASONING:
+            # (Compared by identity: an Enum's hash is a Python-level call, per event.)
+            if not self._reasoning_over and (kind is _TEXT or kind is _REASONING_END
+                                             or kind is _CALL_START):
                 self._over(kind, raw)
             if kind is _TEXT:
                 if no_tools and raw is not None and raw.state in TOOL_STATES:

@@ -49,20 +49,19 @@ class CallIds:
 
     def next(self) -> str:
         """The next call's id."""
-        if self.sequential:
-            out = f"call{self.count:05d}" if self.short else f"chatcmpl-tool-{self.count}"
-        elif self.short:
-            out = "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret: as uuid4_hex)
-        else:
-            if not self._prefix:
-                self._prefix = f"chatcmpl-tool-{uuid4_hex()[:24]}"
-                self._base = _IDS.getrandbits(32)
-            n = (self._base + self.count) & 0xFFFFFFFF
-            # (Four table lookups in one build: "%08x" parses its format on every call.)
-            out = (f"{self._prefix}{_HEX2[n >> 24]}{_HEX2[n >> 16 & 255]}"
-                   f"{_HEX2[n >> 8 & 255]}{_HEX2[n & 255]}")
-        self.count += 1
-        return out
+        count = self.count
+        self.count = count + 1
+        if not self._prefix:  # (random ids have one after the first: asked first)
+            if self.sequential:
+                return f"call{count:05d}" if self.short else f"chatcmpl-tool-{count}"
+            if self.short:
+                return "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret: as uuid4_hex)
+            self._prefix = f"chatcmpl-tool-{uuid4_hex()[:24]}"
+            self._base = _IDS.getrandbits(32)
+        n = (self._base + count) & 0xFFFFFFFF
+        # (Four table lookups in one build: "%08x" parses its format on every call.)
+        return (f"{self._prefix}{_HEX2[n >> 24]}{_HEX2[n >> 16 & 255]}"
+                f"{_HEX2[n >> 8 & 255]}{_HEX2[n & 255]}")
 
 
 __all__ = ["CallIds", "uuid4_hex"]

@@ -28,7 +28,7 @@ class CallNames:
     """How one request reads a format's call names."""
 
     __slots__ = ("syntax", "typing", "properties", "requested", "valid_names", "name_pattern",
-                 "name_entities", "glued_prefix", "lead", "tail")
+                 "name_entities", "glued_prefix", "lead", "tail", "plain")
 
     def __init__(self, syntax: ArgumentSyntax, typing: ToolTyping,
                  valid_names: Collection[str] | None, name_pattern: re.Pattern[str] | None,
@@ -44,6 +44,9 @@ class CallNames:
         self.glued_prefix = glued_prefix  # a name's prefix when its separators were lost
         self.lead = lead  # the render's text between a call's marker and its name ...
         self.tail = tail.lstrip()  # ... and after it, to a field or a marker (its spelling)
+        # A name's text is the name, stripped (what ``called`` gives without a pattern or
+        # references to decode).
+        self.plain = name_pattern is None and name_entities is None
 
     def whole_call(self, name: str | None, text: str) -> tuple[str, str, str] | None:
         """A call read at once from its name's text (None: the syntax reads the name in
@@ -53,7 +56,8 @@ class CallNames:
             taken = self.syntax.whole_call(text, self.properties)
             if taken is None:
                 return None
-            name, call_id = self.called(taken[0])
+            # (A name read as it is, stripped, without a call: once per call of a run.)
+            name, call_id = ((taken[0].strip(), "") if self.plain else self.called(taken[0]))
             return (name, taken[1], call_id) if self.is_call_name(name) else None
         name, call_id = self.called(name)
         # (A name no requested tool has may hold the first key: _judge reads it then.)
@@ -68,7 +72,7 @@ class CallNames:
         taken = self.syntax.whole_object(text, pos, self.properties)
         if taken is None:
             return None
-        name, call_id = self.called(taken[0])
+        name, call_id = ((taken[0].strip(), "") if self.plain else self.called(taken[0]))
         return (name, taken[1], call_id, taken[2]) if self.is_call_name(name) else None
 
     def called(self, header: str) -> tuple[str, str]:

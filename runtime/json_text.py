@@ -1,4 +1,5 @@
-"""JSON text of typed values, as json.dumps(value, ensure_ascii=False) writes it.
+"""JSON text of typed values, as json.dumps(value, ensure_ascii=False) writes it, and
+the one strict decoder that reads model text back.
 
 A string through the C string encoder; any other value through a C encoder made once.
 """
@@ -47,3 +48,13 @@ def to_json(value: Any) -> str:
 
 
 _SCALARS: Final = {None: "null", True: "true", False: "false"}
+
+
+def refuse_constant(name: str) -> Any:
+    """A ``parse_constant`` hook: NaN, Infinity and -Infinity are not JSON."""
+    raise ValueError(f"{name} is not JSON")
+
+
+# One decoder shared by every reader of model text (json.loads with a hook builds a
+# decoder, and its C scanner, per call).
+STRICT_JSON: Final = json.JSONDecoder(parse_constant=refuse_constant)

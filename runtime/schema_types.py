@@ -30,9 +30,16 @@ def read_tools(tools: Sequence[Any], warnings: list[str],
     """
     out: list[Mapping[str, Any]] = []
     for i, tool in enumerate(tools):
-        # (A plain dict, what JSON gives, is asked first here and below: in pure Python
-        # a call per check was a few percent of a short completion's parse.)
-        if type(tool) is not dict and not is_mapping(tool):
+        # (A plain dict, what JSON gives, taken in a few steps: in pure Python a call per
+        # check was a few percent of a short completion's parse.)
+        if type(tool) is dict:
+            fn = tool.get("function", tool)
+            if type(fn) is dict and isinstance(fn.get("name"), str):
+                out.append(tool)
+                if functions is not None:
+                    functions.setdefault(fn["name"], fn)  # (the first of a name wins)
+                continue
+        elif not is_mapping(tool):
             read = _read_function(tool)
             if read is not None:
                 out.append(read)
@@ -88,22 +95,6 @@ def tool_functions(tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Mappi
     return functions
 
 
-def function_properties(fn: Mapping[str, Any] | None) -> Properties | None:
-    """The compiled ``properties`` of a function definition's parameters (``$ref``
-    followed, ``allOf`` merged, a top-level ``anyOf``/``oneOf`` of objects joined); None
-    without one or without a schema."""
-    params = fn.get("parameters") if fn is not None else None
-    if not is_mapping(params):
-        return None
-    return _compiled_parameters(params).props
-
-
-def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Properties | None:
-    """The compiled ``properties`` of tool ``name``'s parameters (``function_properties``);
-    None without tools or schema."""
-    return function_properties(tool_functions(tools).get(name))
-
-
 # Compiled parameters by their marshal: a server sends the same tools with request after
 # request, and compiling costs far more than writing the schema out.  marshal writes it
 # in C, a third of what repr costs (no quoting; 2026-12-02, the benchmark's four schemas:
@@ -115,20 +106,32 @@ _COMPILED: dict[bytes, Compiled] = {}
 _COMPILED_LIMIT: Final = 512
 
 
-def _compiled_parameters(params: Mapping[str, Any]) -> Compiled:
-    """``compile_schema(params)``, shared by every request whose schema is the same."""
-    if type(params) is not dict:  # (what marshal refuses, and mypy asks for a dict)
-        return compile_schema(params)
+def function_properties(fn: Mapping[str, Any] | None) -> Properties | None:
+    """The compiled ``properties`` of a function definition's parameters (``$ref``
+    followed, ``allOf`` merged, a top-level ``anyOf``/``oneOf`` of objects joined); None
+    without one or without a schema.  Shared by every request whose schema is the same
+    (its marshal: see _COMPILED)."""
+    params = fn.get("parameters") if fn is not None else None
+    # (A plain dict, what JSON gives, goes straight to its key: once per called tool
+    # per request, so the steps are few; marshal refuses other mappings.)
+    if type(params) is not dict:
+        return compile_schema(params).props if is_mapping(params) else None
     try:
         key = marshal.dumps(params, marshal.version)
     except ValueError:  # not plain JSON data inside (or nested past marshal's depth)
-        return compile_schema(params)
+        return compile_schema(params).props
     found = _COMPILED.get(key)
     if found is None:
         if len(_COMPILED) >= _COMPILED_LIMIT:
             _COMPILED.clear()
         found = _COMPILED[key] = compile_schema(params)
-    return found
+    return found.props
+
+
+def tool_properties(tools: Sequence[Mapping[str, Any]] | None, name: str) -> Properties | None:
+    """The compiled ``properties`` of tool ``name``'s parameters (``function_properties``);
+    None without tools or schema."""
+    return function_properties(tool_functions(tools).get(name))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

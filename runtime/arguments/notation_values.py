@@ -10,6 +10,7 @@ import json
 import math
 from typing import Any, Final
 
+from ..json_text import STRICT_JSON
 from .scanning import NOT_SPACE, json_string_end
 
 
@@ -101,10 +102,4 @@ def bare_value(word: str) -> Any:
 
 _LITERAL_START: Final = frozenset("-0123456789tfn")
 
-
-def _not_json(name: str) -> Any:
-    """NaN and Infinity are no JSON literals."""
-    raise ValueError(f"{name} is not JSON")
-
-
-_JSON_LITERAL: Final = json.JSONDecoder(parse_constant=_not_json).decode
+_JSON_LITERAL: Final = STRICT_JSON.decode

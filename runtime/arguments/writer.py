@@ -10,7 +10,6 @@ in proportion to the new text only.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, Final
@@ -18,7 +17,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from ..coercion import coerce, coerce_value, finite
-from ..json_text import encode_string, encode_value, to_json
+from ..json_text import STRICT_JSON, encode_string, encode_value, to_json
 from ..schema_nodes import STRING, Properties, properties_keep, schema_types
 from .scanning import escape_stray_quotes
 
@@ -286,9 +285,14 @@ def written_as_kept(value: Any, text: str, properties: Mapping[str, Any] | None)
     writer typed by ``properties`` writes for it: as json.dumps writes it (keys once,
     ", " and ": ", non-ASCII as is), not too deep, every member kept as written."""
     # (Once per call of a run: a text too short to nest that deep, and a dict's
-    # encoding, asked without a call in between.)
-    return (type(value) is dict and (len(text) <= MAX_DEPTH or not too_deep(text))
-            and encode_value(value) == text and keeps_members(properties, value))
+    # encoding, asked without a call in between; compiled properties' table asked
+    # directly, as keeps_members would.)
+    if (type(value) is not dict or (len(text) > MAX_DEPTH and too_deep(text))
+            or encode_value(value) != text):
+        return False
+    if isinstance(properties, Properties):
+        return properties_keep(properties, value)
+    return keeps_members(properties, value)
 
 
 _KINDS_OK: Final = {"object": frozenset(("object",)), "array": frozenset(("array",)),
@@ -312,10 +316,4 @@ def json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# One decoder for every held value (json.loads with an argument builds a new one,
-# and its scanner, per call).
-_STRICT_JSON: Final = json.JSONDecoder(parse_constant=_no_constant).decode
+_STRICT_JSON: Final = STRICT_JSON.decode

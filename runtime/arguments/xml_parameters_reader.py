@@ -6,13 +6,13 @@ What follows a close tag decides whether it closed the value.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
+from ..json_text import STRICT_JSON
 from .scanning import ENTITY_DECODERS, NOT_SPACE, partial_len, tail_prefix
 from .cdata import CdataUnwrap
 from .trim import ValueTrim
@@ -326,20 +326,13 @@ class TaggedArguments:
         return out + self.writer.close()
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)  # NaN and Infinity are not JSON
-
-
-_JSON = json.JSONDecoder(parse_constant=_no_constant)
-
-
 def json_object(text: str) -> dict[str, Any] | None:
     """``text`` (whitespace aside) as one JSON object, or None."""
     text = text.strip()
     if not text.startswith("{"):
         return None
     try:
-        value = _JSON.decode(text)
+        value = STRICT_JSON.decode(text)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

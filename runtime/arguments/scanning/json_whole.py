@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any, Final
 
+from ...json_text import STRICT_JSON
 from .text import NOT_SPACE
 
 # (Public in CPython's json package, left out of its type stubs.)
@@ -17,11 +18,7 @@ _SCAN_STRING: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 _SURROGATE: Final = re.compile("[\ud800-\udfff]").search
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_SCAN_VALUE: Any = json.JSONDecoder(parse_constant=_no_constant).scan_once  # type: ignore[attr-defined]
+_SCAN_VALUE: Any = STRICT_JSON.scan_once  # type: ignore[attr-defined]
 
 
 def whole_json_string(buf: str, pos: int, strict: bool = False) -> tuple[str, int]:
