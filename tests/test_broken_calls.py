@@ -505,3 +505,37 @@ def test_a_call_in_reasoning_still_ends_it(fmt: str) -> None:
     assert parsed.reasoning is not None and parsed.reasoning.startswith("I will check.")
     assert _streamed_thinking(module, [(ch, []) for ch in text]) == parsed
 
+
+# -- words where a JSON call's name belongs ----------------------------------------------
+
+def _named_member(fmt: str) -> str | None:
+    """The format's call cut where its name's JSON string belongs (``{"name": ``), where
+    the render writes the name as a member of the call's JSON object; else None."""
+    module = parsergen.load(fmt)
+    if module.StreamingParser.SYNTAX is None or "call" not in module.SPEC.get("render", {}):
+        return None
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    text = module.render({"content": None, "tool_calls": [call]}, thinking=False)
+    at = text.find('": "get_weather"')
+    return text[: at + 3] if at >= 0 else None
+
+
+NAMED_MEMBER = {f: head for f in sorted(parsergen.formats()) if (head := _named_member(f))}
+
+
+def test_named_member_formats() -> None:
+    assert {"llama3_json", "hermes", "qwen3_json", "xlam", "cohere_command3"} <= set(NAMED_MEMBER)
+
+
+@pytest.mark.parametrize("fmt", sorted(NAMED_MEMBER))
+def test_words_where_a_calls_name_belongs_are_no_call(fmt: str) -> None:
+    """``{"name": tags.``: a call is named by a JSON string only, so words where the
+    name's string belongs make no call and no cut call (llama3_json made one): content,
+    with the reason, parsed as streamed by characters."""
+    module = parsergen.load(fmt)
+    text = NAMED_MEMBER[fmt] + "tags and more."
+    parsed = module.parse(text, thinking=False, ids="sequential")
+    assert (parsed.tool_calls, parsed.cut_calls) == ((), ())
+    assert parsed.content is not None and parsed.content.endswith("tags and more.")
+    assert any("has 't' where its name's string belongs" in w for w in parsed.warnings)
+    assert _streamed(module, [(ch, []) for ch in text]) == parsed

@@ -654,6 +654,10 @@ MUTANTS: list[Mutant] = [
       "        if followers:\n            out[tr.terminal] = followers",
       "        if False:\n            out[tr.terminal] = followers",
       "no call marker waits in reasoning for what follows it"),
+    M("envelope-name-any-value", "runtime/arguments/envelope.py",
+      "                        if ch != '\"':  # (no call is named by anything but a string)",
+      "                        if False:  # (no call is named by anything but a string)",
+      "words after a JSON-looking opener's \"name\": make a cut call, not content"),
 ]
 
 # The corpus replay, run inside the copy: prints one JSON object {key: result}.
