@@ -285,6 +285,8 @@ class ModuleGenerator:
         args = f"_{lexing.event}" if lexing.event else ""
         if lexing.program is not None:
             args = f"{args or 'None'}, {_program_constant(lexing.program)}"
+        if lexing.gates:
+            args = f"{args or 'None'}, {dict(lexing.gates)!r}"
         name = STATE_NAMES_BY_ID[sid]
         return {"code": f"{lexing.lexer}({args})", "state": name,
                 "comment": f"{name}: {_printable(lexing.why)} ({self._lexing_source(sid)})"}
@@ -298,7 +300,7 @@ class ModuleGenerator:
             return "no transition leads here"
         if state.name == "TOOL_ARGS":
             return self._body_note()
-        if fmt.lexing[sid].lexer == "ClosingReasoning":
+        if fmt.lexing[sid].lexer in ("ClosingReasoning", "GatedReasoning"):
             return f"reasoning, {fmt.cite('reasoning')}"
         return f"line {state.content_line}" if state.content_line else "default"
 

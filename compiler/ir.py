@@ -208,13 +208,16 @@ class CallProgramIR:
 class LexingIR:
     """How a state's text is lexed: a state lexer of ``runtime/lexing.py`` (its
     ``LEXERS`` name), the chunk event its plain text is as it is (the fast path; None:
-    none), the call program it reads runs with (``CallRuns``), and why, for the
-    generated comment."""
+    none), the call program it reads runs with (``CallRuns``), the call markers it
+    holds for what follows (``GatedReasoning``), and why, for the generated comment."""
 
     lexer: str
     event: str | None
     why: str
     program: CallProgramIR | None = None
+    # REASONING's call markers that count only before the render's markup after them:
+    # (terminal, the texts that begin it, past whitespace) each (compiler/gates.py)
+    gates: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ with the fast path where its text is one chunk event) unless the spec gives it m
 do; only then does its lexer do more:
 
 - REASONING, where an end marker CONTENT has no transition for may come again right
-  after reasoning closed: ``ClosingReasoning``;
+  after reasoning closed: ``ClosingReasoning``; where a call marker ends reasoning and
+  the render writes markup after it, that marker waits for it (``gates``; a quoted
+  marker is reasoning): ``GatedReasoning``, or ``ClosingReasoning`` with its gates;
 - TOOL_ARGS, by its body and syntax: the syntax's strings or values hide markers, and
   TOOL_ARGS has terminals (``ValueArgs``; ``PlainValueArgs`` for a plain body); the body
   can end its call inside its text (``WindowedArgs``, ``WindowedValueArgs``); a body that
@@ -24,6 +26,7 @@ from parsergen.runtime.bodies import ToolBody
 from parsergen.runtime.events import STATE_NAMES
 from parsergen.runtime.lexing import LEXERS
 
+from .gates import Gates
 from .ir import CallProgramIR, EmitText, LexingIR, ReasoningIR, StateIR, VariantIR
 
 
@@ -37,11 +40,13 @@ def reads_values(syntax: ArgumentSyntax, has_terminals: bool) -> bool:
 def state_lexers(states: tuple[StateIR, ...], reachable: tuple[str, ...],
                  variants: tuple[VariantIR, ...], reasoning: ReasoningIR | None,
                  body: type[ToolBody], values: bool,
-                 programs: tuple[CallProgramIR, ...]
+                 programs: tuple[CallProgramIR, ...], gates: Gates = ()
                  ) -> tuple[tuple[LexingIR, ...], tuple[LexingIR, ...]]:
-    """(streaming, parse) lexers, one per state id."""
+    """(streaming, parse) lexers, one per state id (``gates``: REASONING's call markers
+    that wait for the render's markup after them)."""
     by_name = {s.name: s for s in states}
-    stream = tuple(_lexer(by_name[name], name in reachable, variants, reasoning, body, values)
+    stream = tuple(_lexer(by_name[name], name in reachable, variants, reasoning, body, values,
+                          gates)
                    for name in STATE_NAMES)
     homes = {p.state: p for p in programs if p.state in reachable}
     if not homes:
@@ -49,7 +54,7 @@ def state_lexers(states: tuple[StateIR, ...], reachable: tuple[str, ...],
     parse = []
     for name, lexing in zip(STATE_NAMES, stream):
         program = homes.get(name)
-        if program is None:
+        if program is None or lexing.gates:  # (a marker that waits: read as streamed)
             parse.append(lexing)
         elif not program.starts:
             assert lexing.lexer == "WindowedArgs", lexing  # (a body that ends its calls)
@@ -67,7 +72,8 @@ def state_lexers(states: tuple[StateIR, ...], reachable: tuple[str, ...],
 
 
 def _lexer(state: StateIR, reachable: bool, variants: tuple[VariantIR, ...],
-           reasoning: ReasoningIR | None, body: type[ToolBody], values: bool) -> LexingIR:
+           reasoning: ReasoningIR | None, body: type[ToolBody], values: bool,
+           gates: Gates) -> LexingIR:
     """The streaming lexer of one state."""
     if not reachable:
         return LexingIR("StateLexer", None, "never reached")
@@ -75,10 +81,16 @@ def _lexer(state: StateIR, reachable: bool, variants: tuple[VariantIR, ...],
     event = action.event if isinstance(action, EmitText) else None
     plain = ("markers and the text between" if event is None else
              f"markers and the text between; a delta no marker can start in is one {event}")
+    if state.name == "REASONING" and gates:
+        names = ", ".join(name for name, _ in gates)
+        plain = (f"{plain}; {names} typed as text counts only before the markup the "
+                 "render writes after it (else it is reasoning)")
     if state.name == "REASONING" and reasoning is not None and _recloses(variants, reasoning):
         return LexingIR("ClosingReasoning", event,
                         f"{plain}; an end marker written again right after reasoning "
-                        "closed is that marker")
+                        "closed is that marker", gates=gates)
+    if state.name == "REASONING" and gates:
+        return LexingIR("GatedReasoning", event, plain, gates=gates)
     if state.name != "TOOL_ARGS":
         return LexingIR("StateLexer", event, plain)
     what = f"the {body.name} body's text"

@@ -159,6 +159,7 @@ class RustGenerator:
             "variant_of": by_thinking,
             "states": [self._state(s, fmt) for s in fmt.states],
             "reasoning": reasoning,
+            "gates": fmt.lexing[STATE_IDS["REASONING"]].gates,
             "lines": fmt.lines,
             "cite": fmt.cite,
         }

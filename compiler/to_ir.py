@@ -42,6 +42,7 @@ from .ir import (
     VariantIR,
 )
 from .diagnostics import json_path
+from .gates import reasoning_gates
 from .lexers import reads_values, state_lexers
 from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_reasoning_ends
 from .patterns import pattern_shape
@@ -159,7 +160,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
     programs = () if patterns else call_programs(states_ir, body, syntax, render, terminals,
                                                  line("tool_body"), values)
     lexing, parse_lexing = state_lexers(states_ir, reachable, variants, reasoning, body,
-                                        values, programs)
+                                        values, programs,
+                                        reasoning_gates(states_ir, terminals, render))
     return FormatIR(
         name=spec["name"],
         description=spec["description"],

@@ -27,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(20)
 
 FORMAT = "cohere_command3"
 
@@ -162,8 +162,8 @@ _LEXICON_THINKING = Lexicon(
 _LEXING = (
     # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
     StateLexer(_TEXT_CHUNK),
-    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 12)
-    ClosingReasoning(_REASONING_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; START_ACTION typed as text counts only before the markup the render writes after it (else it is reasoning); an end marker written again right after reasoning closed is that marker (reasoning, line 12)
+    ClosingReasoning(_REASONING_CHUNK, {"START_ACTION": ("[",)}),
     # MESSAGE_HEADER: markers and the text between (default)
     StateLexer(),
     # TOOL_PREAMBLE: never reached (no transition leads here)

@@ -12,6 +12,7 @@ from parsergen.runtime import (
     DROP,
     ChatParserBase,
     EventType,
+    GatedReasoning,
     Lexicon,
     NotationSyntax,
     PlainValueArgs,
@@ -25,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(20)
 
 FORMAT = "gemma4"
 
@@ -164,8 +165,8 @@ _LEXICON_THINKING = Lexicon(
 _LEXING = (
     # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
     StateLexer(_TEXT_CHUNK),
-    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK (default)
-    StateLexer(_REASONING_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; TOOL_START typed as text counts only before the markup the render writes after it (else it is reasoning) (reasoning, line 16)
+    GatedReasoning(_REASONING_CHUNK, {"TOOL_START": ("call:",)}),
     # MESSAGE_HEADER: never reached (no transition leads here)
     StateLexer(),
     # TOOL_PREAMBLE: markers and the text between (default)

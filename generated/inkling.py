@@ -14,6 +14,7 @@ from parsergen.runtime import (
     ChatParserBase,
     EnvelopeSyntax,
     EventType,
+    GatedReasoning,
     JsonBody,
     Lexicon,
     Reasoning,
@@ -26,7 +27,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(20)
 
 FORMAT = "inkling"
 
@@ -207,8 +208,8 @@ _LEXICON_THINKING = Lexicon(
 _LEXING = (
     # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
     StateLexer(_TEXT_CHUNK),
-    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK (default)
-    StateLexer(_REASONING_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; TOOL_START typed as text counts only before the markup the render writes after it (else it is reasoning) (reasoning, line 8)
+    GatedReasoning(_REASONING_CHUNK, {"TOOL_START": ("{",)}),
     # MESSAGE_HEADER: markers and the text between (default)
     StateLexer(),
     # TOOL_PREAMBLE: never reached (no transition leads here)

@@ -29,7 +29,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(20)
 
 FORMAT = "kimi_k3"
 
@@ -218,8 +218,8 @@ _CALLS_TOOL_BETWEEN = CallProgram(
 _LEXING = (
     # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (line 59)
     StateLexer(_TEXT_CHUNK),
-    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 10)
-    ClosingReasoning(_REASONING_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; TOOLS_OPEN typed as text counts only before the markup the render writes after it (else it is reasoning); an end marker written again right after reasoning closed is that marker (reasoning, line 10)
+    ClosingReasoning(_REASONING_CHUNK, {"TOOLS_OPEN": ("<|open|>call",)}),
     # MESSAGE_HEADER: never reached (no transition leads here)
     StateLexer(),
     # TOOL_PREAMBLE: markers and the text between (default)

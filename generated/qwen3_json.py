@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(20)
 
 FORMAT = "qwen3_json"
 
@@ -140,8 +140,8 @@ _CALLS_CONTENT = CallProgram(
 _LEXING = (
     # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
     StateLexer(_TEXT_CHUNK),
-    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 27)
-    ClosingReasoning(_REASONING_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; TOOL_START typed as text counts only before the markup the render writes after it (else it is reasoning); an end marker written again right after reasoning closed is that marker (reasoning, line 27)
+    ClosingReasoning(_REASONING_CHUNK, {"TOOL_START": ("{",)}),
     # MESSAGE_HEADER: never reached (no transition leads here)
     StateLexer(),
     # TOOL_PREAMBLE: never reached (no transition leads here)

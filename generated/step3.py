@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(20)
 
 FORMAT = "step3"
 
@@ -163,8 +163,8 @@ _LEXICON_THINKING = Lexicon(
 _LEXING = (
     # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (default)
     StateLexer(_TEXT_CHUNK),
-    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; an end marker written again right after reasoning closed is that marker (reasoning, line 13)
-    ClosingReasoning(_REASONING_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; CALLS_BEGIN typed as text counts only before the markup the render writes after it (else it is reasoning); an end marker written again right after reasoning closed is that marker (reasoning, line 13)
+    ClosingReasoning(_REASONING_CHUNK, {"CALLS_BEGIN": ("<｜tool_call_begin｜>",)}),
     # MESSAGE_HEADER: never reached (no transition leads here)
     StateLexer(),
     # TOOL_PREAMBLE: markers and the text between (default)

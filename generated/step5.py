@@ -14,6 +14,7 @@ from parsergen.runtime import (
     CallRuns,
     ChatParserBase,
     EventType,
+    GatedReasoning,
     Lexicon,
     PlainValueArgs,
     Reasoning,
@@ -27,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(20)
 
 FORMAT = "step5"
 
@@ -209,8 +210,8 @@ _CALLS_CONTENT = CallProgram(
 _LEXING = (
     # CONTENT: markers and the text between; a delta no marker can start in is one TEXT_CHUNK (line 59)
     StateLexer(_TEXT_CHUNK),
-    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK (line 60)
-    StateLexer(_REASONING_CHUNK),
+    # REASONING: markers and the text between; a delta no marker can start in is one REASONING_CHUNK; TOOL_START typed as text counts only before the markup the render writes after it (else it is reasoning) (reasoning, line 16)
+    GatedReasoning(_REASONING_CHUNK, {"TOOL_START": ("<function=",)}),
     # MESSAGE_HEADER: never reached (no transition leads here)
     StateLexer(),
     # TOOL_PREAMBLE: markers and the text between (default)

@@ -55,6 +55,7 @@ from .lexing import (
     BodyArgs,
     BodyRuns,
     ClosingReasoning,
+    GatedReasoning,
     PlainValueArgs,
     ValueArgs,
     WindowedArgs,
@@ -92,7 +93,9 @@ from .structural import structural_tag as build_structural_tag
 # 18: PatternLexicon and pattern_group (pattern terminals, runtime/patterns.py).
 # 19: ChatParser.NAME_LEAD, NAME_TAIL and ARGUMENTS_END_CALL (a cut name that is words is prose;
 #     text after the arguments of a call they end is content).
-RUNTIME_VERSION = 19
+# 20: GatedReasoning, and ClosingReasoning takes gates (REASONING's call markers that
+#     count, typed as text, only before the render's markup: a quoted one is reasoning).
+RUNTIME_VERSION = 20
 
 
 def require_runtime(version: int) -> None:
@@ -110,6 +113,7 @@ __all__ = [
     "CallProgram",
     "CallRuns",
     "ClosingReasoning",
+    "GatedReasoning",
     "PlainValueArgs",
     "StateLexer",
     "ValueArgs",

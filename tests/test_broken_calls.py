@@ -28,7 +28,7 @@ import pytest
 import parsergen
 from parsergen.runtime import accumulate
 from parsergen.runtime.arguments.values import QuotedStrings
-from parsergen.runtime.events import CONTENT
+from parsergen.runtime.events import CONTENT, REASONING
 from support.streams import token_deltas
 from support.tokenizers import FORMAT_TOKENIZERS
 
@@ -81,6 +81,14 @@ def _texts(module: Any) -> tuple[str, str]:
     at = text.index(BROKEN) + len(BROKEN)
     i, j = _value_end(text[at:])
     return text, text[: at + i] + text[at + j :]
+
+
+def _streamed_thinking(module: Any, deltas: list[tuple[str, list[int]]],
+                       tokenizer: Any = None) -> Any:
+    chat = module.ChatParser(tokenizer, thinking=True, ids="sequential")
+    out = [chat.feed(text, ids) for text, ids in deltas]
+    out.append(chat.finish())
+    return accumulate(out)
 
 
 def _read(parsed: Any) -> tuple[str | None, list[tuple[str, Any]]]:
@@ -189,6 +197,21 @@ def _opener(fmt: str) -> str | None:
 OPENERS = {f: m for f in sorted(parsergen.formats()) if (m := _opener(f)) is not None}
 
 
+def _starts_reasoning(module: Any) -> bool:
+    """Whether the format reasons from its first word with thinking off too (it has no
+    switch: DeepSeek-R1, ERNIE-4.5-Thinking, MiniMax-M2, Step-3)."""
+    return module.StreamingParser.INITIAL_STATES[False] == REASONING
+
+
+def _words_stay(module: Any, parsed: Any, text: str) -> bool:
+    """The marker and the words after it stay where the words before it are: content,
+    or, in a format that starts reasoning and where no call follows, reasoning (a call
+    marker quoted in reasoning is reasoning: compiler/gates.py)."""
+    if _starts_reasoning(module):
+        return (parsed.reasoning, parsed.content) == (text, None)
+    return parsed.content is not None and parsed.content.endswith(" tags.")
+
+
 def test_opener_formats() -> None:
     assert {"qwen3", "seed_oss", "mimo", "nemotron_v3", "step3p5", "kimi_k2",
             "deepseek_v3"} <= set(OPENERS)
@@ -204,7 +227,7 @@ def test_a_call_marker_in_prose_keeps_the_words_after_it(fmt: str, get_tokenizer
     text = PROSE.format(OPENERS[fmt])
     parsed = module.parse(text, thinking=False, ids="sequential")
     assert parsed.tool_calls == () and parsed.cut_calls == ()
-    assert parsed.content is not None and parsed.content.endswith(" tags.")
+    assert _words_stay(module, parsed, text)
     assert _streamed(module, [(ch, []) for ch in text]) == parsed
     tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
     ids = tokenizer.encode(text, add_special_tokens=False)
@@ -394,6 +417,125 @@ def test_words_where_a_calls_object_belongs_are_no_call(fmt: str) -> None:
     text = PROSE.format(module.RENDERER.call[0][1])
     parsed = module.parse(text, thinking=False, ids="sequential")
     assert (parsed.tool_calls, parsed.cut_calls) == ((), ())
-    assert parsed.content is not None and parsed.content.endswith(" tags.")
-    assert any("is not a JSON object: it begins with 't'" in w for w in parsed.warnings)
+    assert _words_stay(module, parsed, text)
+    if not _starts_reasoning(module):  # (in reasoning the marker opened nothing)
+        assert any("is not a JSON object: it begins with 't'" in w for w in parsed.warnings)
+    assert _streamed(module, [(ch, []) for ch in text]) == parsed
+
+
+# -- a call marker quoted in prose inside reasoning --------------------------------------
+
+QUOTED = "I will wrap calls in {} tags."
+
+
+def _gated(fmt: str) -> tuple[str, ...]:
+    """The call markers (first spellings) the format's REASONING reads only before the
+    render's markup after them (``GatedReasoning.gates``, derived by compiler/gates.py)."""
+    parser = parsergen.load(fmt).StreamingParser
+    gates = getattr(parser.LEXING[REASONING], "gates", {})
+    return tuple(parser.LEXICONS[True].texts([name])[0] for name in sorted(gates))
+
+
+GATED = {f: g for f in sorted(parsergen.formats()) if (g := _gated(f))}
+
+
+def _reasoned(module: Any, reasoning: str) -> str:
+    """``reasoning`` and the answer, as the format's render writes them thinking."""
+    return module.render({"reasoning": reasoning, "content": ANSWER}, thinking=True)
+
+
+def test_gated_formats() -> None:
+    assert {"qwen3", "qwen3_json", "ernie45", "seed_oss", "step3p5", "deepseek_r1",
+            "granite_thinking"} <= set(GATED)
+    assert GATED["qwen3"] == ("<tool_call>",)
+    assert not {"glm47_moe", "poolside_v1"} & set(GATED)  # (a name follows: no gate)
+
+
+@pytest.mark.parametrize("fmt", sorted(GATED))
+def test_a_call_marker_quoted_in_reasoning_is_reasoning(fmt: str, get_tokenizer) -> None:
+    """``<think>I will wrap calls in <tool_call> tags.</think>Answer.``: the marker is
+    followed by words, not by the markup the render writes after it, so it does not end
+    reasoning (it did, and the rest, ``</think>`` included, was content): parsed as
+    text, streamed by characters, and with token ids that spell the marker as ordinary
+    tokens.  The marker as its special token by id is the marker."""
+    module = parsergen.load(fmt)
+    if not module.RENDERER.can_render_reasoning(True):
+        pytest.skip("the render writes no reasoning")
+    tokenizer = get_tokenizer(FORMAT_TOKENIZERS[fmt])
+    for marker in GATED[fmt]:
+        reasoning = QUOTED.format(marker)
+        text = _reasoned(module, reasoning)
+        parsed = module.parse(text, thinking=True, ids="sequential")
+        assert (parsed.reasoning, parsed.content, parsed.tool_calls, parsed.cut_calls) == (
+            reasoning, ANSWER, (), ())
+        assert _streamed_thinking(module, [(ch, []) for ch in text]) == parsed
+        head, tail = text.split(marker)
+        typed = [*tokenizer.encode(head + marker[:1], add_special_tokens=False),
+                 *tokenizer.encode(marker[1:] + tail, add_special_tokens=False)]
+        per_token = token_deltas(tokenizer, typed)
+        if "".join(piece for piece, _ in per_token) == text:
+            assert _streamed_thinking(module, per_token, tokenizer) == parsed
+        special = tokenizer.convert_tokens_to_ids(marker)
+        if isinstance(special, int) and special != tokenizer.unk_token_id:
+            ids = [*tokenizer.encode(head, add_special_tokens=False), special,
+                   *tokenizer.encode(tail, add_special_tokens=False)]
+            with_id = module.parse(text, thinking=True, tokenizer=tokenizer, token_ids=ids,
+                                   ids="sequential")
+            assert marker not in (with_id.reasoning or "")  # (it ended reasoning)
+
+
+@pytest.mark.parametrize("fmt", sorted(GATED))
+def test_a_call_in_reasoning_still_ends_it(fmt: str) -> None:
+    """The gate holds a marker only until the render's markup shows: a call written as
+    the render writes it, straight after reasoning text, ends reasoning and is a call,
+    parsed as text and streamed by characters."""
+    module = parsergen.load(fmt)
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    calls = module.render({"content": None, "tool_calls": [call]}, thinking=False)
+    lexicon = module.StreamingParser.LEXICONS[True]
+    for end in lexicon.texts(module.StreamingParser.REASONING_RULES.end):
+        calls = calls.removeprefix(end)  # (a format that always reasons closes it first)
+    if not any(calls.lstrip().startswith(m) for m in GATED[fmt]):
+        pytest.skip("the render opens calls with another marker")
+    opening = _reasoned(module, "SENTINEL")
+    text = opening[: opening.index("SENTINEL")] + "I will check." + calls
+    parsed = module.parse(text, thinking=True, ids="sequential")
+    assert [(c.name, json.loads(c.arguments)) for c in parsed.tool_calls] == [
+        ("get_weather", {"city": "Paris"})]
+    assert parsed.reasoning is not None and parsed.reasoning.startswith("I will check.")
+    assert _streamed_thinking(module, [(ch, []) for ch in text]) == parsed
+
+
+# -- words where a JSON call's name belongs ----------------------------------------------
+
+def _named_member(fmt: str) -> str | None:
+    """The format's call cut where its name's JSON string belongs (``{"name": ``), where
+    the render writes the name as a member of the call's JSON object; else None."""
+    module = parsergen.load(fmt)
+    if module.StreamingParser.SYNTAX is None or "call" not in module.SPEC.get("render", {}):
+        return None
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    text = module.render({"content": None, "tool_calls": [call]}, thinking=False)
+    at = text.find('": "get_weather"')
+    return text[: at + 3] if at >= 0 else None
+
+
+NAMED_MEMBER = {f: head for f in sorted(parsergen.formats()) if (head := _named_member(f))}
+
+
+def test_named_member_formats() -> None:
+    assert {"llama3_json", "hermes", "qwen3_json", "xlam", "cohere_command3"} <= set(NAMED_MEMBER)
+
+
+@pytest.mark.parametrize("fmt", sorted(NAMED_MEMBER))
+def test_words_where_a_calls_name_belongs_are_no_call(fmt: str) -> None:
+    """``{"name": tags.``: a call is named by a JSON string only, so words where the
+    name's string belongs make no call and no cut call (llama3_json made one): content,
+    with the reason, parsed as streamed by characters."""
+    module = parsergen.load(fmt)
+    text = NAMED_MEMBER[fmt] + "tags and more."
+    parsed = module.parse(text, thinking=False, ids="sequential")
+    assert (parsed.tool_calls, parsed.cut_calls) == ((), ())
+    assert parsed.content is not None and parsed.content.endswith("tags and more.")
+    assert any("has 't' where its name's string belongs" in w for w in parsed.warnings)
     assert _streamed(module, [(ch, []) for ch in text]) == parsed

@@ -641,6 +641,23 @@ MUTANTS: list[Mutant] = [
       '"model": args.model, "thinking": args.thinking,',
       '"model": args.model,',
       "--no-thinking is ignored with --jsonl"),
+    # --- a call marker quoted in prose (issue #36) ---------------------------------------
+    M("reasoning-quoted-marker-counts", "runtime/lexing.py",
+      "            if not marker:\n",
+      "            if False:\n",
+      "a call marker quoted in reasoning ends it: the words after it and </think> are a call's"),
+    M("reasoning-gate-no-space", "runtime/lexing.py",
+      "    while i < n and buf[i].isspace():",
+      "    while False:",
+      "a call in reasoning written with a newline after its marker is reasoning text"),
+    M("reasoning-gates-none", "compiler/gates.py",
+      "        if followers:\n            out[tr.terminal] = followers",
+      "        if False:\n            out[tr.terminal] = followers",
+      "no call marker waits in reasoning for what follows it"),
+    M("envelope-name-any-value", "runtime/arguments/envelope.py",
+      "                        if ch != '\"':  # (no call is named by anything but a string)",
+      "                        if False:  # (no call is named by anything but a string)",
+      "words after a JSON-looking opener's \"name\": make a cut call, not content"),
 ]
 
 # The corpus replay, run inside the copy: prints one JSON object {key: result}.

@@ -97,6 +97,8 @@ pub static FORMAT: Format = Format {
         newline_framing: false, // reasoning.newline_framing (default)
         start_optional: true, // reasoning.start_optional (line 10)
         calls_are_text: false, // reasoning.calls_are_text (default)
+        // call markers that count only before the render's markup after them (compiler/gates.py)
+        gates: &[],
     },
     strip_trailing_reasoning_whitespace: false, // line 19
     strip_leading_content_newlines: false, // default

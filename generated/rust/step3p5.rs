@@ -267,6 +267,8 @@ pub static FORMAT: Format = Format {
         newline_framing: true, // reasoning.newline_framing (line 11)
         start_optional: false, // reasoning.start_optional (default)
         calls_are_text: false, // reasoning.calls_are_text (default)
+        // call markers that count only before the render's markup after them (compiler/gates.py)
+        gates: &[("TOOL_START", &["<function="])],
     },
     strip_trailing_reasoning_whitespace: true, // line 14
     strip_leading_content_newlines: false, // default

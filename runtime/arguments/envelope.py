@@ -110,7 +110,10 @@ class EnvelopeArguments:
                 elif state == "value?":
                     key = "".join(self.key)
                     keyed = self.name_is_key
-                    if not keyed and key == self.name_key and ch == '"' and self.name is None:
+                    if not keyed and key == self.name_key and self.name is None:
+                        if ch != '"':  # (no call is named by anything but a string)
+                            self._invalid(f"has {ch!r} where its name's string belongs")
+                            break
                         self.state, self.text_value = "name", []
                     elif key == self.id_key and ch == '"' and not self.args_seen:
                         self.state, self.text_value = "id", []  # (sent with the name)

@@ -17,6 +17,32 @@ use crate::spec::{Event, Format, Text, Variant, CONTENT, DROP, MESSAGE_HEADER, R
 use crate::text::{is_space, lstrip_newlines};
 use crate::vllm::{DynTokenizer, ReasoningDelta};
 
+/// Most whitespace a call marker in reasoning waits past (`lexing.GATE_SPACE`).
+const GATE_SPACE: usize = 64;
+
+/// Whether what follows `buf[..end]`, past whitespace, begins with one of `heads`
+/// (`lexing.follows`; None: it may yet; the end, or a head it cut, counts as one).
+fn follows(buf: &str, end: usize, last: bool, heads: &[&str]) -> Option<bool> {
+    let mut at = buf.len();
+    for (spaces, (k, c)) in buf[end..].char_indices().enumerate() {
+        if !is_space(c) {
+            at = end + k;
+            break;
+        }
+        if spaces + 1 > GATE_SPACE {
+            return Some(true); // (no words came: the marker counts, as it did)
+        }
+    }
+    let rest = &buf[at..];
+    if heads.iter().any(|h| rest.starts_with(h)) {
+        return Some(true);
+    }
+    if rest.is_empty() || heads.iter().any(|h| h.starts_with(rest)) {
+        return if last { Some(true) } else { None };
+    }
+    Some(false)
+}
+
 /// The last piece of model text consumed in a delta: its state, marker and extent.
 #[derive(Debug, Clone, Copy)]
 struct Raw {
@@ -347,6 +373,18 @@ impl Engine {
             let Some(end) = end else {
                 return buf[start..].to_string();
             };
+            if let Some(heads) = self.gate(name) {
+                // A call marker typed in reasoning: what follows says if it is one.
+                match follows(&buf, end, last, heads) {
+                    None => return buf[start..].to_string(),
+                    Some(false) => {
+                        self.text(&buf[start..end]);
+                        pos = end;
+                        continue;
+                    }
+                    Some(true) => {}
+                }
+            }
             let before = self.state;
             self.raw_piece(end - start, name, before);
             self.marker(name, &buf[start..end]);
@@ -360,6 +398,16 @@ impl Engine {
             }
         }
         String::new()
+    }
+
+    /// The texts that must follow marker `name` in the current state for it to count
+    /// (`lexing.GatedReasoning`): None where it counts as it is.
+    fn gate(&self, name: Option<&'static str>) -> Option<&'static [&'static str]> {
+        if self.state != REASONING {
+            return None;
+        }
+        let name = name?;
+        self.fmt.reasoning.gates.iter().find(|(n, _)| *n == name).map(|(_, heads)| *heads)
     }
 
     /// Lex the held tail of the completion; in a framing state, a proper prefix of a

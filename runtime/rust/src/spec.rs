@@ -104,6 +104,9 @@ pub struct Reasoning {
     pub newline_framing: bool,
     pub start_optional: bool,
     pub calls_are_text: bool,
+    /// Call markers that, typed as text, count in REASONING only where one of these
+    /// texts follows them past whitespace (`lexing.GatedReasoning`): terminal -> texts.
+    pub gates: &'static [(&'static str, &'static [&'static str])],
 }
 
 /// A format, as the engine reads it.

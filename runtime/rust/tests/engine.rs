@@ -62,8 +62,20 @@ fn the_prompt_decides_where_the_completion_starts() {
 #[test]
 fn content_is_the_text_from_where_reasoning_ended_as_it_came() {
     // A call's start ends reasoning and is content itself (qwen3's <tool_call>).
-    let got = split(&qwen3::FORMAT, &[1], &["r <tool_call>{\"name\": \"f\"}"]);
-    assert_eq!(got, ("r ".into(), "<tool_call>{\"name\": \"f\"}".into()));
+    let got = split(&qwen3::FORMAT, &[1], &["r <tool_call>\n<function=f>"]);
+    assert_eq!(got, ("r ".into(), "<tool_call>\n<function=f>".into()));
+    // ... once what follows it shows, over deltas too.
+    let got = split(&qwen3::FORMAT, &[1], &["r <tool_call>", "\n", "<func", "tion=f>"]);
+    assert_eq!(got, ("r ".into(), "<tool_call>\n<function=f>".into()));
+}
+
+#[test]
+fn a_call_marker_quoted_in_reasoning_is_reasoning() {
+    // Words, not the markup the render writes after it, follow: reasoning text.
+    let got = split(&qwen3::FORMAT, &[1], &["I wrap calls in <tool_call> tags.</think>Answer."]);
+    assert_eq!(got, ("I wrap calls in <tool_call> tags.".into(), "Answer.".into()));
+    let got = split(&qwen3::FORMAT, &[1], &["in <tool_call>", " ", "tags.</think>A"]);
+    assert_eq!(got, ("in <tool_call> tags.".into(), "A".into()));
 }
 
 #[test]
