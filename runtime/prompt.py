@@ -114,39 +114,25 @@ class PromptReader:
         starts, ends, _ = self._reasoning_ids()
         if ids and (starts or ends):  # the markers are tokens: walk the ids
             assert info is not None  # without a tokenizer there are no marker ids
-            after = 0
             for i in range(len(ids) - 1, -1, -1):
                 if _ends_at(ids, i, starts):
                     return "start"
                 if _ends_at(ids, i, ends):
                     return "end"
                 if ids[i] in info.stop_ids:
-                    after = i + 1
                     break
-            # A marker spelled over ordinary pieces may have merged with the text after
-            # it (Hunyuan's "</think>" then "\n" as "</" "think" ">\n"): its ids are not
-            # the marker's own, its text still is. A marker that is a token is read by
-            # id only (typed as prose it is prose).
-            return self._last_marker(info.decode_run(ids[after:]), info.resolved, ())
+            return "none"
         if not text:
             return None  # ids the markers cannot be found in (no tokenizer): unread
-        stops = [*self._lexicon.turn_boundary_tokens, *(info.drop_texts if info else ())]
-        return self._last_marker(text, frozenset(), stops)
-
-    def _last_marker(self, text: str, skip: frozenset[str], stops: Iterable[str]) -> str:
-        """The kind of the last reasoning marker in ``text`` ("start", "end"), or "none"
-        (none, or a stop after it); terminals in ``skip`` are not looked for."""
-        reasoning, lexicon = self.reasoning, self._lexicon
-        assert reasoning is not None
+        lexicon = self._lexicon
         found, at = "none", -1
-        for kind, names in (("start", reasoning.start), ("end", reasoning.end)):
-            for marker in lexicon.texts(tuple(n for n in names if n not in skip)):
+        stops = [*lexicon.turn_boundary_tokens, *(info.drop_texts if info else ())]
+        for kind, texts in (("start", lexicon.texts(tuple(reasoning.start))),
+                            ("end", lexicon.texts(tuple(reasoning.end))), ("none", stops)):
+            for marker in texts:
                 pos = text.rfind(marker)
                 if pos > at:
                     found, at = kind, pos
-        for marker in stops:
-            if text.rfind(marker) > at:
-                return "none"
         return found
 
     def _reasoning_ids(self) -> tuple[_Seqs, _Seqs, _Seqs]:
