@@ -979,6 +979,8 @@ HUNYUAN = [
     Case("assistant_label", (H_THINK, "No tool fits.", H_ANSWER,
                              "助手：I can only check the weather.", H_END)),
     Case("multiline_unclosed_answer", (H_THINK, "This\nThat", H_ANSWER, "The rest\nThat")),
+    # The label opens a reply; inside one (a dialogue the answer quotes) it is text.
+    Case("quoted_dialogue", (H_THINK, "Quote it.", H_ANSWER, "用户：hi\n助手：hello", H_END)),
     Case("content_only", ("How can I help you today?",)),
     Case("content_then_calls", ("I will call the tool now. ", H_TWO)),
     Case("text_after_calls", (f"<tool_calls>[{J_WEATHER}]</tool_calls>", "\nThank you!")),
