@@ -25,6 +25,7 @@ FORMATS = (
     "granite_20b_fc",
     "granite_thinking",
     "hermes",
+    "hunyuan_a13b",
     "inkling",
     "internlm",
     "jamba",
@@ -567,6 +568,36 @@ INDEX = (
         turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
         reasoning_start=None,
         reasoning_end=None,
+    ),
+    # grammars/hunyuan_a13b.yaml
+    FormatEntry(
+        name="hunyuan_a13b",
+        description='Tencent Hunyuan-A13B - <think>\\n...\\n</think>\\n<answer>\\n...\\n</answer>, calls as <tool_calls>[{"name": NAME, "arguments": {...}}, ...]</tool_calls> in the answer',
+        aliases=(),
+        models=(ModelPattern("hunyuan-a13b"),),  # models (line 11)
+        thinking_switch=(),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=("<|eos|>",),
+        text_markers=(
+            "</answer>",
+            "<answer>",
+            "助手：",
+            "</think>",
+            "<think>",
+            "</tool_calls>",
+            "<tool_calls>",
+        ),
+        preserve_tokens=(),
+        turn_boundary_tokens=(
+            "<|eos|>",
+            "<|extra_0|>",
+            "<|extra_4|>",
+            "<|startoftext|>",
+        ),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
     ),
     # grammars/inkling.yaml
     FormatEntry(

@@ -232,9 +232,14 @@ class Lexicon:
         return info
 
     def _info(self, tokenizer: Any) -> TokenizerInfo:
+        # A marker spelled over ordinary pieces may merge with its framing (Hunyuan's
+        # "</think>\n" is "</" "think" ">\n"): its ids in a prompt or output are those of
+        # the framed spelling, so those are its id sequences too.
+        framed = {text: name for lit, name in self.literals.items()
+                  for text in self._framed(name, lit)}
         return tokenizer_info(tokenizer, self.token_terminals, self.configured_texts,
-                              self.turn_boundary_tokens, {**self.literals, **self.at_start},
-                              self.literals)
+                              self.turn_boundary_tokens,
+                              {**framed, **self.literals, **self.at_start}, self.literals)
 
     def texts(self, names: Sequence[str]) -> list[str]:
         """Every spelling of the named terminals (those this variant has), start-only

@@ -293,3 +293,33 @@ def test_a_header_format_starts_in_a_header_after_an_ended_message(
     assert _start_state(module, prompt, True, tokenizer) == "MESSAGE_HEADER"
     assert _parse(module, text, prompt, True) == expected
     assert _parse(module, text, prompt, True, tokenizer) == expected
+
+
+# Hunyuan-A13B's markers are ordinary pieces that merge with their newlines, at the ids
+# vLLM's hunyuan_a13b reasoning parser follows (its docstring): "<think>\n" 14023 771 397,
+# "\n</think>\n<answer>\n" 198 524 27963 397 27 9399 397; "</think>" alone would be
+# 524 27963 29, an id sequence no prompt or output shows.
+HY_THINK, HY_ANSWER = [14023, 771, 397], [198, 524, 27963, 397, 27, 9399, 397]
+
+
+def test_markers_merged_with_their_framing_are_read_by_id() -> None:
+    tokenizer = TOKENIZERS["hunyuan"]()
+    module = parsergen.load("hunyuan_a13b")
+    prompt = tokenizer.encode("<|startoftext|>Hi<|extra_0|>", add_special_tokens=False)
+    reasoning = tokenizer.encode("The user greets me.", add_special_tokens=False)
+    parser = module.StreamingParser(tokenizer)
+    parser.initialize(prompt)
+    assert parser.state == "CONTENT"  # the model opens <think> itself
+    assert not parser.is_reasoning_end([*prompt, *HY_THINK, *reasoning])
+    assert parser.is_reasoning_end([*prompt, *HY_THINK, *reasoning, *HY_ANSWER])
+    # The thinking-off template closes the think block in the prompt (its tokenizer_config
+    # chat_template: "<think>\n\n</think>\n"): reasoning is over, and a </think> the model
+    # writes again is that marker, not content (the newline after it is content's, as
+    # after any repeated end marker: test_an_end_marker_again_after_reasoning_closed...).
+    closed = [*prompt, 14023, 771, 1363, 524, 27963, 397]
+    assert tokenizer.decode(closed[len(prompt):]) == "<think>\n\n</think>\n"
+    assert parser.is_reasoning_end(closed)
+    again = tokenizer.encode("</think>\nHello.", add_special_tokens=False)
+    message = module.parse("</think>\nHello.", tokenizer=tokenizer, token_ids=again,
+                           prompt_token_ids=closed)
+    assert (message.reasoning, message.content) == (None, "\nHello.")

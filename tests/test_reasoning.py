@@ -188,6 +188,8 @@ TEXT_MARKERS = {
     "minimax_m3": "markers are added tokens that are not special; generated text may split them",
     "olmo3": "<think> and </think> are ordinary vocabulary pieces in OLMo 3 (vLLM's olmo3 "
              "reasoning parser reads them in the text)",
+    "hunyuan_a13b": "<think> and </think> are several ordinary pieces in Hunyuan-A13B's "
+                    "vocabulary (<th ink >: vLLM's hunyuan_a13b reasoning parser lists them)",
 }
 
 

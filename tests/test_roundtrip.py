@@ -214,6 +214,22 @@ def _muse_messages(message) -> str:
                    for i, (rcpt, body) in enumerate(parts))
 
 
+def _hunyuan_messages(message) -> str:
+    # Hunyuan-A13B (its agent README; vLLM's hunyuan_a13b parsers): the reasoning in
+    # <think>\n...\n</think>\n, the answer in <answer>\n...\n</answer>, the calls one JSON
+    # array in <tool_calls> after the answer's text (as its template writes a reply with
+    # calls), a reply in words opened with the template's label 助手：.
+    text = "" if message.reasoning is None else f"<think>\n{message.reasoning}\n</think>\n"
+    body = message.content or ""
+    if message.calls:
+        body += "<tool_calls>[" + ", ".join(json.dumps(
+            {"name": name, "arguments": args}, ensure_ascii=False)
+            for name, args in message.calls) + "]</tool_calls>"
+    else:
+        body = "助手：" + body
+    return text + f"<answer>\n{body}\n</answer>"
+
+
 def _notation(value: Any, quote: str) -> str:
     """A JSON value in Gemma's call notation, strings between ``quote``s."""
     if isinstance(value, str):
@@ -352,6 +368,9 @@ FORMATS = {
                    "<|eot|>", _muse_messages),
     "muse_glimmer": Format("muse_glimmer", "muse", "", "", None,
                            ("<|start|>", "<|message|>", "<|eom|>"), "<|eot|>", _muse_messages),
+    # Hunyuan-A13B: every marker is ordinary text (several tokens); <|eos|> ends the turn.
+    "hunyuan_a13b": Format("hunyuan_a13b", "hunyuan", "", "", None, (), "<|eos|>",
+                           _hunyuan_messages),
     # GigaChat 3: no reasoning; its separators are special tokens that hold their newlines,
     # "function call" before <|role_sep|> is words (an id sequence).
     "gigachat3": Format("gigachat3", "gigachat3", "", "", _gigachat3_calls,
@@ -374,7 +393,7 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "lfm2": toks.lfm2, "apertus": toks.apertus,
               "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
               "llama3": toks.llama3, "muse": toks.muse, "cohere": toks.cohere,
-              "gigachat3": toks.gigachat3}
+              "gigachat3": toks.gigachat3, "hunyuan": toks.hunyuan}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -459,6 +478,12 @@ PROMPTS = {
     # handler: generation prompt "assistant<|role_sep|>\n").
     ("gigachat3", "closed"): ("user<|role_sep|>\nWhat is the weather in Paris?<|message_sep|>\n\n"
                               "assistant<|role_sep|>\n"),
+    # Hunyuan-A13B's template (tokenizer_config.json) ends the prompt at the user's turn,
+    # and the model opens <think> itself; with enable_thinking false it closes the
+    # reasoning in the prompt, and the completion is the answer.
+    ("hunyuan_a13b", "model_opens"): "<|startoftext|>What is the weather in Paris?<|extra_0|>",
+    ("hunyuan_a13b", "closed"): ("<|startoftext|>What is the weather in Paris?<|extra_0|>"
+                                 "<think>\n\n</think>\n"),
     ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
                          "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
@@ -534,6 +559,14 @@ CASES = [
     Case("gigachat3-call", "gigachat3", "closed", Message(None, None, (WEATHER,))),
     Case("gigachat3-content-and-call", "gigachat3", "closed", Message(None, CONTENT, (NOTE,))),
     Case("gigachat3-content-only", "gigachat3", "closed", Message(None, CONTENT)),
+    Case("hunyuan_a13b-full", "hunyuan_a13b", "model_opens", FULL),
+    Case("hunyuan_a13b-reasoning-then-call", "hunyuan_a13b", "model_opens",
+         Message(REASONING, None, (WEATHER,))),
+    Case("hunyuan_a13b-reasoning-then-content", "hunyuan_a13b", "model_opens",
+         Message(REASONING, CONTENT)),
+    Case("hunyuan_a13b-closed-calls", "hunyuan_a13b", "closed",
+         Message(None, None, (WEATHER, NOTE))),
+    Case("hunyuan_a13b-closed-content-only", "hunyuan_a13b", "closed", Message(None, CONTENT)),
     Case("xlam-calls", "xlam", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
     Case("muse-full", "muse", "header", FULL),

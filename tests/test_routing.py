@@ -252,6 +252,12 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("ai-sage/GigaChat3-10B-A1.8B", "gigachat3", {}),
     ("ai-sage/GigaChat3-702B-A36B-preview", "gigachat3", {}),
     ("ai-sage/GigaChat3.1-10B-A1.8B-GGUF", "gigachat3", {}),
+    # Tencent Hunyuan-A13B: <think>/<answer> with <tool_calls> JSON arrays in the answer
+    # (vLLM's hunyuan_a13b parsers; huggingface.co/tencent/Hunyuan-A13B-Instruct and its
+    # FP8 and GPTQ-Int4 quantizations).
+    ("tencent/Hunyuan-A13B-Instruct", "hunyuan_a13b", {}),
+    ("tencent/Hunyuan-A13B-Instruct-FP8", "hunyuan_a13b", {}),
+    ("tencent/Hunyuan-A13B-Instruct-GPTQ-Int4", "hunyuan_a13b", {}),
     # Cohere Command A and R7B: <|START_ACTION|> JSON arrays (vLLM's cohere_command3);
     # Command A Reasoning's prompt opens its thinking (cohere_command4). Command R and R+
     # (c4ai-command-r-v01, -plus) write another format and stay unrouted.

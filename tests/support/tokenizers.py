@@ -520,6 +520,50 @@ def gigachat3() -> Any:
     return _byte_level(100, specials, eos="</s>")
 
 
+# Hunyuan-A13B's pre-tokenizer pattern (tokenization_hy.py's PAT_STR): "<think" is one
+# piece, ">\n" and ">\n\n" are punctuation with their newlines, "\n" before "</" alone.
+_HY_PAT_STR = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+               r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+@lru_cache(maxsize=1)
+def hunyuan() -> Any:
+    """Tencent Hunyuan-A13B: the pieces vLLM's hunyuan_a13b reasoning parser follows by id,
+    at their real ids and splits, so its token-id state machine sees what the checkpoint
+    gives it: ``<think>\n`` = 14023 771 397 (``<th`` ``ink`` ``>\n``), ``\n</think>\n<answer>\n``
+    = 198 524 27963 397 27 9399 397, ``\n</answer>`` = 198 524 9399 29, ``>\n\n`` = 1363
+    (vllm/reasoning/hunyuan_a13b_reasoning_parser.py). Bytes are GPT-2's byte order at
+    0-255 (``<`` 27, ``>`` 29, ``\n`` 198: real); the special tokens at tokenization_hy.py's
+    ids (127957 on: endoftext, startoftext, bos, eos, pad, then extra_0...). The merge
+    pieces between bytes and those tokens (th, in, an, sw, er, swer) are at assumed ids;
+    other text stays one token per byte. ``<tool_calls>`` and ``助手：`` are plain text, as
+    in the checkpoint (its template writes them as words)."""
+    def chars(text: str) -> str:
+        return "".join(BYTE_CHARS[b] for b in text.encode("utf-8"))
+
+    vocab = {BYTE_CHARS[b]: i for i, b in enumerate(BYTE_CHARS)}
+    # (left, right, id): in merge order; "<th" is merged before "think" can form, as the
+    # checkpoint splits "<think" into "<th" "ink" and "</think" into "</" "think".
+    merges = [("t", "h", 100000), ("<", "th", 14023), ("i", "n", 100001), ("in", "k", 771),
+              ("th", "ink", 27963), ("<", "/", 524), (">", "\n", 397), (">\n", "\n", 1363),
+              ("a", "n", 100002), ("s", "w", 100003), ("e", "r", 100004),
+              ("sw", "er", 100005), ("an", "swer", 9399)]
+    for left, right, tid in merges:
+        vocab[chars(left + right)] = tid
+    names = ["<|endoftext|>", "<|startoftext|>", "<|bos|>", "<|eos|>", "<|pad|>",
+             *(f"<|extra_{i}|>" for i in range(6))]
+    specials = [(127957 + i, t, True) for i, t in enumerate(names)]
+    vocab.update((text, tid) for tid, text, _ in specials)  # sparse ids kept (_byte_level)
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[(chars(a), chars(b)) for a, b, _ in merges]))
+    tok.normalizer = NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(_HY_PAT_STR), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    tok.decoder = decoders.ByteLevel()
+    return _wrap(tok, specials, eos="<|eos|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -532,7 +576,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "step3": step3, "lfm2": lfm2,
               "apertus": apertus, "functiongemma": functiongemma,
               "olmo3": olmo3, "muse": muse, "cohere": cohere,
-              "gigachat3": gigachat3}
+              "gigachat3": gigachat3, "hunyuan": hunyuan}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -558,6 +602,7 @@ FORMAT_TOKENIZERS = {
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
     "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
     "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
+    "hunyuan_a13b": "hunyuan",
 }
 
 
