@@ -21,6 +21,7 @@ from .arguments import (
     ElementsSyntax,
     EnvelopeSyntax,
     JsonSyntax,
+    KeyValueSyntax,
     NotationSyntax,
     PythonSyntax,
     TaggedSyntax,
@@ -92,7 +93,8 @@ from .structural import structural_tag as build_structural_tag
 # 18: PatternLexicon and pattern_group (pattern terminals, runtime/patterns.py).
 # 19: ChatParser.NAME_LEAD, NAME_TAIL and ARGUMENTS_END_CALL (a cut name that is words is prose;
 #     text after the arguments of a call they end is content).
-RUNTIME_VERSION = 19
+# 20: the kv_lines argument syntax (runtime/arguments/kv_lines.py).
+RUNTIME_VERSION = 20
 
 
 def require_runtime(version: int) -> None:
@@ -120,6 +122,7 @@ __all__ = [
     "ElementsSyntax",
     "EnvelopeSyntax",
     "JsonSyntax",
+    "KeyValueSyntax",
     "NotationSyntax",
     "PythonSyntax",
     "TaggedSyntax",
