@@ -153,14 +153,14 @@ def loss_warnings(fmt: FormatIR, loaded: LoadedSpec) -> list[Diagnostic]:
                                   f"no transition leaves {name}, so all text after it is "
                                   "taken for the call (a sentence after the call is lost): "
                                   "add the marker that ends it"))
-    captured = {t.name for v in fmt.variants for t in v.terminals
-                if t.pattern is not None and "name" in t.pattern.captures}
+    captured = {t.name for v in fmt.variants for t in v.terminals if t.pattern is not None}
     named = ("TOOL_NAME" in states or SYNTAXES[fmt.arguments["syntax"]].names_call
              or body.starts_calls or fmt.tool_name_pattern is not None
              or any("(?P<name>" in (r.when or "") for state in states.values()
                     for t in state.transitions for r in t.rules)  # a header names it
              or any(t.terminal in captured for state in states.values()
-                    for t in state.transitions if "TOOL_NAME" in t.emit))  # a pattern's capture
+                    for t in state.transitions  # a pattern's capture (validated)
+                    if "TOOL_NAME" in t.emit or any("TOOL_NAME" in r.emit for r in t.rules)))
     if starts and not named:
         out.append(Diagnostic(at("arguments", "syntax"), "$.arguments.syntax",
                               "calls start but have nowhere to take a name from: no "

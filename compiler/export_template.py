@@ -52,6 +52,9 @@ class _Writer:
         self.by_name: dict[str, tuple[str, ...]] = {}
         for variant in ir.variants:
             for t in variant.terminals:
+                if t.pattern is not None:  # (not a traceback: the reason, at the spec line)
+                    raise _Refused("terminals", f"{t.name} is a pattern terminal: exporting "
+                                   "a marker spelled by a regex is not supported")
                 self.spellings.setdefault(t.spellings[0], [])
                 self.spellings[t.spellings[0]] += [s for s in t.spellings
                                                    if s not in self.spellings[t.spellings[0]]]
@@ -281,6 +284,11 @@ class _Writer:
             if args.get("json_values"):
                 content_args["value_parser"] = {"name": "json", "args": {"allow_non_json": True}}
             return {"content": "xml-inline", "content_args": content_args}
+        if syntax == "kv_lines":
+            kv_args: dict[str, Any] = {k: args[k] for k in ("line_sep", "kv_sep") if k in args}
+            if args.get("json_values"):
+                kv_args["value_parser"] = {"name": "json", "args": {"allow_non_json": True}}
+            return {"content": "kv-lines", **({"content_args": kv_args} if kv_args else {})}
         raise _Refused("arguments", f"the {syntax} argument syntax: no content parser of "
                        "the template language reads it (json, xml-inline, kv-lines)")
 

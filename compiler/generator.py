@@ -362,16 +362,22 @@ class ModuleGenerator:
             comment = f"{tr.source} --{tr.terminal}--> {tr.target}{emits} (line {tr.line})"
             return Branch(cond, comment, (*body, "return"))
         for rule in tr.rules:
-            if rule.when is None:
+            if rule.captures:  # a pattern terminal's rule: its captures decide
+                tests = [f"{self._rule_name(regex)}(pattern_group(_PATTERN_{tr.terminal}, "
+                         f"value, {group!r})) is not None" for group, regex in rule.captures]
+                body.append(f"if {' and '.join(tests)}:")
+            elif rule.when is None:
                 body += [*self._actions(rule.actions), "return"]
                 break
-            body.append(f"match = {self._rule_name(rule.when)}(header)")
-            body.append("if match is not None:")
+            else:
+                body.append(f"match = {self._rule_name(rule.when)}(header)")
+                body.append("if match is not None:")
             body += ["    " + line for line in [*self._actions(rule.actions), "return"]]
         else:
             body.append("return")
         targets = ", ".join(dict.fromkeys(r.target for r in tr.rules))
-        comment = f"{tr.source} --{tr.terminal}--> {targets}, by the header (line {tr.line})"
+        by = "its captures" if tr.source != "MESSAGE_HEADER" else "the header"
+        comment = f"{tr.source} --{tr.terminal}--> {targets}, by {by} (line {tr.line})"
         return Branch(cond, comment, tuple(body))
 
     def _rule_name(self, when: str) -> str:

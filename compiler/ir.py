@@ -145,12 +145,14 @@ class TerminalIR:
 
 @dataclass(frozen=True)
 class RuleIR:
-    """One header rule: when its regex matches the header, go to ``target``."""
+    """One rule: when its regex matches the header (or each of ``captures``' regexes
+    matches its capture of the pattern terminal's text), go to ``target``."""
 
     when: str | None
     target: str
     emit: tuple[str, ...]
     actions: tuple[Action, ...] = ()
+    captures: tuple[tuple[str, str], ...] = ()  # (capture, regex) a pattern rule reads
 
 
 @dataclass(frozen=True)

@@ -147,13 +147,15 @@ def _terminal(value: Any) -> dict[str, Any]:
 
 
 def _transition(value: Any) -> dict[str, Any] | list[dict[str, Any]]:
-    """``{to, emit}``, or header rules as a list of ``{when, to, emit}``."""
+    """``{to, emit}``, or rules as a list of ``{when, to, emit}`` (each with the
+    ``name`` capture a pattern terminal's transition names, when it names one)."""
     if isinstance(value, list):
-        return [{"when": r.get("when"), "to": r["to"], "emit": list(r.get("emit", ()))}
-                for r in value]
+        return [{"when": r.get("when"), "to": r["to"], "emit": list(r.get("emit", ())),
+                 **({"name": r["name"]} if "name" in r else {})} for r in value]
     if isinstance(value, str):
         return {"to": value, "emit": []}
-    return {"to": value["to"], "emit": list(value.get("emit", ()))}
+    return {"to": value["to"], "emit": list(value.get("emit", ())),
+            **({"name": value["name"]} if "name" in value else {})}
 
 
 # -- pure helpers (also used by validation, on specs that may be broken) -----------

@@ -10,8 +10,9 @@ The mapping: ``thinking`` (or ``reasoning_content``) is the REASONING state, ``c
 is CONTENT, ``tool_calls`` the tool states; text outside every region is content when
 ``content`` is the implicit (open-less) field, else it is dropped (the template's null
 sink, TOOL_BETWEEN with no event).  An anchor's literals are terminals; a pattern is
-read by ``regex_shapes``.  A call's name comes from the open pattern's ``name`` capture
-(TOOL_NAME, ended by the literal after it) or from the JSON (``json_envelope``);
+read by ``regex_shapes``.  A call's name comes from the open pattern's capture that the
+transform names it by (TOOL_NAME, ended by the literal after it, or a pattern terminal's
+capture) or from the JSON (``json_envelope``);
 ``xml-inline`` tags are ``xml_parameters``; JSON with unquoted keys and one string
 delimiter is Gemma 4's ``notation``.  What cannot be said is refused with its field path
 and the reason (``TemplateError``), never half-compiled.
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Diagnostic, Path, Position, SpecError, json_path
-from .patterns import pattern_shape
+from .patterns import NAME_CAPTURE, pattern_shape
 from .regex_shapes import Piece, Unsupported, literals, shapes
 
 REASONING_FIELDS = ("thinking", "reasoning_content", "reasoning")
@@ -92,12 +93,14 @@ class _Spec:
         return name
 
     def go(self, state: str, text: str, hint: str, to: str, emit: list[str], source: Path,
-           name: str | None = None) -> None:
+           name: str | None = None, capture: str = NAME_CAPTURE) -> None:
         name = name or self.terminal(text, hint, source)
         row = self.transitions.setdefault(state, {})
         if name in row:  # the first region to claim a marker in a state keeps it
             return
         row[name] = {"to": to, "emit": list(emit)} if emit else to
+        if capture != NAME_CAPTURE:  # a pattern terminal's other capture names the call
+            row[name]["name"] = capture
         self.where[("transitions", state, name)] = source
 
 
@@ -170,13 +173,21 @@ def _placeholder(value: Any) -> str | None:
     return m.group(1) if m else None
 
 
-def _call_shape(raw: dict[str, Any], path: Path) -> tuple[dict[str, Any], str | None, bool]:
-    """(arguments, tool body or None, whether the name comes from the open pattern).
+def _capture(placeholder: str | None) -> str | None:
+    """The open pattern's capture a ``{X}`` placeholder reads (not the content, not a
+    member of it), or None."""
+    return placeholder if placeholder and "." not in placeholder \
+        and placeholder != "content" else None
+
+
+def _call_shape(raw: dict[str, Any], path: Path) -> tuple[dict[str, Any], str | None, str | None]:
+    """(arguments, tool body or None, the open pattern's capture that names the call).
 
     Recognised transforms (transformers' own and TRL's): the JSON is the function
-    (``{"function": "{content}"}``), the name is a capture and the content the arguments
-    (``{"name": "{name}", "arguments": "{content}"}``), the JSON's members are them
-    (``{content.K}``, or ``{K}`` with ``transform_each`` over a list of calls)."""
+    (``{"function": "{content}"}``), a capture is the name and the content the arguments
+    (``{"name": "{name}", "arguments": "{content}"}``, any capture: ``{recipient}``), the
+    JSON's members are them (``{content.K}``, or ``{K}`` with ``transform_each`` over a
+    list of calls)."""
     content = raw.get("content", "text")
     args = raw.get("content_args", {}) or {}
     transform = raw.get("transform")
@@ -206,15 +217,15 @@ def _call_shape(raw: dict[str, Any], path: Path) -> tuple[dict[str, Any], str | 
                 raise _Refused(tpath, 'with transform_each, the function must be {"name": '
                                '"{KEY}", "arguments": "{KEY}"}: the members of each call')
             return ({"syntax": "json_envelope", "name_key": name, "argument_keys": [arguments]},
-                    "json_array", False)
+                    "json_array", None)
         if whole == "content":
             return {"syntax": "json_envelope", "name_key": "name",
-                    "argument_keys": ["arguments"]}, None, False
+                    "argument_keys": ["arguments"]}, None, None
         if name is not None and arguments is not None and name.startswith("content.") \
                 and arguments.startswith("content.") and name.count(".") == arguments.count(".") == 1:
             return ({"syntax": "json_envelope", "name_key": name[8:],
-                     "argument_keys": [arguments[8:]]}, None, False)
-        if name == "name" and arguments == "content":
+                     "argument_keys": [arguments[8:]]}, None, None)
+        if _capture(name) and arguments == "content":
             delims = args.get("string_delims") or []
             if args.get("unquoted_keys") or delims:
                 if not (args.get("unquoted_keys") and len(delims) == 1
@@ -222,17 +233,46 @@ def _call_shape(raw: dict[str, Any], path: Path) -> tuple[dict[str, Any], str | 
                     raise _Refused((*path, "content_args"), "JSON with unquoted keys compiles "
                                    "with exactly one string delimiter that opens and closes "
                                    "(Gemma 4's notation)")
-                return {"syntax": "notation", "string_delimiter": delims[0][0]}, None, True
-            return {"syntax": "json"}, None, True
-        raise _Refused(tpath, "the name and arguments must come from the open pattern's name "
-                       "capture and the content, or from members of the JSON")
+                return {"syntax": "notation", "string_delimiter": delims[0][0]}, None, name
+            return {"syntax": "json"}, None, name
+        raise _Refused(tpath, "the name and arguments must come from a capture of the open "
+                       "pattern and the content, or from members of the JSON")
     if content == "xml-inline":
-        if each or name != "name" or arguments != "content":
-            raise _Refused(tpath, 'xml-inline calls need {"name": "{name}", "arguments": '
+        if each or not _capture(name) or arguments != "content":
+            raise _Refused(tpath, 'xml-inline calls need {"name": "{CAPTURE}", "arguments": '
                            '"{content}"} with the name captured by the open pattern')
-        return _xml_arguments(args, (*path, "content_args")), None, True
+        return _xml_arguments(args, (*path, "content_args")), None, name
+    if content == "kv-lines":
+        if each or not _capture(name) or arguments != "content":
+            raise _Refused(tpath, 'kv-lines calls need {"name": "{CAPTURE}", "arguments": '
+                           '"{content}"} with the name captured by the open pattern')
+        return _kv_arguments(args, (*path, "content_args")), None, name
     raise _Refused(cpath, f"a tool call's content parser {content!r} cannot be compiled "
-                   "(json and xml-inline can)")
+                   "(json, xml-inline and kv-lines can)")
+
+
+def _kv_arguments(args: dict[str, Any], path: Path) -> dict[str, Any]:
+    """kv-lines' options as the kv_lines syntax (its separators, JSON values)."""
+    extra = set(args) - {"line_sep", "kv_sep", "value_parser", "strip"}
+    if extra:
+        raise _Refused(path, f"kv-lines options {sorted(extra)} cannot be compiled")
+    if args.get("strip", True) is not True:
+        raise _Refused((*path, "strip"), "kv-lines lines are read stripped: strip false "
+                       "cannot be compiled")
+    out: dict[str, Any] = {"syntax": "kv_lines"}
+    for key, default in (("line_sep", "\n"), ("kv_sep", ":")):
+        value = args.get(key, default)
+        if not isinstance(value, str) or not value:
+            raise _Refused((*path, key), "must be a non-empty string")
+        if value != default:
+            out[key] = value
+    parser = args.get("value_parser")
+    if parser == {"name": "json", "args": {"allow_non_json": True}}:
+        out["json_values"] = True
+    elif parser is not None and parser != {"name": "text"}:
+        raise _Refused((*path, "value_parser"), "a value parser other than text or json with "
+                       "allow_non_json cannot be compiled (values are typed by the tool's schema)")
+    return out
 
 
 def _xml_arguments(args: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -491,14 +531,15 @@ class _Builder:
             # terminal whose capture names the call, if a stream can decide it.
             self.spec.terminals, self.spec.transitions, self.spec.where = saved
             opened, where = [], (*path, "open_pattern")
-            self.pattern_open(raw["open_pattern"], where, exc, start)
+            self.pattern_open(raw["open_pattern"], where, exc, start, named)
         self.call_close(raw, path, arguments, opened, listing, named)
 
     def pattern_open(self, source: str, where: Path, refused: _Refused,
-                     start: list[str]) -> None:
-        """A call's open pattern as one pattern terminal into TOOL_ARGS (its ``name``
-        capture is TOOL_NAME); a pattern with no bound of its own is tried on at most
-        ``OPEN_BOUND`` characters."""
+                     start: list[str], named: str) -> None:
+        """A call's open pattern as one pattern terminal into TOOL_ARGS (its capture
+        ``named`` is TOOL_NAME; the others are matched and dropped, as transformers
+        drops captures its transform does not use); a pattern with no bound of its own
+        is tried on at most ``OPEN_BOUND`` characters."""
         value: dict[str, Any] = {"pattern": source}
         try:
             try:
@@ -508,17 +549,18 @@ class _Builder:
                     raise
                 value["max_length"] = OPEN_BOUND
                 shape = pattern_shape(source, OPEN_BOUND)
-            if "name" not in shape.captures:
-                raise ValueError("it has no capture (?P<name>...), which the transform "
+            if named not in shape.captures:
+                raise ValueError(f"it has no capture (?P<{named}>...), which the transform "
                                  "names the call by")
         except ValueError as exc:
             raise _Refused(where, f"{refused.message}; nor is it a pattern terminal: {exc}") \
                 from None
         name = self.spec.pattern(value, "TOOL_START", where)
-        self.spec.go(self.out, "", "", "TOOL_ARGS", [*start, "TOOL_NAME"], where, name)
+        self.spec.go(self.out, "", "", "TOOL_ARGS", [*start, "TOOL_NAME"], where, name,
+                     capture=named)
 
     def call_opens(self, opened: list[list[Piece]], where: Path, arguments: dict[str, Any],
-                   listing: bool, named: bool, start: list[str]) -> None:
+                   listing: bool, named: str | None, start: list[str]) -> None:
         """A call's open anchor as markers: literals, the name's text, literals."""
         name_sources: set[str] = set()
         for alt in opened:
@@ -536,9 +578,9 @@ class _Builder:
                                    "anchor must be literals; this one has " + _describe(alt))
                 self.chain(lits, self.out, "TOOL_ARGS", start, "TOOL_START", where)
                 continue
-            if "group" not in kinds or alt[kinds.index("group")].text != "name":
-                raise _Refused(where, "the transform names the call by {name}: the open "
-                               "pattern must capture it as (?P<name>...)")
+            if "group" not in kinds or alt[kinds.index("group")].text != named:
+                raise _Refused(where, f"the transform names the call by {{{named}}}: the "
+                               f"open pattern must capture it as (?P<{named}>...)")
             at = kinds.index("group")
             prefix = _lits_between_ws(alt[:at])
             suffix = alt[at + 1:]
@@ -563,7 +605,10 @@ class _Builder:
             for text in optional:  # the name's own end, when written
                 self.spec.go("TOOL_NAME", text, "NAME_END", "TOOL_ARGS", [], where)
             syntax = arguments["syntax"]
-            first = {"json": "{", "notation": "{"}.get(syntax) or arguments["open"]
+            first = {"json": "{", "notation": "{"}.get(syntax) or arguments.get("open")
+            if first is None:  # (kv_lines: nothing opens the arguments but the name's end)
+                raise _Refused(where, "a literal must end the name: these arguments have "
+                               "no opening of their own")
             self.spec.go("TOOL_NAME", first, "ARGS_OPEN", "TOOL_ARGS",
                          [] if syntax == "notation" else ["ARG_VALUE_CHUNK"], where)
         if len(name_sources) > 1:
@@ -572,7 +617,7 @@ class _Builder:
             self.extra["tool_name"] = {"pattern": name_sources.pop()}
 
     def call_close(self, raw: dict[str, Any], path: Path, arguments: dict[str, Any],
-                   opened: list[list[Piece]], listing: bool, named: bool) -> None:
+                   opened: list[list[Piece]], listing: bool, named: str | None) -> None:
         """A call's close anchor as markers, then render's call."""
         closed = _anchor(raw, "close", path)
         if closed is None:
@@ -599,7 +644,7 @@ class _Builder:
         self.call_render(arguments, opened, closed[0], listing, named)
 
     def call_render(self, arguments: dict[str, Any], opened: list[list[Piece]],
-                    closed: list[list[Piece]], listing: bool, named: bool) -> None:
+                    closed: list[list[Piece]], listing: bool, named: str | None) -> None:
         """render's call (and the list around calls): the anchors around the arguments
         (none where the open anchor is a pattern terminal: no text to write)."""
         syntax = arguments["syntax"]

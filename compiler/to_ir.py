@@ -45,7 +45,7 @@ from .diagnostics import json_path
 from .gates import reasoning_gates
 from .lexers import reads_values, state_lexers
 from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_reasoning_ends
-from .patterns import pattern_shape
+from .patterns import NAME_CAPTURE, pattern_shape
 from .render import RenderIR, build_render
 from .whole_calls import by_spelling, call_programs
 
@@ -102,9 +102,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                 rule_lines.update({json_path(("transitions", name, term, i, "when")):
                                    line("transitions", name, term, i, "when")
                                    for i in range(len(value))})
-                rules = tuple(RuleIR(r["when"], r["to"], tuple(r["emit"]),
-                                     _entering(name, r["to"], tuple(r["emit"]), body, values,
-                                               "name" if r["when"] is not None else None))
+                rules = tuple(_rule(name, term, r, body, values, term in patterns)
                               for r in value)
                 targets = [r.target for r in rules]
                 transitions.append(TransitionIR(
@@ -119,7 +117,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
                 source=name, terminal=term, target=value["to"], emit=emit, line=where,
                 actions=(*_leaving(name, [value["to"]], "TEXT_CHUNK" in emit, body, framing),
                          *_entering(name, value["to"], emit, body, values,
-                                    term if term in patterns else None))))
+                                    term if term in patterns else None,
+                                    value.get("name", NAME_CAPTURE)))))
         event = spec["content_events"].get(name)
         states.append(
             StateIR(
@@ -227,12 +226,29 @@ def _leaving(source: str, targets: list[str], keep_header: bool,
     return tuple(out)
 
 
+def _rule(source: str, term: str, rule: dict[str, Any], body: type[ToolBody], values: bool,
+          pattern: bool) -> RuleIR:
+    """One rule of a header (its ``when`` a regex) or of a pattern terminal (its
+    ``when`` a regex per capture)."""
+    emit = tuple(rule["emit"])
+    if pattern:
+        when = rule["when"] or {}
+        return RuleIR(None, rule["to"], emit,
+                      _entering(source, rule["to"], emit, body, values, term,
+                                rule.get("name", NAME_CAPTURE)),
+                      tuple(when.items()))
+    return RuleIR(rule["when"], rule["to"], emit,
+                  _entering(source, rule["to"], emit, body, values,
+                            "name" if rule["when"] is not None else None))
+
+
 def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBody],
-              values: bool, name_group: str | None) -> tuple[Action, ...]:
+              values: bool, name_group: str | None,
+              capture: str = NAME_CAPTURE) -> tuple[Action, ...]:
     """Move to ``target`` and emit ``emit``; ``values``: TOOL_ARGS text goes through the
     value scanner, which starts with the marker's text; ``name_group``: TOOL_NAME comes
     from the header rule's match ("name") or from pattern terminal ``name_group``'s
-    capture."""
+    ``capture``."""
     out: list[Action] = []
     if target != source:
         out.append(GoTo(target))
@@ -244,7 +260,7 @@ def _entering(source: str, target: str, emit: tuple[str, ...], body: type[ToolBo
         elif event == "TOOL_NAME" and name_group == "name":
             out.append(Emit(event, name_group))
         elif event == "TOOL_NAME" and name_group is not None:
-            out.append(EmitCapture(event, name_group, "name"))
+            out.append(EmitCapture(event, name_group, capture))
         else:
             out.append(Emit(event, "value"))
     if target == "TOOL_ARGS" and _acts(body, "enter"):

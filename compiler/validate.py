@@ -19,6 +19,7 @@ from .lower import (
 )
 from .diagnostics import Diagnostic, Path, Position, json_path
 from .loader import Positions, bundled_grammars
+from .patterns import NAME_CAPTURE
 from .schema_errors import schema_problems
 
 
@@ -84,7 +85,7 @@ class SpecValidator:
         self._check_tool_name()
         self._check_cut_header()
         self._check_tool_body()
-        self._check_header_rules(transitions)
+        self._check_header_rules(transitions, terminals)
         reasoning = as_mapping(spec.get("reasoning"))
         for key in ("start", "end"):
             names = reasoning.get(key)
@@ -132,20 +133,32 @@ class SpecValidator:
                 for message in template_errors(key, template, terminals):
                     self.error(("render", key), message)
 
-    def _check_header_rules(self, transitions: dict[str, dict[str, Any]]) -> None:
+    def _check_header_rules(self, transitions: dict[str, dict[str, Any]],
+                            terminals: dict[str, Any]) -> None:
         for state, table in transitions.items():
             for term, value in table.items():
                 if not isinstance(value, list):
                     continue
                 path = ("transitions", state, term)
+                if "pattern" in as_mapping(terminals.get(term)):
+                    self._check_pattern_rules(state, term, value, terminals[term])
+                    continue
                 if state != "MESSAGE_HEADER":
-                    self.error(path, "rules read the message header: only MESSAGE_HEADER has one")
+                    self.error(path, "rules read the message header (only MESSAGE_HEADER "
+                               "has one) or a pattern terminal's captures")
                 for i, rule in enumerate(value):
                     if not isinstance(rule, dict):
                         continue
                     when = rule.get("when")
                     if when is None and i != len(value) - 1:
                         self.error((*path, i), "only the last rule may apply without 'when'")
+                    if isinstance(when, dict):
+                        self.error((*path, i, "when"), "a header rule's 'when' is a regular "
+                                   "expression ({CAPTURE: REGEX} reads a pattern terminal)")
+                        continue
+                    if "name" in rule:
+                        self.error((*path, i, "name"), "names a capture: only on a pattern "
+                                   "terminal (a header rule's name is its group 'name')")
                     groups: set[str] = set()
                     if isinstance(when, str):
                         try:
@@ -155,6 +168,57 @@ class SpecValidator:
                             continue
                     if "TOOL_NAME" in rule.get("emit", []) and "name" not in groups:
                         self.error((*path, i, "when"), "TOOL_NAME needs a group (?P<name>...)")
+
+    def _check_pattern_rules(self, state: str, term: str, rules: list[Any],
+                             terminal: Any) -> None:
+        """Rules on a pattern terminal: each reads captures the pattern has, and the
+        capture a rule's TOOL_NAME gives out is one of them."""
+        path = ("transitions", state, term)
+        if state == "MESSAGE_HEADER":
+            self.error(path, "in MESSAGE_HEADER rules read the header: a pattern "
+                       "terminal's rules belong to another state")
+            return
+        captures = self._captures(terminal)
+        for i, rule in enumerate(rules):
+            if not isinstance(rule, dict):
+                continue
+            when = rule.get("when")
+            if when is None and i != len(rules) - 1:
+                self.error((*path, i), "only the last rule may apply without 'when'")
+            if isinstance(when, str):
+                self.error((*path, i, "when"), f"on pattern terminal {term!r}, 'when' "
+                           "maps its captures to regexes: {CAPTURE: REGEX}")
+                continue
+            for group, regex in as_mapping(when).items():
+                if captures is not None and group not in captures:
+                    self.error((*path, i, "when", group), f"pattern terminal {term!r} has "
+                               f"no capture {group!r} (it has: {_listing(captures)})")
+                try:
+                    re.compile(regex)
+                except (re.error, TypeError) as exc:
+                    self.error((*path, i, "when", group), f"not a regular expression: {exc}")
+            self._check_capture_name(path + (i,), term, rule, captures)
+
+    def _check_capture_name(self, path: Path, term: str, rule: dict[str, Any],
+                            captures: set[str] | None) -> None:
+        """TOOL_NAME from a pattern terminal needs the capture it names."""
+        emits = "TOOL_NAME" in as_list(rule.get("emit"))
+        group = rule.get("name", NAME_CAPTURE)
+        if "name" in rule and not emits:
+            self.error((*path, "name"), "names the call's capture, but this transition "
+                       "does not emit TOOL_NAME")
+        elif emits and captures is not None and group not in captures:
+            self.error((*path, "name" if "name" in rule else "emit"),
+                       f"TOOL_NAME from pattern terminal {term!r} needs a capture "
+                       f"(?P<{group}>...) in its pattern")
+
+    @staticmethod
+    def _captures(terminal: Any) -> set[str] | None:
+        """A pattern terminal's named captures (None: its regex is broken, reported)."""
+        try:
+            return set(re.compile(as_mapping(terminal).get("pattern", "")).groupindex)
+        except (re.error, TypeError):
+            return None
 
     def _check_tool_body(self) -> None:
         body = self.spec.get("tool_body")
@@ -250,20 +314,25 @@ class SpecValidator:
             except ValueError as exc:
                 self.error(("terminals", term, "pattern"), f"pattern {source!r}: {exc}")
                 continue
-            named = "name" in shape.captures
+            named = NAME_CAPTURE in shape.captures
             for state, table in transitions.items():
                 rule = table.get(term)
                 if not isinstance(rule, (dict, str)):
-                    continue  # (header rules read the header, not the marker)
+                    continue  # (rules: _check_pattern_rules)
                 emits = isinstance(rule, dict) and "TOOL_NAME" in as_list(rule.get("emit"))
-                if emits and not named:
-                    self.error(("transitions", state, term, "emit"),
-                               f"TOOL_NAME from pattern terminal {term!r} needs a capture "
-                               "(?P<name>...) in its pattern")
-                elif named and not emits:
+                if named and not emits:
                     self.error(("transitions", state, term),
                                f"pattern terminal {term!r} captures a name, but this "
                                "transition does not emit TOOL_NAME: the name would be lost")
+                elif isinstance(rule, dict):
+                    self._check_capture_name(("transitions", state, term), term, rule,
+                                             set(shape.captures))
+        for state, table in transitions.items():
+            for term, rule in table.items():
+                if isinstance(rule, dict) and "name" in rule \
+                        and "pattern" not in as_mapping(terminals.get(term)):
+                    self.error(("transitions", state, term, "name"), "names a capture: "
+                               f"only on a pattern terminal ({term!r} is a literal)")
         for term, value in terminals.items():
             for i, other in enumerate(as_list(as_mapping(value).get("followed_by"))):
                 if isinstance(other, str) and "pattern" in as_mapping(terminals.get(other)):
@@ -295,6 +364,11 @@ class SpecValidator:
 def as_list(value: Any) -> list[Any]:
     """``value`` if it is a list, else an empty one (for specs that may be broken)."""
     return value if isinstance(value, list) else []
+
+
+def _listing(names: set[str]) -> str:
+    """Names for a message, sorted; "none" for no name."""
+    return ", ".join(sorted(names)) or "none"
 
 
 def _is_text(s: str) -> bool:

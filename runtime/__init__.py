@@ -21,6 +21,7 @@ from .arguments import (
     ElementsSyntax,
     EnvelopeSyntax,
     JsonSyntax,
+    KeyValueSyntax,
     NotationSyntax,
     PythonSyntax,
     TaggedSyntax,
@@ -95,7 +96,8 @@ from .structural import structural_tag as build_structural_tag
 #     text after the arguments of a call they end is content).
 # 20: GatedReasoning, and ClosingReasoning takes gates (REASONING's call markers that
 #     count, typed as text, only before the render's markup: a quoted one is reasoning).
-RUNTIME_VERSION = 20
+# 21: the kv_lines argument syntax (runtime/arguments/kv_lines.py).
+RUNTIME_VERSION = 21
 
 
 def require_runtime(version: int) -> None:
@@ -124,6 +126,7 @@ __all__ = [
     "ElementsSyntax",
     "EnvelopeSyntax",
     "JsonSyntax",
+    "KeyValueSyntax",
     "NotationSyntax",
     "PythonSyntax",
     "TaggedSyntax",

@@ -27,6 +27,9 @@ from .events import DROP
 from .sequences import FollowHold, FramingHold
 from .vocabulary import TokenizerInfo, tokenizer_info
 
+# One pattern terminal as the generated module declares it: (regex, literal prefix, bound).
+PatternSpec = tuple[str, str, int]
+
 # -- matching: one state's literals ------------------------------------------------------
 
 
@@ -186,6 +189,7 @@ class Lexicon:
         at_start: Mapping[str, str] | None = None,
         followed_by: Mapping[str, tuple[Sequence[str], Sequence[str]]] | None = None,
         framing: Mapping[str, tuple[str, str]] | None = None,
+        patterns: Mapping[str, PatternSpec] | None = None,
     ) -> None:
         self.literals = dict(literals)  # spelling -> terminal name
         self.token_terminals = dict(token_terminals)  # terminal name -> token text
@@ -203,12 +207,16 @@ class Lexicon:
         # Markers with framing: terminal name -> (the text right before it, right after
         # it) that is part of it ("" for none; at most one character each).
         self.framing = dict(framing or {})
+        # Pattern terminals (PatternLexicon's matchers read them): name -> (regex,
+        # literal prefix, bound).  A keyword here, not **kwargs passed on by the
+        # subclass: compiled, those arrived as the wrong arguments.
+        self.patterns = dict(patterns or {})
         self._infos: weakref.WeakKeyDictionary[Any, TokenizerInfo] = weakref.WeakKeyDictionary()
 
     # What a copy or a pickle carries: all but the per-tokenizer cache (weak references
     # do not pickle).  Named, not read from ``__dict__``: a compiled Lexicon has none.
     _STATE: ClassVar[tuple[str, ...]] = ("literals", "token_terminals", "live", "configured_texts",
-              "turn_boundary_tokens", "at_start", "followed_by", "framing")
+              "turn_boundary_tokens", "at_start", "followed_by", "framing", "patterns")
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its per-tokenizer cache."""

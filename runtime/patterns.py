@@ -20,10 +20,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from .lexicon import Lexicon, Matcher, relevant_closure
-
-# One pattern as the generated module declares it: (regex, literal prefix, bound).
-PatternSpec = tuple[str, str, int]
+from .lexicon import Lexicon, Matcher, PatternSpec, relevant_closure
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -116,30 +113,8 @@ class PatternMatcher(Matcher):
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class PatternLexicon(Lexicon):
-    """A variant's terminals when some are patterns: its matchers see them too."""
-
-    _STATE = (*Lexicon._STATE, "patterns")
-
-    # (Every keyword spelled out: compiled, ``**kwargs`` passed on to the native
-    # Lexicon.__init__ arrived as the wrong arguments.)
-    def __init__(
-        self,
-        *,
-        patterns: Mapping[str, PatternSpec],
-        literals: Mapping[str, str],
-        token_terminals: Mapping[str, str],
-        live: Mapping[int, Sequence[str]],
-        preserve_tokens: Sequence[str] = (),
-        turn_boundary_tokens: Sequence[str] = (),
-        at_start: Mapping[str, str] | None = None,
-        followed_by: Mapping[str, tuple[Sequence[str], Sequence[str]]] | None = None,
-        framing: Mapping[str, tuple[str, str]] | None = None,
-    ) -> None:
-        super().__init__(literals=literals, token_terminals=token_terminals, live=live,
-                         preserve_tokens=preserve_tokens,
-                         turn_boundary_tokens=turn_boundary_tokens, at_start=at_start,
-                         followed_by=followed_by, framing=framing)
-        self.patterns = dict(patterns)  # terminal name -> (regex, prefix, bound)
+    """A variant's terminals when some are patterns (``Lexicon``'s ``patterns``): its
+    matchers see them too."""
 
     def build(self, live_by_state: Mapping[int, Mapping[str, str]], universe: Iterable[str],
               sizes: Mapping[int, Mapping[str, int]]) -> dict[int, Matcher]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 import pytest
 from hypothesis import given, settings
@@ -450,3 +451,116 @@ def test_cdata_section_hides_a_close_tag_before_a_field() -> None:
     text = '<param name="q"><![CDATA[a</param><param name="city">b]]></param>'
     out, _ = run(lambda w: TaggedArguments(w, **MINICPM5), text, [])
     assert json.loads(out) == {"q": 'a</param><param name="city">b'}
+
+
+# kv_lines: transformers' kv-lines content parser (utils/chat_parsing/content_parsers.py,
+# _kv_lines) is the reference, run here on the same text.
+KV_TEXT = st.text(st.sampled_from("ab :=;\n\t\"{}1"), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=KV_TEXT, cuts=st.lists(st.integers(0, 10_000), max_size=10),
+       seps=st.sampled_from([("\n", ":"), (";", "="), ("\n\n", "::")]))
+def test_kv_lines_any_split_reads_as_transformers(body: str, cuts: list[int],
+                                                  seps: tuple[str, str]) -> None:
+    content_parsers = pytest.importorskip("transformers.utils.chat_parsing.content_parsers")
+    from parsergen.runtime.arguments.kv_lines import KeyValueLines
+
+    line_sep, kv_sep = seps
+
+    def run_with(cuts: list[int]) -> str:
+        reader = KeyValueLines(ArgumentsWriter(None), line_sep, kv_sep, False)
+        bounds = sorted({0, len(body), *(c % (len(body) + 1) for c in cuts)})
+        return "".join(reader.feed(body[a:b]) for a, b in zip(bounds, bounds[1:])) + reader.finish()
+
+    whole = run_with([])
+    assert run_with(cuts) == whole
+    assert json.loads(whole) == content_parsers._kv_lines(
+        body, {"line_sep": line_sep, "kv_sep": kv_sep})
+
+
+def test_kv_lines_typed_by_schema_or_json_values() -> None:
+    from parsergen.runtime.arguments.kv_lines import KeyValueLines
+
+    body = 'city: Paris\ndays: 3\nobj: {"a": [1]}\nnot a pair\nunknown: [1, 2]\n'
+    typed = KeyValueLines(ArgumentsWriter(PROPS), "\n", ":", False)
+    assert json.loads(typed.feed(body) + typed.finish()) == {
+        "city": "Paris", "days": 3, "obj": {"a": [1]}, "unknown": "[1, 2]"}
+    loose = KeyValueLines(ArgumentsWriter(None), "\n", ":", True)
+    assert json.loads(loose.feed(body) + loose.finish()) == {
+        "city": "Paris", "days": 3, "obj": {"a": [1]}, "unknown": [1, 2]}
+
+
+KV_SPEC = """
+    name: kv_calls
+    description: calls whose arguments are key=value lines
+    terminals:
+      CALL_START: {pattern: '<call (?P<name>[\\w.-]{1,64})>'}
+      CALL_END: "</call>"
+    transitions:
+      CONTENT:
+        CALL_START: {to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME]}
+      TOOL_ARGS:
+        CALL_END: {to: CONTENT, emit: [TOOL_CALL_END]}
+    arguments: {syntax: kv_lines, kv_sep: "=", json_values: true}
+    render:
+      call: "<call ${name}>${arguments}</call>"
+"""
+
+
+def test_kv_lines_from_a_spec(tmp_path) -> None:
+    from support.specs import build
+
+    module = build(tmp_path, KV_SPEC, "kv_calls")
+    text = "Sure.<call get_weather>\ncity = Paris\ndays = 3\n</call>"
+    whole = module.parse(text)
+    assert whole.content == "Sure." and [(c.name, json.loads(c.arguments))
+                                         for c in whole.tool_calls] == [
+        ("get_weather", {"city": "Paris", "days": 3})]
+    chat = module.ChatParser()
+    streamed = accumulate([chat.feed(ch) for ch in text] + [chat.finish()])
+    assert [json.loads(c.arguments) for c in streamed.tool_calls] == [{"city": "Paris", "days": 3}]
+    assert module.parse(module.render(whole)).tool_calls[0].arguments == whole.tool_calls[0].arguments
+
+
+# KV_SPEC with literal markers around the name (export reads literal markers).
+KV_LITERAL = """
+    name: kv_calls
+    description: calls whose arguments are key=value lines
+    terminals:
+      CALL_START: "<call "
+      NAME_END: ">"
+      CALL_END: "</call>"
+    transitions:
+      CONTENT:
+        CALL_START: {to: TOOL_NAME, emit: [TOOL_CALL_START]}
+      TOOL_NAME:
+        NAME_END: TOOL_ARGS
+      TOOL_ARGS:
+        CALL_END: {to: CONTENT, emit: [TOOL_CALL_END]}
+    arguments: {syntax: kv_lines, kv_sep: "=", json_values: true}
+    render:
+      call: "${CALL_START}${name}${NAME_END}${arguments}${CALL_END}"
+"""
+
+
+def test_kv_lines_exported_and_imported_back(tmp_path) -> None:
+    """A kv_lines spec exported as a response_template (kv-lines) reads as the spec does,
+    by transformers' parse_response and by parsergen's import of that template."""
+    chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
+    from parsergen.compiler import compile_spec
+    from parsergen.compiler.export_template import response_template
+
+    path = tmp_path / "kv_calls.yaml"
+    path.write_text(textwrap.dedent(KV_SPEC).lstrip("\n"), encoding="utf-8")
+    with pytest.raises(parsergen.SpecError, match="CALL_START is a pattern terminal"):
+        response_template(compile_spec(path, path.name))  # (export reads literal markers)
+    path.write_text(textwrap.dedent(KV_LITERAL).lstrip("\n"), encoding="utf-8")
+    template = response_template(compile_spec(path, path.name))
+    assert template["fields"]["tool_calls"]["content"] == "kv-lines"
+    text = "Sure.<call get_weather>\ncity = Paris\ndays = 3\n</call>"
+    theirs = chat_parsing.parse_response(text, template, prefix="")
+    assert theirs["tool_calls"][0]["function"] == {"name": "get_weather",
+                                                   "arguments": {"city": "Paris", "days": 3}}
+    ours = parsergen.load(template).parse(text)
+    assert json.loads(ours.tool_calls[0].arguments) == {"city": "Paris", "days": 3}

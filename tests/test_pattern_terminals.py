@@ -196,8 +196,8 @@ BASE = """
     ("'<f (?P<name>\\w{1,9})(?=>)'", "[TOOL_CALL_START, TOOL_NAME]", ":4:",
      "lookarounds"),
     ("'<f (?P<name>\\w{1,9})$'", "[TOOL_CALL_START, TOOL_NAME]", ":4:", "anchors"),
-    ("'<f (?P<tool>\\w{1,9})>'", "[TOOL_CALL_START, TOOL_NAME]", ":4:",
-     "capture 'tool' means nothing here"),
+    ("'<f (?P<tool>\\w{1,9})>'", "[TOOL_CALL_START, TOOL_NAME]", ":8:",
+     "needs a capture (?P<name>...)"),
     ("'<f (\\w{1,9})>'", "[TOOL_CALL_START, TOOL_NAME]", ":8:", "needs a capture"),
     ("'<f (?P<name>\\w{1,9})>'", "[TOOL_CALL_START]", ":8:", "the name would be lost"),
     ("'<f ('", "[TOOL_CALL_START]", ":4:", "not a regular expression"),
@@ -268,3 +268,106 @@ def test_the_rust_backend_refuses_a_pattern_terminal(tmp_path: Path) -> None:
         RustGenerator().module(fmt)
     assert "pattern_rust.yaml:14:1: $.terminals.CALL_START.pattern: the Rust backend" in str(
         info.value)
+
+
+# --- captures beyond name: a Harmony header as one pattern terminal ---------------------
+# gpt-oss's message header (OpenAI's harmony format, github.com/openai/harmony,
+# docs/format.md; grammars/openai.yaml reads the same header with literal terminals and
+# header rules): the recipient, before or after the channel, decides whether the message
+# is a call (to=functions.NAME), reasoning (the analysis channel) or content.
+HARMONY = r"""
+    name: harmony_captures
+    description: Harmony headers read by one pattern terminal whose captures decide
+    initial_state: TOOL_BETWEEN
+    terminals:
+      HEADER: {pattern: '<\|start\|>assistant(?: to=(?P<recipient>[^\s<]{1,64}))?<\|channel\|>(?P<channel>\w{1,16})(?: to=(?P<to>[^\s<]{1,64}))?(?: (?:<\|constrain\|>)?\w{1,16})?<\|message\|>'}
+      END: {text: "<|end|>"}
+      CALL: {text: "<|call|>"}
+      RETURN: {text: "<|return|>"}
+    reasoning: {start: [], end: [END, RETURN]}
+    transitions:
+      TOOL_BETWEEN:
+        HEADER:
+          - {when: {to: '^functions\.'}, to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME], name: to}
+          - {when: {recipient: '^functions\.'}, to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME], name: recipient}
+          - {when: {channel: '^analysis$'}, to: REASONING, emit: [REASONING_START]}
+          - {to: CONTENT}
+      REASONING:
+        END: {to: TOOL_BETWEEN, emit: [REASONING_END]}
+      CONTENT:
+        END: TOOL_BETWEEN
+        RETURN: TOOL_BETWEEN
+      TOOL_ARGS:
+        CALL: {to: TOOL_BETWEEN, emit: [TOOL_CALL_END]}
+    content_events: {TOOL_BETWEEN: null, CONTENT: TEXT_CHUNK, REASONING: REASONING_CHUNK}
+    arguments: {syntax: json}
+    tool_name: {pattern: '(?:functions\.)?(?P<name>.+)'}
+    render:
+      call: "<|start|>assistant<|channel|>commentary to=functions.${name} <|constrain|>json<|message|>${arguments}${CALL}"
+"""
+
+
+@pytest.fixture(scope="module")
+def harmony(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return build(tmp_path_factory.mktemp("harmony"), HARMONY, "harmony_captures")
+
+
+def test_captures_decide_what_a_message_is(harmony: Any) -> None:
+    text = ("<|start|>assistant<|channel|>analysis<|message|>Think.<|end|>"
+            "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json"
+            '<|message|>{"city": "Paris"}<|call|>'
+            "<|start|>assistant to=functions.get_time<|channel|>commentary json<|message|>{}<|call|>"
+            "<|start|>assistant<|channel|>final<|message|>Done.<|return|>")
+    parsed = harmony.parse(text)
+    assert parsed.reasoning == "Think."
+    assert _check(harmony, text) == ("Done.", [("get_weather", {"city": "Paris"}),
+                                               ("get_time", {})], [])
+
+
+def test_a_header_no_rule_claims_is_content(harmony: Any) -> None:
+    # channel commentary to the user (no recipient): the last rule, content
+    text = "<|start|>assistant<|channel|>commentary<|message|>Working on it.<|end|>"
+    assert _check(harmony, text) == ("Working on it.", [], [])
+
+
+RULES = """
+    name: bad_rules
+    description: rules on a pattern terminal
+    terminals:
+      HEAD: {pattern: '<h (?P<kind>\\w{1,9}) (?P<fn>\\w{1,9})>'}
+      END: "</h>"
+    transitions:
+      CONTENT:
+        HEAD: %s
+      TOOL_ARGS:
+        END: {to: CONTENT, emit: [TOOL_CALL_END]}
+    arguments: {syntax: json}
+    render:
+      call: "<h call ${name}>${arguments}</h>"
+"""
+
+
+@pytest.mark.parametrize("rule, message", [
+    ("[{when: {kind: call}, to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME]}, {to: CONTENT}]",
+     "needs a capture (?P<name>...)"),
+    ("[{when: {knd: call}, to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME], name: fn}, "
+     "{to: CONTENT}]", "has no capture 'knd' (it has: fn, kind)"),
+    ("[{when: 'call', to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME], name: fn}, {to: CONTENT}]",
+     "maps its captures to regexes"),
+    ("[{when: {kind: '('}, to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME], name: fn}, "
+     "{to: CONTENT}]", "not a regular expression"),
+    ("{to: TOOL_ARGS, emit: [TOOL_CALL_START], name: fn}", "does not emit TOOL_NAME"),
+    ("{to: TOOL_ARGS, emit: [TOOL_CALL_START, TOOL_NAME], name: fun}",
+     "needs a capture (?P<fun>...)"),
+])
+def test_rules_on_captures_are_checked(tmp_path: Path, rule: str, message: str) -> None:
+    with pytest.raises(SpecError) as info:
+        build(tmp_path, RULES % rule, "bad_rules")
+    assert "bad_rules.yaml:8:" in str(info.value) and message in str(info.value), str(info.value)
+
+
+def test_a_capture_other_than_name_names_the_call(tmp_path: Path) -> None:
+    module = build(tmp_path, RULES % "[{when: {kind: '^call$'}, to: TOOL_ARGS, emit: "
+                   "[TOOL_CALL_START, TOOL_NAME], name: fn}, {to: CONTENT}]", "rules")
+    text = 'a <h call f>{"x": 1}</h> b <h note g> c'
+    assert _check(module, text) == ("a  b  c", [("f", {"x": 1})], [])

@@ -89,10 +89,10 @@ def _required(schema: dict) -> str:
     ("{syntax: json_envelop}",
      "5:13: $.arguments.syntax: unknown arguments.syntax 'json_envelop' (did you mean "
      "'json_envelope'?); one of: json, xml_parameters, notation, nested_elements, "
-     "json_envelope, python_kwargs"),
+     "json_envelope, python_kwargs, kv_lines"),
     ("{name_key: n}",
      "5:1: $.arguments: 'syntax' is required (one of: json, xml_parameters, notation, "
-     "nested_elements, json_envelope, python_kwargs)"),
+     "nested_elements, json_envelope, python_kwargs, kv_lines)"),
     ("{syntax: nested_elements, prefix: '@', trim: strp}",
      "5:51: $.arguments.trim: 'strp' is not one of ['none', 'one_newline', 'strip'] "
      "(did you mean 'strip'?)"),
@@ -118,7 +118,7 @@ def test_every_error_of_a_transition_and_of_the_file_in_line_order(
         "'REASONING_CHUNK', 'REASONING_END', 'TOOL_CALL_START', 'TOOL_NAME', "
         "'ARG_VALUE_CHUNK', 'TOOL_CALL_END'] (did you mean 'TOOL_CALL_START'?)",
         "two_errors_one_transition.yaml:11:59: $.transitions.CONTENT.TOOL_START.too: "
-        "unknown key 'too' (did you mean 'to'?); expected one of: emit, to",
+        "unknown key 'too' (did you mean 'to'?); expected one of: emit, name, to",
         "two_errors_one_transition.yaml:15:1: $.tool_body: 'jsn' is not one of ['text', "
         "'json', 'json_object', 'json_array', 'python_list', 'python_lines'] (did you mean 'json'?)",
     ]

@@ -15,6 +15,7 @@ from typing import Any
 from .base import ArgumentReader, ArgumentSyntax, CallReader, Piece, WriterFactory
 from .envelope import EnvelopeArguments, EnvelopeSyntax
 from .json import JsonArguments, JsonSyntax
+from .kv_lines import KeyValueLines, KeyValueSyntax
 from .nested_elements import ElementArguments, ElementsSyntax
 from .notation import NotationSyntax
 from .notation_reader import NotationArguments
@@ -28,7 +29,7 @@ from .xml_parameters_reader import TaggedArguments
 SYNTAXES: dict[str, type[ArgumentSyntax]] = {
     cls.name: cls
     for cls in (JsonSyntax, TaggedSyntax, NotationSyntax, ElementsSyntax, EnvelopeSyntax,
-                PythonSyntax)
+                PythonSyntax, KeyValueSyntax)
 }
 
 
@@ -66,6 +67,7 @@ __all__ = [
     "ElementArguments",
     "EnvelopeArguments",
     "JsonArguments",
+    "KeyValueLines",
     "NotationArguments",
     "Piece",
     "PythonArguments",

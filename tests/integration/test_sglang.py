@@ -46,19 +46,21 @@ def _tools(fmt: str) -> list[dict]:
     return message_goldens.load(GOLDENS / f"{fmt}.messages").tools
 
 
-def _parsers(fmt: str, g: Golden, tokenizer: Any,
-             stream_reasoning: bool = True) -> tuple[ReasoningParser, FunctionCallParser]:
-    """SGLang's two parsers as its chat serving makes them for one request."""
-    tools = [Tool.model_validate(t) for t in _tools(fmt)]
+def _parsers(fmt: str, g: Golden, tokenizer: Any, stream_reasoning: bool = True,
+             tools: list[dict] | None = None) -> tuple[ReasoningParser, FunctionCallParser]:
+    """SGLang's two parsers as its chat serving makes them for one request (``tools``:
+    the request's, else the golden's)."""
+    tools = [Tool.model_validate(t) for t in (tools if tools is not None else _tools(fmt))]
     reasoning = ReasoningParser(plugin.PREFIX + fmt, stream_reasoning, g.thinking,
                                 tokenizer=tokenizer, tool_call_parser_active=True)
     calls = FunctionCallParser(tools, plugin.PREFIX + fmt, tokenizer=tokenizer)
     return reasoning, calls
 
 
-def _stream(fmt: str, g: Golden, tokenizer: Any, stream_reasoning: bool = True) -> ParsedMessage:
+def _stream(fmt: str, g: Any, tokenizer: Any, stream_reasoning: bool = True,
+            tools: list[dict] | None = None) -> ParsedMessage:
     """The message a client assembles from SGLang's streamed deltas."""
-    reasoning_parser, call_parser = _parsers(fmt, g, tokenizer, stream_reasoning)
+    reasoning_parser, call_parser = _parsers(fmt, g, tokenizer, stream_reasoning, tools)
     reasoning: list[str] = []
     content: list[str] = []
     calls: dict[int, list[str]] = {}
@@ -88,9 +90,9 @@ def _stream(fmt: str, g: Golden, tokenizer: Any, stream_reasoning: bool = True) 
                          tuple(ToolCall("", *calls[i]) for i in sorted(calls)))
 
 
-def _non_stream(fmt: str, g: Golden, tokenizer: Any) -> ParsedMessage:
+def _non_stream(fmt: str, g: Any, tokenizer: Any, tools: list[dict] | None = None) -> ParsedMessage:
     """The message SGLang's non-streaming chat serving returns."""
-    reasoning_parser, call_parser = _parsers(fmt, g, tokenizer)
+    reasoning_parser, call_parser = _parsers(fmt, g, tokenizer, tools=tools)
     reasoning, text = reasoning_parser.parse_non_stream(g.text)
     items: list = []
     if call_parser.has_tool_call(text or ""):
@@ -218,3 +220,79 @@ def test_tool_choice_none_leaves_tool_markup_as_content() -> None:
     expected = parsergen.load("hermes").parse(g.text, tools=_tools("hermes"), tool_choice="none")
     assert calls == more == [] and "<tool_call>" in normal + end
     assert normal + end == expected.content
+
+
+# -- parsergen_hf: the served tokenizer's Hugging Face response_template --------------
+# TRL's Qwen3.5 template (tests/support/hf_templates.py) on a copy of Qwen3.5/3.6's
+# tokenizer (tests/support/tokenizers.py), driven through SGLang's two parsers with
+# parsergen_hf (and parsergen_beam), as SGLang's chat serving chains them for a request.
+
+
+def _hf_tokenizer() -> Any:
+    import copy
+
+    from support.hf_templates import TRL_qwen3_5
+
+    tokenizer = copy.copy(toks.qwen36())  # (the cached one stays without a template)
+    tokenizer.response_template = TRL_qwen3_5
+    return tokenizer
+
+
+def _hf_cases() -> list:
+    from support.hf_templates import written
+
+    out = []
+    for case, text in written("trl_qwen3_5").items():
+        for cadence in ("chars", "by7", "tokens", "whole"):
+            out.append(pytest.param(case, text, cadence, id=f"{case} | {cadence}"))
+    return out
+
+
+def _hf_deltas(text: str, cadence: str, tokenizer: Any) -> list[str]:
+    if cadence == "chars":
+        return list(text)
+    if cadence == "by7":
+        return [text[i:i + 7] for i in range(0, len(text), 7)]
+    if cadence == "tokens":  # each token's text, as SGLang's detokenizer hands them over
+        ids = tokenizer.encode(text, add_special_tokens=False)
+        pieces, seen = [], ""
+        for n in range(1, len(ids) + 1):
+            now = tokenizer.decode(ids[:n])
+            if not now.endswith("\ufffd"):
+                pieces.append(now[len(seen):])
+                seen = now
+        assert seen == text
+        return pieces
+    return [text]
+
+
+@pytest.mark.parametrize("name", ["hf", "beam"])
+@pytest.mark.parametrize("case, text, cadence", _hf_cases())
+def test_parsergen_hf_through_sglangs_parsers(name: str, case: str, text: str,
+                                              cadence: str) -> None:
+    """Streamed, what parsergen's own ChatParser of the template streams for the same
+    deltas; whole, what its parse() gives."""
+    from types import SimpleNamespace
+
+    from support.hf_templates import TOOLS
+
+    tokenizer = _hf_tokenizer()
+    module = parsergen.load(tokenizer)
+    deltas = _hf_deltas(text, cadence, tokenizer)
+    g = SimpleNamespace(deltas=[(None, d) for d in deltas], thinking=None, text=text)
+    chat = module.ChatParser(tokenizer, tools=TOOLS)
+    chat.initialize()
+    expected = accumulate([*(chat.feed(d) for d in deltas), chat.finish()])
+    got = _stream(name, g, tokenizer, tools=TOOLS)
+    assert _without_ids(got) == _without_ids(expected)
+    whole = module.parse(text, tools=TOOLS, tokenizer=tokenizer)
+    if not chat.cut_calls:  # (a stream cannot take back a cut call: parse() lists it)
+        assert _without_ids(expected) == _without_ids(whole)
+    if cadence == "whole":
+        assert _without_ids(_non_stream(name, g, tokenizer, tools=TOOLS)) == _without_ids(whole)
+
+
+def test_parsergen_hf_needs_a_template() -> None:
+    """A tokenizer without a response_template: the server is told which name needs it."""
+    with pytest.raises(TypeError, match="parsergen_hf requires `response_template`"):
+        FunctionCallParser([], "parsergen_hf", tokenizer=toks.qwen36())

@@ -66,6 +66,52 @@ gpt_oss = {
     },
 }
 
+# gpt_oss above with the other parts of its call header captured as Harmony writes them
+# (a channel, the recipient, a content-type constraint: OpenAI's harmony format,
+# github.com/openai/harmony, docs/format.md): the transform names the call by the
+# recipient's function, a capture not called name, and drops the other captures, as
+# transformers' process_field does. Ours, for issue 37 item 2 (captures beyond name).
+gpt_oss_captures = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|start|>assistant",
+    "fields": {
+        "thinking": {"open": "<|channel|>analysis<|message|>", "close": "<|end|>", "content": "text"},
+        "content": {"open": "<|channel|>final<|message|>", "close": "<|end|>", "content": "text"},
+        "tool_calls": {
+            "open_pattern": (r"<\|channel\|>(?P<channel>commentary|analysis) to=functions\.(?P<function>\w+)"
+                             r"(?: <\|constrain\|>(?P<constraint>\w+))?<\|message\|>"),
+            "close": "<|call|>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{function}", "arguments": "{content}"}},
+        },
+    },
+}
+
+# Ours, for issue 37 item 2 (no public template uses kv-lines yet): calls tagged as
+# Llama 3.1's custom tool calls (<function=NAME>...</function>, Meta's prompt format for
+# Llama 3.1; tests/data/function_tags.yaml) whose arguments are read by transformers'
+# kv-lines content parser (utils/chat_parsing/content_parsers.py, _kv_lines): values
+# JSON where they parse, and (kv_lines_eq) its separators as options, values text.
+kv_lines = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|start_header_id|>assistant<|end_header_id|>\n\n",
+    "fields": {
+        "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<function=(?P<name>[\w.-]+)>",
+            "close": "</function>",
+            "repeats": True,
+            "content": "kv-lines",
+            "content_args": {"value_parser": {"name": "json", "args": {"allow_non_json": True}}},
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close_pattern": r"<\|eot_id\|>\s*", "content": "text"},
+    },
+}
+kv_lines_eq = {**kv_lines, "fields": {**kv_lines["fields"], "tool_calls": {
+    **kv_lines["fields"]["tool_calls"], "content_args": {"kv_sep": "=", "line_sep": ";"}}}}
+
 smollm = {
     "defaults": {"role": "assistant"},
     "start_anchor": "<|im_start|>assistant\n",
@@ -256,7 +302,8 @@ TRL_nemotron_3 = {
 }
 
 TEMPLATES: dict[str, dict[str, Any]] = {
-    "cohere": cohere, "ernie": ernie, "gpt_oss": gpt_oss, "smollm": smollm, "qwen3": qwen3,
+    "cohere": cohere, "ernie": ernie, "gpt_oss": gpt_oss, "gpt_oss_captures": gpt_oss_captures,
+    "kv_lines": kv_lines, "kv_lines_eq": kv_lines_eq, "smollm": smollm, "qwen3": qwen3,
     "gemma4": gemma4, "inkling": inkling, "trl_qwen3": TRL_qwen3, "trl_qwen3_5": TRL_qwen3_5,
     "trl_gptoss": TRL_gptoss, "trl_glm4moe": TRL_glm4moe, "trl_llama3": TRL_llama3,
 }
@@ -380,6 +427,11 @@ def _xml(name: str, args: dict[str, Any], glm: bool = False) -> str:
     return f"<tool_call>\n<function={name}>\n{''.join(out)}</function>\n</tool_call>"
 
 
+def _kv(value: Any) -> str:
+    """A kv-lines value as written: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else _json(value)
+
+
 def _call(template: str, name: str, args: dict[str, Any]) -> str:
     """One call, written as the template's models write it."""
     envelope = _json({"name": name, "arguments": args})
@@ -387,6 +439,12 @@ def _call(template: str, name: str, args: dict[str, Any]) -> str:
         "cohere": f'<|START_ACTION|>[{_json({"tool_call_id": "0", "tool_name": name, "parameters": args})}]<|END_ACTION|>',
         "ernie": f"<tool_call>\n{envelope}\n</tool_call>\n",
         "gpt_oss": f"<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{_json(args)}<|call|>",
+        # (a second call on the analysis channel without a constraint, as Harmony allows)
+        "gpt_oss_captures": (f"<|start|>assistant<|channel|>analysis to=functions.{name}<|message|>{_json(args)}<|call|>"
+                             if name == "get_time" else
+                             f"<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{_json(args)}<|call|>"),
+        "kv_lines": f"<function={name}>\n" + "".join(f"{k}: {_kv(v)}\n" for k, v in args.items()) + "</function>",
+        "kv_lines_eq": f"<function={name}>" + ";".join(f"{k}={_kv(v)}" for k, v in args.items()) + "</function>",
         "smollm": f"<tool_call>\n{envelope}\n</tool_call>\n",
         "trl_qwen3": f"<tool_call>\n{envelope}\n</tool_call>\n",
         "qwen3": _xml(name, args) + "\n",
@@ -407,6 +465,10 @@ def _texts(template: str) -> tuple[str, str, str]:
         "ernie": ("Let me think.\n</think>\n\n", "<response>\nHello there.\n</response>\n", "</s>"),
         "gpt_oss": ("<|channel|>analysis<|message|>Let me think.<|end|>",
                     "<|start|>assistant<|channel|>final<|message|>Hello there.<|end|>", ""),
+        "gpt_oss_captures": ("<|channel|>analysis<|message|>Let me think.<|end|>",
+                             "<|start|>assistant<|channel|>final<|message|>Hello there.<|end|>", ""),
+        "kv_lines": ("<think>\nLet me think.\n</think>\n\n", "Hello there.", "<|eot_id|>"),
+        "kv_lines_eq": ("<think>\nLet me think.\n</think>\n\n", "Hello there.", "<|eot_id|>"),
         "smollm": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
         "trl_qwen3": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
         "qwen3": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", ""),
