@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(19)
+require_runtime(21)
 
 FORMAT = "hunyuan_a13b"
 

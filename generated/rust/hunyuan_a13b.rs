@@ -166,6 +166,8 @@ pub static FORMAT: Format = Format {
         newline_framing: false, // reasoning.newline_framing (default)
         start_optional: false, // reasoning.start_optional (default)
         calls_are_text: false, // reasoning.calls_are_text (default)
+        // call markers that count only before the render's markup after them (compiler/gates.py)
+        gates: &[],
     },
     strip_trailing_reasoning_whitespace: true, // default
     strip_leading_content_newlines: false, // default
