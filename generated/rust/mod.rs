@@ -20,6 +20,8 @@ pub mod glm47_moe; // grammars/glm47_moe.yaml
 pub mod granite33; // grammars/granite33.yaml
 pub mod granite_thinking; // grammars/granite_thinking.yaml
 pub mod inkling; // grammars/inkling.yaml
+pub mod k2_horizon; // grammars/k2_horizon.yaml
+pub mod k2_horizon_json; // grammars/k2_horizon_json.yaml
 pub mod kimi_k2; // grammars/kimi_k2.yaml
 pub mod kimi_k2_reasoning; // grammars/kimi_k2_reasoning.yaml
 pub mod kimi_k3; // grammars/kimi_k3.yaml
@@ -66,6 +68,8 @@ pub static FORMATS: &[&Format] = &[
     &granite33::FORMAT,
     &granite_thinking::FORMAT,
     &inkling::FORMAT,
+    &k2_horizon::FORMAT,
+    &k2_horizon_json::FORMAT,
     &kimi_k2::FORMAT,
     &kimi_k2_reasoning::FORMAT,
     &kimi_k3::FORMAT,
@@ -121,6 +125,8 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "harmony" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
         "holo2" => Box::new(qwen3_reasoning::Qwen3ReasoningOnlyParser::new(tokenizer, thinking)),
         "inkling" => Box::new(inkling::InklingReasoningParser::new(tokenizer, thinking)),
+        "k2_horizon" => Box::new(k2_horizon::K2HorizonReasoningParser::new(tokenizer, thinking)),
+        "k2_horizon_json" => Box::new(k2_horizon_json::K2HorizonJsonReasoningParser::new(tokenizer, thinking)),
         "kimi_k2" => Box::new(kimi_k2::KimiK2ReasoningParser::new(tokenizer, thinking)),
         "kimi_k2_reasoning" => Box::new(kimi_k2_reasoning::KimiK2ReasoningOnlyParser::new(tokenizer, thinking)),
         "kimi_k3" => Box::new(kimi_k3::KimiK3ReasoningParser::new(tokenizer, thinking)),
@@ -207,6 +213,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "hermes-3-llama-3.2", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 10
     ModelPattern { pattern: "hermes-3", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hermes-4", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
+    ModelPattern { pattern: "ifm/k2-horizon", format: "k2_horizon", thinking: None }, // grammars/k2_horizon.yaml, line 14
     ModelPattern { pattern: "inkling", format: "inkling", thinking: None }, // grammars/inkling.yaml, line 4
     ModelPattern { pattern: "internlm2-chat", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9
     ModelPattern { pattern: "internlm2.5-", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9
