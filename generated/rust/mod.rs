@@ -213,7 +213,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "hermes-3-llama-3.2", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 10
     ModelPattern { pattern: "hermes-3", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hermes-4", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
-    ModelPattern { pattern: "ifm/k2-horizon", format: "k2_horizon", thinking: None }, // grammars/k2_horizon.yaml, line 14
+    ModelPattern { pattern: "ifm/k2-horizon", format: "k2_horizon", thinking: None }, // grammars/k2_horizon.yaml, line 15
     ModelPattern { pattern: "inkling", format: "inkling", thinking: None }, // grammars/inkling.yaml, line 4
     ModelPattern { pattern: "internlm2-chat", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9
     ModelPattern { pattern: "internlm2.5-", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9

@@ -520,6 +520,22 @@ def gigachat3() -> Any:
     return _byte_level(100, specials, eos="</s>")
 
 
+@lru_cache(maxsize=1)
+def k2_horizon() -> Any:
+    """IFM K2 Horizon's markers (ids assumed), special: the reasoning pair of each
+    reasoning_effort, the call group, call and argument tags (vLLM's k2_horizon parsers
+    and tests/reasoning/test_k2_horizon_reasoning_parser.py's K2Tokenizer hold them as
+    single tokens), and the chat turn tokens a public prompt shows
+    (``<|ifm|im_start|>assistant\n<ifm|think>``; ``<|ifm|im_end|>`` assumed)."""
+    names = ["<|ifm|im_start|>", "<|ifm|im_end|>", "<ifm|think>", "</ifm|think>",
+             "<ifm|think_fast>", "</ifm|think_fast>", "<ifm|think_faster>",
+             "</ifm|think_faster>", "<ifm|tool_calls>", "</ifm|tool_calls>",
+             "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>", "</ifm|arg_key>",
+             "<ifm|arg_type>", "</ifm|arg_type>", "<ifm|arg_value>", "</ifm|arg_value>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|ifm|im_end|>")
+
+
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
               "deepseek": deepseek, "glm": glm, "minimax": minimax,
               "minimax_m3": minimax_m3, "gemma4": gemma4,
@@ -532,7 +548,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "step3": step3, "lfm2": lfm2,
               "apertus": apertus, "functiongemma": functiongemma,
               "olmo3": olmo3, "muse": muse, "cohere": cohere,
-              "gigachat3": gigachat3}
+              "gigachat3": gigachat3, "k2_horizon": k2_horizon}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -558,6 +574,7 @@ FORMAT_TOKENIZERS = {
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
     "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
     "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
+    "k2_horizon": "k2_horizon", "k2_horizon_json": "k2_horizon",
 }
 
 
