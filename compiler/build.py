@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.machinery
 import json
 import sys
@@ -13,10 +14,12 @@ from parsergen.runtime.arguments import arguments_schema
 from .diagnostics import Diagnostic, Position, SpecError
 from .generator import generate_index, generate_module
 from .ir import FormatIR
+from .request_options import RequestOption
 from .routing import routing_conflicts
 from .rust import RUST_DIR, RUST_MARK, rust_outputs
 from .loader import LoadedSpec, load_spec
 from .lower import lower
+from . import request_options
 from .reference import REFERENCE_PATH, syntax_reference, tool_body_schema
 from .specdoc import SPEC_DOC_PATH, spec_reference
 from .targets import TARGETS
@@ -49,9 +52,14 @@ def sources_bytes(loaded: LoadedSpec) -> bytes:
 def compile_loaded(loaded: LoadedSpec, display: str) -> FormatIR:
     """Validate a loaded spec and build its IR; raise SpecError with every problem found."""
     diagnostics = loaded.diagnostics + validate(loaded.data, loaded.positions)
+    options: tuple[RequestOption, ...] = ()
+    if not any(d.path.startswith("$.request_options") for d in diagnostics):
+        found, options = request_options.resolve(loaded)
+        diagnostics += found
     if diagnostics:
-        raise SpecError(diagnostics)
-    return build_ir(lower(loaded.data, loaded.positions), display, sources_bytes(loaded))
+        raise SpecError(sorted(set(diagnostics)))
+    fmt = build_ir(lower(loaded.data, loaded.positions), display, sources_bytes(loaded))
+    return dataclasses.replace(fmt, request_options=options) if options else fmt
 
 
 @dataclass(frozen=True)

@@ -443,13 +443,16 @@ def format_entry(fmt: FormatIR) -> FormatEntry:
         turn_boundary_tokens=fmt.turn_boundary_tokens,
         reasoning_start=first(fmt.reasoning.start) if fmt.reasoning else None,
         reasoning_end=first(fmt.reasoning.end) if fmt.reasoning else None,
+        request_options=fmt.request_options,
     )
 
 
 def _entry_source(entry: FormatEntry, fmt: FormatIR) -> str:
     fields = ", ".join(_models_source(fmt) if f.name == "models"
                        else f"{f.name}={py(getattr(entry, f.name))}"
-                       for f in dataclasses.fields(entry))
+                       for f in dataclasses.fields(entry)
+                       # (a field left at its default is not written: older entries read alike)
+                       if f.default is dataclasses.MISSING or getattr(entry, f.name) != f.default)
     return f"FormatEntry({fields})"
 
 

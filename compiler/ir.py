@@ -337,6 +337,9 @@ class FormatIR:
     # States whose text the spec gives no event on purpose (an explicit null content
     # event, a header that rules read): not framing.
     spec_dropped: tuple[str, ...] = ()
+    # request_options, each value's format found (compiler/request_options.py):
+    # (key, default, ((value, format), ...)).
+    request_options: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
 
     def cite(self, key: str) -> str:
         """``line N`` of a derived value, or ``default`` (for generated comments)."""

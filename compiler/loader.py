@@ -154,7 +154,7 @@ def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] =
         if base_name in seen:
             chain = " -> ".join((*seen, base_name))
             raise SpecError([Diagnostic(where, "$.extends", f"circular extends: {chain}")])
-        base_path = _find_base(path, base_name)
+        base_path = find_spec(path, base_name)
         if base_path is None:
             raise SpecError([Diagnostic(where, "$.extends", f"no spec named {base_name!r} next "
                                         "to this file or among the bundled grammars")])
@@ -174,7 +174,8 @@ def load_spec(path: FsPath, display: str | None = None, _seen: tuple[str, ...] =
     return LoadedSpec(merged, out_pos, sources, problems)
 
 
-def _find_base(path: FsPath, name: str) -> FsPath | None:
+def find_spec(path: FsPath, name: str) -> FsPath | None:
+    """The spec ``name`` names from the spec at ``path``: next to it, else bundled."""
     for directory in (path.parent, bundled_grammars()):
         candidate = directory / f"{name}.yaml"
         if candidate.is_file():

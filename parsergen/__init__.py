@@ -4,7 +4,8 @@
 returns a format's generated module (``StreamingParser``, ``FORMAT``, ``SPEC``);
 ``parsergen.load("path/to/spec.yaml")`` compiles a user's spec in memory (``specs``);
 ``parsergen.entry(name)`` its index entry (names, model routes, thinking switch,
-markers), read without importing the module; ``parsergen.route(model)`` the format of
+markers), read without importing the module; ``parsergen.variant(name, kwargs)`` the
+format a request's settings choose; ``parsergen.route(model)`` the format of
 a model with its variant's defaults (``Route.parse``, ``Route.chat_parser`` apply them).
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -111,6 +112,47 @@ def switch_thinking(switch: Iterable[tuple[str, Any]],
     return None
 
 
+def variant(name: str | os.PathLike[str],
+            chat_template_kwargs: Mapping[str, Any] | None) -> str:
+    """The format that parses a request of format ``name``, by its ``request_options``.
+
+    Each option's key is read from the request's ``chat_template_kwargs`` (the option's
+    default where the request does not set it); its value names the variant (a format's
+    name, or a user's spec's path: what ``load`` takes).  ``name`` itself when it has no
+    options.  ValueError for a value no option lists, as the chat template refuses it.
+    """
+    return choose_variant(entry, os.fspath(name), chat_template_kwargs)
+
+
+def choose_variant(entry_of: Callable[[str], FormatEntry], name: str,
+                   chat_template_kwargs: Mapping[str, Any] | None) -> str:
+    """``variant`` over any index (``entry_of``: a format's entry by name or path)."""
+    kwargs = chat_template_kwargs or {}
+    seen = {name}
+    current = entry_of(name)
+    for _ in range(len(seen) + 64):  # (validation makes every variant settle at once)
+        for key, default, choices in current.request_options:
+            value = kwargs.get(key)
+            value = default if value is None else value
+            table = dict(choices)
+            if not isinstance(value, str) or value not in table:
+                raise ValueError(f"{key}={value!r} is not a value format {current.name!r} "
+                                 f"parses; its values: {', '.join(table)}")
+            target = table[value]
+            if target == name:
+                continue
+            chosen = entry_of(target)
+            if chosen.name != current.name:  # another variant: its options decide again
+                name, current = target, chosen
+                break
+        else:
+            return name
+        if name in seen:
+            break
+        seen.add(name)
+    raise ValueError(f"the request_options of {name!r} do not settle on one format")
+
+
 def detect(model_name: str | None = None, *, tokenizer: object = None,
            specs: Iterable[str | os.PathLike[str]] = ()) -> str | None:
     """The format that parses a model's reasoning and tool calls, or None: the format of
@@ -137,4 +179,4 @@ def which_build() -> str:
 
 __all__ = ["FormatEntry", "ModelPattern", "Route", "SpecError", "SpecWarning", "aliases", "detect",
            "entry", "export_response_template", "formats", "load", "route", "structural_tag", "switch_thinking", "thinking",
-           "which_build"]
+           "variant", "which_build"]

@@ -49,6 +49,10 @@ class FormatEntry:
     # Canonical spellings of the first reasoning start and end markers, if declared.
     reasoning_start: str | None
     reasoning_end: str | None
+    # The spec's request_options: (chat_template_kwargs key, default value, ((value,
+    # the format that parses it: a bundled name or a spec's path), ...)), in order
+    # (parsergen.variant).
+    request_options: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
 
 
 __all__ = ["FormatEntry", "ModelPattern"]

@@ -362,6 +362,20 @@ class Route:
             return found
         return bool(self.defaults.get("thinking", entry.thinking_default))
 
+    def variant(self, chat_template_kwargs: Mapping[str, Any] | None = None) -> Route:
+        """The route of the variant a request's settings choose (``parsergen.variant``):
+        this route where the format has no ``request_options`` or the request keeps it."""
+        import parsergen
+
+        if self.template is not None or not self.entry.request_options:
+            return self
+        chosen = parsergen.variant(self.spec or self.format, chat_template_kwargs)
+        if chosen == (self.spec or self.format):
+            return self
+        if self.spec is not None:  # a user's spec names its variants by path
+            return replace(self, format=parsergen.entry(chosen).name, spec=chosen)
+        return replace(self, format=chosen)
+
     def describe(self) -> str:
         """The format, then one ``option: value`` line per default (for ``parsergen
         detect``); thinking is shown with where it comes from."""

@@ -72,7 +72,8 @@ def _assert_listed_differences(fmt: str, case: str, result: str, got: dict, want
 @pytest.mark.parametrize("fmt, file, case", list(_message_cases()))
 def test_parse_matches_vllm_except_listed(fmt: str, file, case: MessageCase,
                                           get_tokenizer) -> None:
-    module = parsergen.load(fmt)
+    # The format the case's request chooses (request_options: vLLM was given the same).
+    module = parsergen.load(parsergen.variant(fmt, case.kwargs))
     ours = module.parse(case.text, tools=file.tools, tokenizer=get_tokenizer(file.tokenizer),
                         token_ids=case.ids, thinking=case.thinking)
     with_ids = _with_ids(module)
@@ -94,7 +95,7 @@ def _streamed_cases():
 def test_stream_matches_vllm_except_listed(fmt: str, file, case: MessageCase,
                                            get_tokenizer) -> None:
     # vLLM's stream was captured one token per delta, with the detokenizer's text.
-    module = parsergen.load(fmt)
+    module = parsergen.load(parsergen.variant(fmt, case.kwargs))
     tokenizer = get_tokenizer(file.tokenizer)
     decoder = DecodeStream(skip_special_tokens=False)
     chat = module.ChatParser(tokenizer, tools=file.tools, thinking=case.thinking)

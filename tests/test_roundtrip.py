@@ -291,6 +291,27 @@ def _gigachat3_calls(calls) -> str:
         {"name": name, "arguments": args}, ensure_ascii=False) for name, args in calls)
 
 
+def _k2_value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _k2_horizon_calls(calls) -> str:
+    # K2 Horizon, tool_call_format xml (vLLM's k2_horizon tool parser and its tests'
+    # _group/_xml_call): a <ifm|tool_calls> group, one element per call, newline-separated.
+    return "<ifm|tool_calls>" + "\n".join(
+        f"<ifm|tool_call>{name}" + "".join(
+            f"<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{_k2_value(v)}</ifm|arg_value>"
+            for k, v in args.items()) + "</ifm|tool_call>"
+        for name, args in calls) + "</ifm|tool_calls>"
+
+
+def _k2_horizon_json_calls(calls) -> str:
+    # tool_call_format json: each call one {"name", "arguments"} object (_json_call).
+    return "<ifm|tool_calls>" + "\n".join(
+        "<ifm|tool_call>" + json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+        + "</ifm|tool_call>" for name, args in calls) + "</ifm|tool_calls>"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -371,6 +392,14 @@ FORMATS = {
     # Hunyuan-A13B: every marker is ordinary text (several tokens); <|eos|> ends the turn.
     "hunyuan_a13b": Format("hunyuan_a13b", "hunyuan", "", "", None, (), "<|eos|>",
                            _hunyuan_messages),
+    # K2 Horizon: the prompt opens <ifm|think> (reasoning_effort high, the default); every
+    # marker is a special token. Its tool_call_format chooses k2_horizon or k2_horizon_json.
+    **{name: Format(name, "k2_horizon", "<ifm|think>", "</ifm|think>", calls,
+                    ("</ifm|think>", "<ifm|tool_calls>", "</ifm|tool_calls>", "<ifm|tool_call>",
+                     "</ifm|tool_call>", "<ifm|arg_key>", "</ifm|arg_key>", "<ifm|arg_value>",
+                     "</ifm|arg_value>"), "<|ifm|im_end|>")
+       for name, calls in (("k2_horizon", _k2_horizon_calls),
+                           ("k2_horizon_json", _k2_horizon_json_calls))},
     # GigaChat 3: no reasoning; its separators are special tokens that hold their newlines,
     # "function call" before <|role_sep|> is words (an id sequence).
     "gigachat3": Format("gigachat3", "gigachat3", "", "", _gigachat3_calls,
@@ -394,6 +423,7 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
               "llama3": toks.llama3, "muse": toks.muse, "cohere": toks.cohere,
               "gigachat3": toks.gigachat3, "hunyuan": toks.hunyuan}
+              "gigachat3": toks.gigachat3, "k2_horizon": toks.k2_horizon}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:
@@ -484,6 +514,12 @@ PROMPTS = {
     ("hunyuan_a13b", "model_opens"): "<|startoftext|>What is the weather in Paris?<|extra_0|>",
     ("hunyuan_a13b", "closed"): ("<|startoftext|>What is the weather in Paris?<|extra_0|>"
                                  "<think>\n\n</think>\n"),
+    # K2 Horizon's template opens the request's effort marker and a newline
+    # (<|ifm|im_start|>assistant\n<ifm|think>\n: the prompts public K2 Horizon clients
+    # build; the turn tokens' spelling as those clients write them).
+    **{(name, "open"): ("<|ifm|im_start|>user\nWhat is the weather in Paris?<|ifm|im_end|>\n"
+                        "<|ifm|im_start|>assistant\n<ifm|think>\n")
+       for name in ("k2_horizon", "k2_horizon_json")},
     ("xlam", "closed"): ("<|start_header_id|>user<|end_header_id|>\n\nWhat is the weather in "
                          "Paris?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
 }
@@ -567,6 +603,9 @@ CASES = [
     Case("hunyuan_a13b-closed-calls", "hunyuan_a13b", "closed",
          Message(None, None, (WEATHER, NOTE))),
     Case("hunyuan_a13b-closed-content-only", "hunyuan_a13b", "closed", Message(None, CONTENT)),
+    *(Case(f"{name}-{what}", name, "open", message) for name in ("k2_horizon", "k2_horizon_json")
+      for what, message in (("full", FULL), ("reasoning-then-content", Message(REASONING, CONTENT)),
+                            ("reasoning-then-calls", Message(REASONING, None, (WEATHER, NOTE))))),
     Case("xlam-calls", "xlam", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("xlam-content-only", "xlam", "closed", Message(None, CONTENT)),
     Case("muse-full", "muse", "header", FULL),

@@ -247,6 +247,11 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # vLLM's minicpm5 parser); MiniCPM-V and MiniCPM4 are other formats.
     ("openbmb/MiniCPM5-1B", "minicpm5", {}),
     ("openbmb/MiniCPM5-1B-GGUF", "minicpm5", {}),
+    # IFM K2 Horizon: <ifm|tool_calls> groups (vLLM's k2_horizon parsers); a public client
+    # names the checkpoint IFM/K2-Horizon-375B-A23B-NVFP4. The request's tool_call_format
+    # chooses the variant (Route.variant, tests/test_request_options.py).
+    ("IFM/K2-Horizon-375B-A23B-NVFP4", "k2_horizon", {}),
+    ("ifm/k2-horizon-7b", "k2_horizon", {}),
     # GigaChat 3 and 3.1: one JSON call after function call<|role_sep|> or <|function_call|>
     # (vLLM's gigachat3 parser, vllm-project/vllm#36664).
     ("ai-sage/GigaChat3-10B-A1.8B", "gigachat3", {}),

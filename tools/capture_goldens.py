@@ -127,12 +127,26 @@ def merged(events) -> list[tuple[str, int, str]]:
     return out
 
 
-def chat_request():
-    """The chat request the goldens were captured with (vLLM's type, the golden tools)."""
+def chat_request(kwargs: dict | None = None):
+    """The chat request the goldens were captured with (vLLM's type, the golden tools,
+    the case's chat_template_kwargs)."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 
     return ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}],
-                                 tools=TOOLS)
+                                 tools=TOOLS, chat_template_kwargs=kwargs or None)
+
+
+def request_options(fmt: str, case=None) -> dict:
+    """The request options of a case's chat_template_kwargs: the reference's, then the
+    case's own (the request's kwargs; the thinking switch is the parsers' alone)."""
+    return {**dict(REFERENCES[fmt].kwargs), **dict(case.kwargs if case is not None else ())}
+
+
+def template_kwargs(fmt: str, thinking: bool, case=None) -> dict:
+    """A case's chat_template_kwargs for the parsers: the thinking switch and the
+    request options."""
+    return {**{key: thinking for key in REFERENCES[fmt].thinking_keys},
+            **request_options(fmt, case)}
 
 
 def message_lines(reasoning, content, calls) -> list[str]:
@@ -156,15 +170,15 @@ def message_lines(reasoning, content, calls) -> list[str]:
     return lines
 
 
-def _legacy_message(fmt: str, tokenizer, thinking: bool, text: str):
+def _legacy_message(fmt: str, tokenizer, thinking: bool, text: str, case=None):
     """vLLM's non-streaming result through its legacy reasoning and tool parsers."""
     from vllm.parser.parser_manager import ParserManager
 
     ref = REFERENCES[fmt]
-    request = chat_request()
+    kwargs = template_kwargs(fmt, thinking, case)
+    request = chat_request(request_options(fmt, case))
     reasoning, content = None, text
     if ref.reasoning:
-        kwargs = {key: thinking for key in ref.thinking_keys}
         parser = ParserManager.get_reasoning_parser(ref.reasoning)(
             tokenizer, chat_template_kwargs=kwargs)
         reasoning, content = parser.extract_reasoning(text, request)
@@ -176,18 +190,18 @@ def _legacy_message(fmt: str, tokenizer, thinking: bool, text: str):
     return reasoning, info.content, calls
 
 
-def _legacy_parser(fmt: str, tokenizer, thinking: bool):
+def _legacy_parser(fmt: str, tokenizer, thinking: bool, case=None):
     """vLLM's legacy reasoning and tool parsers, composed as its server streams them."""
     from vllm.parser.parser_manager import ParserManager
 
     ref = REFERENCES[fmt]
     cls = ParserManager.get_parser(ref.tool, ref.reasoning, enable_auto_tools=True)
-    kwargs = {key: thinking for key in ref.thinking_keys}
-    return cls(tokenizer, chat_request().tools, chat_template_kwargs=kwargs)
+    return cls(tokenizer, chat_request().tools,
+               chat_template_kwargs=template_kwargs(fmt, thinking, case))
 
 
 def _streamed_message(parser, pieces: list[str], ids: list[int],
-                      prompt_ids: list[int] | None = None) -> list[str]:
+                      prompt_ids: list[int] | None = None, kwargs: dict | None = None) -> list[str]:
     """vLLM's parse_delta() fed one token per delta, its deltas summed, as golden lines.
 
     ``prompt_ids`` go with the first delta, as vLLM's server sends the prompt's ids (its
@@ -195,7 +209,7 @@ def _streamed_message(parser, pieces: list[str], ids: list[int],
     """
     import json
 
-    request = chat_request()
+    request = chat_request(kwargs)
     reasoning, content, acc = "", "", {}
     for i, tid in enumerate(ids):
         try:
@@ -235,7 +249,9 @@ def capture_messages(fmt: str) -> str:
         ids = encode(tokenizer, case.parts)
         pieces = token_texts(tokenizer, ids)
         text = "".join(pieces)
+        options = request_options(fmt, case)
         lines += ["", f"=== {case.name} ===", f"thinking: {str(case.thinking).lower()}",
+                  *([f"kwargs: {json.dumps(options, ensure_ascii=False)}"] if options else []),
                   f"text: {json.dumps(text, ensure_ascii=False)}",
                   f"ids: {json.dumps(ids)}", "--- vllm parse"]
         if ref.parser is None and ref.composed:  # one parser of vLLM's reads it whole
@@ -244,11 +260,11 @@ def capture_messages(fmt: str) -> str:
             lines += message_lines(reasoning, content,
                                    [(c.id, c.name, c.arguments) for c in calls or []])
         elif ref.parser is None:
-            lines += message_lines(*_legacy_message(fmt, tokenizer, case.thinking, text))
+            lines += message_lines(*_legacy_message(fmt, tokenizer, case.thinking, text, case))
         if ref.parser is None:
             lines.append("--- vllm stream (one token per delta, an empty prompt)")
-            lines += _streamed_message(_legacy_parser(fmt, tokenizer, case.thinking), pieces,
-                                       ids, prompt_ids=[])
+            lines += _streamed_message(_legacy_parser(fmt, tokenizer, case.thinking, case),
+                                       pieces, ids, prompt_ids=[], kwargs=options)
             continue
         parser = vllm_parser(fmt, tokenizer, case.thinking)
         reasoning, content, calls = parser.parse(text, chat_request(), enable_auto_tools=True,

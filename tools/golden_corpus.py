@@ -22,6 +22,9 @@ class Case:
     name: str
     parts: tuple[str | Lit, ...]
     thinking: bool = True
+    # The request's chat_template_kwargs besides the thinking switch (a request option:
+    # K2 Horizon's reasoning_effort), as (key, value) pairs.
+    kwargs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class Reference:
     # vLLM composes the two into one parser that parses whole itself (parse()), its
     # reasoning and tool parsers only naming it (Cohere Command's cohere_melody filter).
     composed: bool = False
+    # chat_template_kwargs every case's request sets (the variant's request option:
+    # K2 Horizon's tool_call_format), as (key, value) pairs.
+    kwargs: tuple[tuple[str, str], ...] = ()
 
 
 def _tool(name: str, **props: dict) -> dict:
@@ -992,6 +998,60 @@ HUNYUAN = [
     Case("unfinished_call", (H_THINK, "x", H_ANSWER, '<tool_calls>[{"name": "write_file", '
                              '"arguments": {"path": "/tmp/a", "content": "half')),
     Case("reasoning_cut", (H_THINK, "Still thinking about")),
+# -- IFM K2 Horizon: <ifm|think> reasoning, <ifm|tool_calls> groups ------------------------
+# As vLLM's tests write them (tests/tool_parsers/test_k2_horizon_tool_parser.py: _group,
+# _xml_call, _json_call; tests/reasoning/test_k2_horizon_reasoning_parser.py): the prompt
+# opens the reasoning marker of the request's reasoning_effort, the completion closes it.
+
+def k2_xml(name: str, *args: tuple[str, str]) -> str:
+    return (f"<ifm|tool_call>{name}" + "".join(
+        f"<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{v}</ifm|arg_value>" for k, v in args)
+        + "</ifm|tool_call>")
+
+
+def k2_json(name: str, arguments: str) -> str:
+    return f'<ifm|tool_call>{{"name": "{name}", "arguments": {arguments}}}</ifm|tool_call>'
+
+
+def k2_group(*calls: str) -> tuple[str, ...]:
+    return ("<ifm|tool_calls>", "\n".join(calls), "</ifm|tool_calls>")
+
+
+def k2_cases(weather: str, time: str, empty: str, cut: str) -> list[Case]:
+    """The cases of one tool_call_format, given its calls (and one cut off)."""
+    medium = (("reasoning_effort", "medium"),)
+    low = (("reasoning_effort", "low"),)
+    return [
+        Case("reasoning_then_content", ("Let me think.", "</ifm|think>", "Paris is sunny.")),
+        Case("reasoning_then_call", ("I should check.", "</ifm|think>", *k2_group(weather))),
+        Case("text_around_calls", ("Plan.", "</ifm|think>", "Before ", *k2_group(weather),
+                                   " after.")),
+        Case("two_calls", ("Two lookups.", "</ifm|think>", *k2_group(weather, time))),
+        Case("call_without_arguments", ("Ping.", "</ifm|think>", *k2_group(empty))),
+        Case("calls_end_reasoning", ("Calling now", *k2_group(weather))),
+        Case("model_repeats_start", ("<ifm|think>", "\nplan", "</ifm|think>", "answer")),
+        Case("effort_medium", ("quick plan", "</ifm|think_fast>", "answer"), kwargs=medium),
+        Case("effort_low_call", ("plan", "</ifm|think_faster>", *k2_group(weather)),
+             kwargs=low),
+        Case("unfinished_call", ("Plan.", "</ifm|think>", "<ifm|tool_calls>", cut)),
+        Case("reasoning_cut", ("Still thinking about",)),
+    ]
+
+
+K2_XML = k2_cases(
+    k2_xml("get_weather", ("city", "Paris"), ("days", "3")),
+    k2_xml("get_time", ("zone", "UTC")),
+    k2_xml("b"),
+    "<ifm|tool_call>write_file<ifm|arg_key>path</ifm|arg_key><ifm|arg_value>/tmp/a")
+K2_JSON = k2_cases(
+    k2_json("get_weather", '{"city": "Paris", "days": "3"}'),
+    k2_json("get_time", '{"zone": "UTC"}'),
+    k2_json("b", "{}"),
+    '<ifm|tool_call>{"name": "write_file", "arguments": {"path": "/tmp/a", "content": "ha') + [
+    # The call's end marker inside a string is the string's text (vLLM's regex ends the
+    # call there: the JSON is broken and the group is content).
+    Case("end_marker_in_string", ("Write.", "</ifm|think>", *k2_group(
+        k2_json("write_file", '{"path": "/tmp/a", "content": "x</ifm|tool_call>y"}')))),
 ]
 
 
@@ -1188,6 +1248,8 @@ CORPUS: dict[str, list[Case]] = {
     "cohere_command4": COHERE,
     "gigachat3": GIGACHAT3,
     "hunyuan_a13b": HUNYUAN,
+    "k2_horizon": K2_XML,
+    "k2_horizon_json": K2_JSON,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1256,6 +1318,9 @@ REFERENCES: dict[str, Reference] = {
                                  tool="cohere_command4", composed=True),
     "gigachat3": Reference(None, "gigachat3", tool="gigachat3"),
     "hunyuan_a13b": Reference(None, "hunyuan", reasoning="hunyuan_a13b", tool="hunyuan_a13b"),
+    "k2_horizon": Reference(None, "k2_horizon", (), reasoning="k2_horizon", tool="k2_horizon"),
+    "k2_horizon_json": Reference(None, "k2_horizon", (), reasoning="k2_horizon",
+                                 tool="k2_horizon", kwargs=(("tool_call_format", "json"),)),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

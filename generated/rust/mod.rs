@@ -21,6 +21,8 @@ pub mod granite33; // grammars/granite33.yaml
 pub mod granite_thinking; // grammars/granite_thinking.yaml
 pub mod hunyuan_a13b; // grammars/hunyuan_a13b.yaml
 pub mod inkling; // grammars/inkling.yaml
+pub mod k2_horizon; // grammars/k2_horizon.yaml
+pub mod k2_horizon_json; // grammars/k2_horizon_json.yaml
 pub mod kimi_k2; // grammars/kimi_k2.yaml
 pub mod kimi_k2_reasoning; // grammars/kimi_k2_reasoning.yaml
 pub mod kimi_k3; // grammars/kimi_k3.yaml
@@ -68,6 +70,8 @@ pub static FORMATS: &[&Format] = &[
     &granite_thinking::FORMAT,
     &hunyuan_a13b::FORMAT,
     &inkling::FORMAT,
+    &k2_horizon::FORMAT,
+    &k2_horizon_json::FORMAT,
     &kimi_k2::FORMAT,
     &kimi_k2_reasoning::FORMAT,
     &kimi_k3::FORMAT,
@@ -124,6 +128,8 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "holo2" => Box::new(qwen3_reasoning::Qwen3ReasoningOnlyParser::new(tokenizer, thinking)),
         "hunyuan_a13b" => Box::new(hunyuan_a13b::HunyuanA13bReasoningParser::new(tokenizer, thinking)),
         "inkling" => Box::new(inkling::InklingReasoningParser::new(tokenizer, thinking)),
+        "k2_horizon" => Box::new(k2_horizon::K2HorizonReasoningParser::new(tokenizer, thinking)),
+        "k2_horizon_json" => Box::new(k2_horizon_json::K2HorizonJsonReasoningParser::new(tokenizer, thinking)),
         "kimi_k2" => Box::new(kimi_k2::KimiK2ReasoningParser::new(tokenizer, thinking)),
         "kimi_k2_reasoning" => Box::new(kimi_k2_reasoning::KimiK2ReasoningOnlyParser::new(tokenizer, thinking)),
         "kimi_k3" => Box::new(kimi_k3::KimiK3ReasoningParser::new(tokenizer, thinking)),
@@ -211,6 +217,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "hermes-3", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hermes-4", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hunyuan-a13b", format: "hunyuan_a13b", thinking: None }, // grammars/hunyuan_a13b.yaml, line 11
+    ModelPattern { pattern: "ifm/k2-horizon", format: "k2_horizon", thinking: None }, // grammars/k2_horizon.yaml, line 15
     ModelPattern { pattern: "inkling", format: "inkling", thinking: None }, // grammars/inkling.yaml, line 4
     ModelPattern { pattern: "internlm2-chat", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9
     ModelPattern { pattern: "internlm2.5-", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9

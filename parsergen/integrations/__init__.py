@@ -93,5 +93,17 @@ def thinking(module: ModuleType, chat_template_kwargs: Mapping[str, Any] | None)
     return parsergen.switch_thinking(entry(module).thinking_switch, chat_template_kwargs)
 
 
+def variant(module: ModuleType, chat_template_kwargs: Mapping[str, Any] | None) -> ModuleType:
+    """The module of the variant a request's chat_template_kwargs choose for ``module``'s
+    format (its ``request_options``: ``parsergen.variant``); ``module`` itself without
+    any.  ValueError for a value the format does not list."""
+    own = entry(module)
+    if not own.request_options:
+        return module
+    name = parsergen.choose_variant(
+        lambda n: own if n == own.name else parsergen.entry(n), own.name, chat_template_kwargs)
+    return module if name == own.name else parsergen.load(name)
+
+
 __all__ = ["SPECS_VARIABLE", "TEMPLATE_NAMES", "compile_module", "entry", "formats",
-           "template_module", "thinking", "user_modules"]
+           "template_module", "thinking", "user_modules", "variant"]

@@ -92,6 +92,10 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         # vLLM's adapter __init__ builds its own engine: skip it, keep the base's.
         ReasoningParser.__init__(self, tokenizer, *args, **kwargs)
+        # The request's variant of the format (request_options; ValueError for a value
+        # the format does not list, as vLLM's own parsers refuse one).
+        self.MODULE = integrations.variant(  # type: ignore[misc]
+            self.MODULE, kwargs.get("chat_template_kwargs"))
         self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
         self._prompt_ids: list[int] = []
         self._chat = self._new_chat()
@@ -304,7 +308,12 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         self._skip_reasoning = value
 
     def adjust_request(self, request: Any) -> Any:
+        self._variant(request)  # a value the format does not list: refused before generation
         return ToolParser.adjust_request(self, request)
+
+    def _variant(self, request: Any) -> ModuleType:
+        """The format's variant the request's chat_template_kwargs choose (request_options)."""
+        return integrations.variant(self.MODULE, getattr(request, "chat_template_kwargs", None))
 
     def get_structural_tag(self, request: Any, *, reasoning: bool = False,
                            strict_level: ToolStrictLevel = ToolStrictLevel.AUTO) -> Any:
@@ -333,7 +342,8 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         if not tools:
             return None
         try:
-            tag = structural_tag(self.MODULE.RENDERER, tools, tool_choice=_plain(choice))
+            tag = structural_tag(self._variant(request).RENDERER, tools,
+                                 tool_choice=_plain(choice))
         except ValueError as exc:  # a choice we cannot constrain: parse unconstrained
             logger.warning("parsergen %s: no structural tag: %s", self.MODULE.FORMAT, exc)
             return None
@@ -342,11 +352,12 @@ class ParsergenToolParser(ParserEngineToolAdapter):
     def _new_chat(self, request: Any) -> Any:
         """A parser that starts in content, with the request's tools and tool_choice."""
         tools = self._tool_list or list(getattr(request, "tools", None) or ())
+        module = self._variant(request)
         thinking = self._thinking
         if thinking is None:
             thinking = integrations.thinking(
-                self.MODULE, getattr(request, "chat_template_kwargs", None))
-        chat = self.MODULE.ChatParser(self.model_tokenizer, tools=tools, thinking=thinking,
+                module, getattr(request, "chat_template_kwargs", None))
+        chat = module.ChatParser(self.model_tokenizer, tools=tools, thinking=thinking,
                                       tool_choice=_plain(getattr(request, "tool_choice", None)),
                                       stream_calls=self.STREAM_CALLS)
         chat.initialize(start="content")

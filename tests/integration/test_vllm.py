@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -431,6 +432,42 @@ def test_thinking_switch_of_chat_template_kwargs() -> None:
     assert message.content == expected.content
     assert [(tc.function.name, tc.function.arguments) for tc in message.tool_calls] == [
         (tc.name, tc.arguments) for tc in expected.tool_calls]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize("fmt", ["k2_horizon", "k2_horizon_json"])
+def test_request_options_choose_the_variant_per_request(fmt: str, stream: bool) -> None:
+    """The parsergen_k2_horizon parsers parse a request whose chat_template_kwargs say
+    tool_call_format json as k2_horizon_json (request_options), as vLLM's own k2_horizon
+    parsers read that key; the golden's request options are the request's."""
+    g = next(g for g in load(GOLDENS / f"{fmt}.golden")
+             if (g.case, g.cadence, g.mode) == ("reasoning_then_call", "tokens", "ids"))
+    case = next(c for c in message_goldens.load(GOLDENS / f"{fmt}.messages").cases
+                if c.name == g.case)
+    tokenizer = toks.TOKENIZERS[g.tokenizer]()
+    prompt = tokenizer.encode(_prompt(fmt, True), add_special_tokens=False)
+    tools = _tools(fmt)
+    got = _received(serve(plugin.PREFIX + "k2_horizon", tokenizer, g.deltas, prompt,
+                          stream=stream, tools=tools, kwargs=case.kwargs or None))
+    expected = _expected_stream(fmt, g, tokenizer, prompt, tools)
+    assert got.reasoning == expected.reasoning == "I should check."
+    assert [(tc.name, json.loads(tc.arguments)) for tc in got.tool_calls] == [
+        ("get_weather", {"city": "Paris", "days": 3})]
+
+
+@pytest.mark.parametrize(("parser", "kwargs", "message"), [
+    (plugin.PREFIX + "k2_horizon", {"tool_call_format": "yaml"}, "tool_call_format='yaml'"),
+    # vLLM's own k2_horizon parsers refuse a value the same way, when they are made
+    ("k2_horizon", {"reasoning_effort": "none"}, "Unsupported reasoning_effort"),
+])
+def test_a_request_option_value_the_format_does_not_list_is_refused(parser: str, kwargs: dict,
+                                                                    message: str) -> None:
+    g = next(g for g in load(GOLDENS / "k2_horizon.golden")
+             if (g.case, g.cadence, g.mode) == ("reasoning_then_call", "whole", "ids"))
+    tokenizer = toks.TOKENIZERS[g.tokenizer]()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        serve(parser, tokenizer, g.deltas, [], stream=False, tools=_tools("k2_horizon"),
+              kwargs=kwargs)
 
 
 REGISTERED = """

@@ -24,6 +24,8 @@ class MessageCase:
     ids: list[int] = field(default_factory=list)
     parse: Message = field(default_factory=Message)
     stream: Message | None = None  # vLLM's streamed message, where it was captured
+    # The request's chat_template_kwargs besides the thinking switch (request options).
+    kwargs: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -57,6 +59,8 @@ def load(path: Path) -> MessageFile:
             case = cases[-1]
             if key == "thinking":
                 case.thinking = value == "true"
+            elif key == "kwargs":
+                case.kwargs = json.loads(value)
             elif key == "text":
                 case.text = json.loads(value)
             elif key == "ids":

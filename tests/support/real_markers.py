@@ -71,6 +71,11 @@ GIGACHAT3 = ("vLLM's GigaChat 3 / 3.1 parser PR and its tests (github.com/vllm-p
              "'<|message_sep|>\\n\\n' and '<|role_sep|>\\n' are special tokens; "
              "'{text}<|function_call|>{json}' for 3.1) and llama.cpp's GigaChat 3 handler "
              "(its preserved tokens '<|message_sep|>\\n\\n' and '<|role_sep|>\\n')")
+K2_HORIZON = ("vLLM's k2_horizon tool and reasoning parsers and their tests "
+              "(vllm/tool_parsers/k2_horizon_tool_parser.py: <ifm|tool_calls>, <ifm|tool_call>, "
+              "<ifm|arg_key>, <ifm|arg_value> and closers; "
+              "vllm/reasoning/k2_horizon_reasoning_parser.py: <ifm|think>, <ifm|think_fast>, "
+              "<ifm|think_faster> by reasoning_effort); no public chat template was found")
 LFM2 = ("LiquidAI/LFM2-1.2B-Tool model card (huggingface.co/LiquidAI/LFM2-1.2B-Tool: "
         "'a Python list between <|tool_call_start|> and <|tool_call_end|> special tokens') "
         "and vLLM's lfm2 tool parser (vllm/tool_parsers/lfm2_tool_parser.py)")
@@ -198,6 +203,15 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
     "xlam": FormatMarkers(XLAM, ("[", '{"name": ', '"arguments": ')),
     "gigachat3": FormatMarkers(GIGACHAT3, ("<|message_sep|>\n\n", "function call<|role_sep|>\n",
                                            "<|function_call|>")),
+    "k2_horizon": FormatMarkers(K2_HORIZON, (
+        "<ifm|think>", "</ifm|think>", "<ifm|think_fast>", "</ifm|think_fast>",
+        "<ifm|think_faster>", "</ifm|think_faster>", "<ifm|tool_calls>", "</ifm|tool_calls>",
+        "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>", "</ifm|arg_key>",
+        "<ifm|arg_value>", "</ifm|arg_value>")),
+    "k2_horizon_json": FormatMarkers(K2_HORIZON, (
+        "<ifm|think>", "</ifm|think>", "<ifm|think_fast>", "</ifm|think_fast>",
+        "<ifm|think_faster>", "</ifm|think_faster>", "<ifm|tool_calls>", "</ifm|tool_calls>",
+        "<ifm|tool_call>", "</ifm|tool_call>")),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
     "hunyuan_a13b": FormatMarkers(HUNYUAN_A13B, ("<think>", "</think>", "<answer>", "</answer>",

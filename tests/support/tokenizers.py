@@ -562,6 +562,20 @@ def hunyuan() -> Any:
     ])
     tok.decoder = decoders.ByteLevel()
     return _wrap(tok, specials, eos="<|eos|>")
+@lru_cache(maxsize=1)
+def k2_horizon() -> Any:
+    """IFM K2 Horizon's markers (ids assumed), special: the reasoning pair of each
+    reasoning_effort, the call group, call and argument tags (vLLM's k2_horizon parsers
+    and tests/reasoning/test_k2_horizon_reasoning_parser.py's K2Tokenizer hold them as
+    single tokens), and the chat turn tokens a public prompt shows
+    (``<|ifm|im_start|>assistant\n<ifm|think>``; ``<|ifm|im_end|>`` assumed)."""
+    names = ["<|ifm|im_start|>", "<|ifm|im_end|>", "<ifm|think>", "</ifm|think>",
+             "<ifm|think_fast>", "</ifm|think_fast>", "<ifm|think_faster>",
+             "</ifm|think_faster>", "<ifm|tool_calls>", "</ifm|tool_calls>",
+             "<ifm|tool_call>", "</ifm|tool_call>", "<ifm|arg_key>", "</ifm|arg_key>",
+             "<ifm|arg_type>", "</ifm|arg_type>", "<ifm|arg_value>", "</ifm|arg_value>"]
+    specials = [(i, t, True) for i, t in enumerate(names)]
+    return _byte_level(100, specials, eos="<|ifm|im_end|>")
 
 
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
@@ -577,6 +591,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "apertus": apertus, "functiongemma": functiongemma,
               "olmo3": olmo3, "muse": muse, "cohere": cohere,
               "gigachat3": gigachat3, "hunyuan": hunyuan}
+              "gigachat3": gigachat3, "k2_horizon": k2_horizon}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -603,6 +618,7 @@ FORMAT_TOKENIZERS = {
     "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
     "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
     "hunyuan_a13b": "hunyuan",
+    "k2_horizon": "k2_horizon", "k2_horizon_json": "k2_horizon",
 }
 
 
