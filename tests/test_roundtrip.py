@@ -422,8 +422,8 @@ TOKENIZERS = {"qwen3.6": toks.qwen36, "deepseek": toks.deepseek, "tekken": toks.
               "lfm2": toks.lfm2, "apertus": toks.apertus,
               "functiongemma": toks.functiongemma, "olmo3": toks.olmo3,
               "llama3": toks.llama3, "muse": toks.muse, "cohere": toks.cohere,
-              "gigachat3": toks.gigachat3, "hunyuan": toks.hunyuan}
-              "gigachat3": toks.gigachat3, "k2_horizon": toks.k2_horizon}
+              "gigachat3": toks.gigachat3, "hunyuan": toks.hunyuan,
+              "k2_horizon": toks.k2_horizon}
 
 
 def render(fmt: Format, message: Message, *, opens: bool, before_calls: str = "") -> str:

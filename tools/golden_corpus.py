@@ -998,6 +998,9 @@ HUNYUAN = [
     Case("unfinished_call", (H_THINK, "x", H_ANSWER, '<tool_calls>[{"name": "write_file", '
                              '"arguments": {"path": "/tmp/a", "content": "half')),
     Case("reasoning_cut", (H_THINK, "Still thinking about")),
+]
+
+
 # -- IFM K2 Horizon: <ifm|think> reasoning, <ifm|tool_calls> groups ------------------------
 # As vLLM's tests write them (tests/tool_parsers/test_k2_horizon_tool_parser.py: _group,
 # _xml_call, _json_call; tests/reasoning/test_k2_horizon_reasoning_parser.py): the prompt

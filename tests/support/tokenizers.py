@@ -590,8 +590,8 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "step3": step3, "lfm2": lfm2,
               "apertus": apertus, "functiongemma": functiongemma,
               "olmo3": olmo3, "muse": muse, "cohere": cohere,
-              "gigachat3": gigachat3, "hunyuan": hunyuan}
-              "gigachat3": gigachat3, "k2_horizon": k2_horizon}
+              "gigachat3": gigachat3, "hunyuan": hunyuan,
+              "k2_horizon": k2_horizon}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
