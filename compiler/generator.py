@@ -435,13 +435,15 @@ def format_entry(fmt: FormatIR) -> FormatEntry:
         turn_boundary_tokens=fmt.turn_boundary_tokens,
         reasoning_start=first(fmt.reasoning.start) if fmt.reasoning else None,
         reasoning_end=first(fmt.reasoning.end) if fmt.reasoning else None,
+        tokenizer_values=fmt.tokenizer_values,
     )
 
 
 def _entry_source(entry: FormatEntry, fmt: FormatIR) -> str:
     fields = ", ".join(_models_source(fmt) if f.name == "models"
                        else f"{f.name}={py(getattr(entry, f.name))}"
-                       for f in dataclasses.fields(entry))
+                       for f in dataclasses.fields(entry)
+                       if getattr(entry, f.name) != f.default)  # (a default is not written)
     return f"FormatEntry({fields})"
 
 

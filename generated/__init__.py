@@ -240,7 +240,7 @@ INDEX = (
             ModelPattern("deepseek-v31", thinking=False),  # models (line 9)
             ModelPattern("deepseek-v3.2-exp", thinking=False),  # models (line 10)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -269,7 +269,7 @@ INDEX = (
             ModelPattern("deepseek-v32", thinking=False),  # models (line 9)
             ModelPattern("deepseek-v3.2-speciale", thinking=True),  # models (line 10)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -291,7 +291,7 @@ INDEX = (
         description="DeepSeek V4 - <think> reasoning and DSML calls wrapped in <｜DSML｜tool_calls>",
         aliases=(),
         models=(ModelPattern("deepseek-v4", thinking=True),),  # models (line 9)
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -316,7 +316,7 @@ INDEX = (
             ModelPattern("deepseek-v{>=4.1,<5}", thinking=True),  # models (line 7)
             ModelPattern("deepseek-v41", thinking=True),  # models (line 8)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -381,7 +381,7 @@ INDEX = (
             ModelPattern("gemma-4", thinking=False),  # models (line 8)
             ModelPattern("gemma4", thinking=False),  # models (line 9)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -424,7 +424,7 @@ INDEX = (
         description="GLM-4.5/4.6/4.7 reasoning only - <think> ... </think> when thinking is on",
         aliases=(),
         models=(),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,
@@ -450,7 +450,7 @@ INDEX = (
             ModelPattern("glm{>=4.5,<6}", thinking=True),  # models (line 10)
             ModelPattern("ling-{>=3,<4}", thinking=True),  # models (line 11)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -496,7 +496,7 @@ INDEX = (
         description="IBM Granite 3.3 - granite's <|tool_call|>[...] calls; with thinking on, <think>...</think><response>...</response>",
         aliases=(),
         models=(ModelPattern("granite-3.3", thinking=False),),  # models (line 10)
-        thinking_switch=(("thinking", None),),
+        thinking_switch=(("thinking", None, None),),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -530,7 +530,7 @@ INDEX = (
         description="IBM Granite 4.2 with thinking - the nemotron_v3 grammar; the newlines after </think> are not content",
         aliases=("granite_thinking_parser",),
         models=(ModelPattern("granite-4.2", thinking=True),),  # models (line 10)
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -650,7 +650,7 @@ INDEX = (
             ModelPattern("kimi-k2-thinking", thinking=True),  # models (line 11)
             ModelPattern("kimi-k{>=2.5,<3}", thinking=True),  # models (line 12)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -675,7 +675,7 @@ INDEX = (
         description="Kimi K2 reasoning only - <think> ... </think>; a tool-call section also ends it and stays content",
         aliases=(),
         models=(),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,
@@ -697,7 +697,7 @@ INDEX = (
         description="Moonshot Kimi K3 - XTML channels <|open|>think<|sep|>, response and tools, calls with typed argument elements",
         aliases=(),
         models=(ModelPattern("kimi-k3"),),  # models (line 4)
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -822,7 +822,7 @@ INDEX = (
         description="Xiaomi MiMo - the qwen3 grammar with parameter values kept verbatim (no newline trimming)",
         aliases=(),
         models=(ModelPattern("mimo", thinking=True),),  # models (line 8)
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -913,7 +913,7 @@ INDEX = (
         description="MiniMax M3 - <mm:think> reasoning, calls whose every tag carries the ]<]minimax[>[ prefix, with nested parameter elements",
         aliases=(),
         models=(ModelPattern("minimax-m3"),),  # models (line 4)
-        thinking_switch=(("thinking_mode", "enabled"),),
+        thinking_switch=(("thinking_mode", "enabled", None),),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1068,7 +1068,7 @@ INDEX = (
             ModelPattern("nemotron-nano-3"),  # models (line 5)
             ModelPattern("nemotron-super-3"),  # models (line 5)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1144,7 +1144,7 @@ INDEX = (
             ModelPattern("plamo-3"),  # models (line 4)
             ModelPattern("plamo3"),  # models (line 4)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1177,7 +1177,7 @@ INDEX = (
             ModelPattern("laguna-xs"),  # models (line 11)
             ModelPattern("laguna-m."),  # models (line 12)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1214,7 +1214,7 @@ INDEX = (
             ModelPattern("qwen3-coder", thinking=False),  # models (line 8)
             ModelPattern("qwen{>=3.5,<4}"),  # models (line 11)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1244,7 +1244,7 @@ INDEX = (
             ModelPattern("granite-4.1", thinking=False),  # models (line 21)
             ModelPattern("mimo-vl", thinking=True),  # models (line 24)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1261,7 +1261,7 @@ INDEX = (
         description="Qwen3 reasoning only - <think> ... </think> when thinking is on",
         aliases=("holo2",),
         models=(),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,
@@ -1281,7 +1281,7 @@ INDEX = (
             ModelPattern("seed-oss", thinking=True),  # models (line 7)
             ModelPattern("seedoss", thinking=True),  # models (line 8)
         ),
-        thinking_switch=(("thinking_budget", None),),
+        thinking_switch=(("thinking_budget", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1303,7 +1303,7 @@ INDEX = (
         description="Seed-OSS reasoning only - <seed:think> ... </seed:think>",
         aliases=(),
         models=(),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,

@@ -92,6 +92,8 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         # vLLM's adapter __init__ builds its own engine: skip it, keep the base's.
         ReasoningParser.__init__(self, tokenizer, *args, **kwargs)
+        # (markers the served tokenizer spells: its spec's tokenizer_values)
+        self.MODULE = integrations.tokenized(self.MODULE, tokenizer)  # type: ignore[misc]
         self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
         self._prompt_ids: list[int] = []
         self._chat = self._new_chat()
@@ -287,6 +289,8 @@ class ParsergenToolParser(ParserEngineToolAdapter):
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
         ToolParser.__init__(self, tokenizer, tools)
+        # (markers the served tokenizer spells: its spec's tokenizer_values)
+        self.MODULE = integrations.tokenized(self.MODULE, tokenizer)  # type: ignore[misc]
         self._tool_list = list(tools or ())  # as given: pydantic models or dicts
         self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
         self._skip_reasoning = False
@@ -344,8 +348,7 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         tools = self._tool_list or list(getattr(request, "tools", None) or ())
         thinking = self._thinking
         if thinking is None:
-            thinking = integrations.thinking(
-                self.MODULE, getattr(request, "chat_template_kwargs", None))
+            thinking = integrations.thinking(self.MODULE, integrations.template_kwargs(request))
         chat = self.MODULE.ChatParser(self.model_tokenizer, tools=tools, thinking=thinking,
                                       tool_choice=_plain(getattr(request, "tool_choice", None)),
                                       stream_calls=self.STREAM_CALLS)
