@@ -25,6 +25,7 @@ FORMATS = (
     "granite_20b_fc",
     "granite_thinking",
     "hermes",
+    "hy_v3",
     "inkling",
     "internlm",
     "jamba",
@@ -567,6 +568,32 @@ INDEX = (
         turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
         reasoning_start=None,
         reasoning_end=None,
+    ),
+    # grammars/hy_v3.yaml
+    FormatEntry(
+        name="hy_v3",
+        description="Tencent HY 3 - <think> reasoning when reasoning_effort asks for it, <tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value></tool_call></tool_calls> calls; every marker may carry the checkpoint's token_suffix",
+        aliases=(),
+        models=(ModelPattern("hy3"),),  # models (line 7)
+        thinking_switch=(("reasoning_effort", None, "no_think"),),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "</tool_calls>",
+            "<tool_calls>",
+            "</tool_call>",
+            "<tool_call>",
+            "</think>",
+            "<think>",
+            "<tool_sep>",
+        ),
+        text_markers=("</arg_key>", "<arg_key>", "</arg_value>", "<arg_value>"),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+        tokenizer_values=(("suffix", "token_suffix", None, ""),),
     ),
     # grammars/inkling.yaml
     FormatEntry(

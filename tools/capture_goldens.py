@@ -33,6 +33,12 @@ from support.goldens import Golden, dump  # noqa: E402
 from golden_corpus import CORPUS, REFERENCES, TOOLS, Lit  # noqa: E402
 
 
+def thinking_kwargs(ref, thinking: bool) -> dict:
+    """The chat_template_kwargs that turn thinking on or off for ``ref``'s parsers."""
+    value = ref.thinking_values[0] if thinking else ref.thinking_values[1]
+    return {key: value for key in ref.thinking_keys}
+
+
 def vllm_parser(fmt: str, tokenizer, thinking: bool):
     """vLLM's full parser (engine plus assembly) for the format."""
     import importlib
@@ -40,7 +46,7 @@ def vllm_parser(fmt: str, tokenizer, thinking: bool):
     ref = REFERENCES[fmt]
     module_name, cls_name = ref.parser.rsplit(".", 1)
     cls = getattr(importlib.import_module(module_name), cls_name)
-    kwargs = {key: thinking for key in ref.thinking_keys}
+    kwargs = thinking_kwargs(ref, thinking)
     return cls(tokenizer, chat_request().tools, chat_template_kwargs=kwargs)
 
 
@@ -164,7 +170,7 @@ def _legacy_message(fmt: str, tokenizer, thinking: bool, text: str):
     request = chat_request()
     reasoning, content = None, text
     if ref.reasoning:
-        kwargs = {key: thinking for key in ref.thinking_keys}
+        kwargs = thinking_kwargs(ref, thinking)
         parser = ParserManager.get_reasoning_parser(ref.reasoning)(
             tokenizer, chat_template_kwargs=kwargs)
         reasoning, content = parser.extract_reasoning(text, request)
@@ -182,7 +188,7 @@ def _legacy_parser(fmt: str, tokenizer, thinking: bool):
 
     ref = REFERENCES[fmt]
     cls = ParserManager.get_parser(ref.tool, ref.reasoning, enable_auto_tools=True)
-    kwargs = {key: thinking for key in ref.thinking_keys}
+    kwargs = thinking_kwargs(ref, thinking)
     return cls(tokenizer, chat_request().tools, chat_template_kwargs=kwargs)
 
 
