@@ -26,6 +26,7 @@ FORMATS = (
     "granite_thinking",
     "hermes",
     "hy_v3",
+    "hy_v4",
     "inkling",
     "internlm",
     "jamba",
@@ -594,6 +595,42 @@ INDEX = (
         reasoning_start="<think>",
         reasoning_end="</think>",
         tokenizer_values=(("suffix", "token_suffix", None, ""),),
+    ),
+    # grammars/hy_v4.yaml
+    FormatEntry(
+        name="hy_v4",
+        description="Tencent HY 4 - <think> reasoning unless reasoning_effort is no_think, <tool_calls><tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call></tool_calls> calls; the markers' suffix is the checkpoint's vocabulary's",
+        aliases=(),
+        models=(ModelPattern("hy4"),),  # models (line 6)
+        thinking_switch=(("reasoning_effort", None, "no_think"),),
+        thinking_default=True,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "</arg_key>",
+            "<arg_key>",
+            "</arg_value>",
+            "<arg_value>",
+            "</tool_calls>",
+            "<tool_calls>",
+            "</tool_call>",
+            "<tool_call>",
+            "</think>",
+            "<think>",
+        ),
+        text_markers=(),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+        tokenizer_values=(
+            (
+                "suffix",
+                None,
+                "<(?:think|tool_calls|tool_call|arg_key|arg_value)(:[^\\s>]+)?>",
+                "",
+            ),
+        ),
     ),
     # grammars/inkling.yaml
     FormatEntry(

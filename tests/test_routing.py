@@ -254,6 +254,7 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("ai-sage/GigaChat3.1-10B-A1.8B-GGUF", "gigachat3", {}),
     # Tencent HY 3 (vLLM's hy_v3 tests and its Rust frontend's model map, vllm-project/vllm#43872).
     ("tencent/Hy3-preview", "hy_v3", {}),
+    ("tencent/Hy4-preview", "hy_v4", {}),  # (huggingface.co/tencent/Hy4-preview)
     # Cohere Command A and R7B: <|START_ACTION|> JSON arrays (vLLM's cohere_command3);
     # Command A Reasoning's prompt opens its thinking (cohere_command4). Command R and R+
     # (c4ai-command-r-v01, -plus) write another format and stay unrouted.

@@ -169,3 +169,38 @@ def test_the_request_field_reaches_the_switch_as_vllm_merges_it() -> None:
     unset = SimpleNamespace(chat_template_kwargs=None, reasoning_effort=None)
     assert integrations.template_kwargs(unset) == {}
     assert parsergen.thinking("hy_v3", integrations.template_kwargs(request)) is True
+
+
+def _hy4_vocab(suffix: str) -> SimpleNamespace:
+    """vLLM's hy_v4 tests' FakeTokenizer: the structural tags only, no init_kwargs."""
+    tags = ["think", "tool_calls", "tool_call", "arg_key", "arg_value"]
+    names = [f"<{t}{suffix}>" for t in tags] + [f"</{t}{suffix}>" for t in tags]
+    vocab = {tag: i for i, tag in enumerate(names)}
+    return SimpleNamespace(get_vocab=lambda: vocab, init_kwargs={})
+
+
+def _hy4_call(suffix: str, name: str, args: list[tuple[str, str]]) -> str:
+    body = "".join(f"<arg_key{suffix}>{k}</arg_key{suffix}><arg_value{suffix}>{v}"
+                   f"</arg_value{suffix}>" for k, v in args)
+    return f"<tool_calls{suffix}><tool_call{suffix}>{name}{body}</tool_call{suffix}></tool_calls{suffix}>"
+
+
+# vLLM's tests/tool_parsers/test_hy_v4_tool_parser.py: test_values_typed_from_schema
+# (suffix ":opensource") and test_regex_metacharacters_in_suffix (":a+b(c"), with what
+# they assert.
+@pytest.mark.parametrize("suffix, text, content, calls", [
+    (":opensource", "sure!" + _hy4_call(":opensource", "get_weather",
+                                         [("city", "Beijing"), ("days", "3")]),
+     "sure!", [("get_weather", {"city": "Beijing", "days": 3})]),
+    (":a+b(c", _hy4_call(":a+b(c", "get_current_date", []), None, [("get_current_date", {})]),
+])
+def test_hy_v4_finds_its_suffix_in_the_vocabulary(suffix: str, text: str, content, calls) -> None:
+    module = parsergen.load("hy_v4", tokenizer=_hy4_vocab(suffix))
+    assert module.SPEC["terminals"]["CALLS_START"]["text"] == f"<tool_calls{suffix}>"
+    tools = [*TOOLS, {"type": "function", "function": {"name": "get_current_date",
+                                                      "parameters": {"type": "object"}}}]
+    got = module.parse(text, tools=tools, thinking=False)
+    assert got.content == content
+    assert [(c.name, json.loads(c.arguments)) for c in got.tool_calls] == calls
+    # vLLM's test_unsuffixed_tokens: a vocabulary of unsuffixed tags means no suffix.
+    assert parsergen.load("hy_v4", tokenizer=_hy4_vocab("")) is parsergen.load("hy_v4")

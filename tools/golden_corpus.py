@@ -1003,6 +1003,40 @@ HY_V3 = [
 ]
 
 
+# -- Tencent HY 4: <tool_calls><tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>
+# </tool_call></tool_calls> (no <tool_sep>), as vLLM's hy_v4 tests write calls
+# (tests/tool_parsers/test_hy_v4_tool_parser.py); reasoning unless reasoning_effort is no_think.
+
+def _hy4_arg(key: str, value: str) -> tuple[str, ...]:
+    return ("<arg_key>", key, "</arg_key>", "<arg_value>", value, "</arg_value>")
+
+
+HY4_WEATHER = ("<tool_call>", "get_weather", *_hy4_arg("city", "Beijing"), *_hy4_arg("days", "3"),
+               "</tool_call>")
+HY4_TIME = ("<tool_call>", "get_time", "</tool_call>")
+
+HY_V4 = [
+    Case("content_only", ("A plain response.",), thinking=False),
+    Case("one_call", ("sure!", "<tool_calls>", *HY4_WEATHER, "</tool_calls>"), thinking=False),
+    Case("zero_arg_call", ("<tool_calls>", *HY4_TIME, "</tool_calls>"), thinking=False),
+    Case("two_calls", ("<tool_calls>", *HY4_WEATHER, *HY4_TIME, "</tool_calls>"), thinking=False),
+    Case("non_ascii_value", ("<tool_calls>", "<tool_call>", "get_weather", *_hy4_arg("city", "北京"),
+                             "</tool_call>", "</tool_calls>"), thinking=False),
+    Case("schema_typed", ("<tool_calls>", "<tool_call>", "get_weather", *_hy4_arg("days", "07"),
+                          "</tool_call>", "</tool_calls>"), thinking=False),
+    Case("no_think_keeps_think_text", ("<think>", "hidden", "</think>", "Answer."),
+         thinking=False),
+    Case("reasoning_then_content", ("Let me think.", "</think>", "The answer is 4.")),
+    Case("reasoning_opened", ("<think>", "Let me think.", "</think>", "The answer is 4.")),
+    Case("reasoning_then_call", ("Need the weather.", "</think>", "<tool_calls>", *HY4_WEATHER,
+                                 "</tool_calls>")),
+    Case("unfinished_reasoning", ("Still thinking",)),
+    Case("missing_calls_end", ("<tool_calls>", *HY4_TIME), thinking=False),
+    Case("unfinished_call", ("<tool_calls>", "<tool_call>", "write_file", "<arg_key>", "path",
+                             "</arg_key>", "<arg_value>", "/tmp/a"), thinking=False),
+]
+
+
 # -- OpenBMB MiniCPM5: <function name="NAME"><param name="K">V</param></function> ---------
 
 M_WEATHER = '<function name="get_weather"><param name="city">Paris</param><param name="days">3</param></function>'
@@ -1196,6 +1230,7 @@ CORPUS: dict[str, list[Case]] = {
     "cohere_command4": COHERE,
     "gigachat3": GIGACHAT3,
     "hy_v3": HY_V3,
+    "hy_v4": HY_V4,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1265,6 +1300,8 @@ REFERENCES: dict[str, Reference] = {
     "gigachat3": Reference(None, "gigachat3", tool="gigachat3"),
     "hy_v3": Reference(None, "hy_v3", thinking_keys=("reasoning_effort",),
                        thinking_values=("high", "no_think"), reasoning="hy_v3", tool="hy_v3"),
+    "hy_v4": Reference(None, "hy_v3", thinking_keys=("reasoning_effort",),
+                       thinking_values=("high", "no_think"), reasoning="hy_v4", tool="hy_v4"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

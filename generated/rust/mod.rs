@@ -20,6 +20,7 @@ pub mod glm47_moe; // grammars/glm47_moe.yaml
 pub mod granite33; // grammars/granite33.yaml
 pub mod granite_thinking; // grammars/granite_thinking.yaml
 pub mod hy_v3; // grammars/hy_v3.yaml
+pub mod hy_v4; // grammars/hy_v4.yaml
 pub mod inkling; // grammars/inkling.yaml
 pub mod kimi_k2; // grammars/kimi_k2.yaml
 pub mod kimi_k2_reasoning; // grammars/kimi_k2_reasoning.yaml
@@ -67,6 +68,7 @@ pub static FORMATS: &[&Format] = &[
     &granite33::FORMAT,
     &granite_thinking::FORMAT,
     &hy_v3::FORMAT,
+    &hy_v4::FORMAT,
     &inkling::FORMAT,
     &kimi_k2::FORMAT,
     &kimi_k2_reasoning::FORMAT,
@@ -123,6 +125,7 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "harmony" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
         "holo2" => Box::new(qwen3_reasoning::Qwen3ReasoningOnlyParser::new(tokenizer, thinking)),
         "hy_v3" => Box::new(hy_v3::HyV3ReasoningParser::new(tokenizer, thinking)),
+        "hy_v4" => Box::new(hy_v4::HyV4ReasoningParser::new(tokenizer, thinking)),
         "inkling" => Box::new(inkling::InklingReasoningParser::new(tokenizer, thinking)),
         "kimi_k2" => Box::new(kimi_k2::KimiK2ReasoningParser::new(tokenizer, thinking)),
         "kimi_k2_reasoning" => Box::new(kimi_k2_reasoning::KimiK2ReasoningOnlyParser::new(tokenizer, thinking)),
@@ -211,6 +214,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "hermes-3", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hermes-4", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hy3", format: "hy_v3", thinking: None }, // grammars/hy_v3.yaml, line 7
+    ModelPattern { pattern: "hy4", format: "hy_v4", thinking: None }, // grammars/hy_v4.yaml, line 6
     ModelPattern { pattern: "inkling", format: "inkling", thinking: None }, // grammars/inkling.yaml, line 4
     ModelPattern { pattern: "internlm2-chat", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9
     ModelPattern { pattern: "internlm2.5-", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9

@@ -590,7 +590,7 @@ FORMAT_TOKENIZERS = {
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
     "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
     "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
-    "hy_v3": "hy_v3",
+    "hy_v3": "hy_v3", "hy_v4": "hy_v3",
 }
 
 
