@@ -107,7 +107,9 @@ def _spec_path(module: ModuleType) -> str:
         from .compiler.loader import bundled_grammars
 
         return os.fspath(bundled_grammars() / f"{module.FORMAT}.yaml")
-    return os.fspath(module.__file__)
+    path = module.__file__
+    assert path is not None  # (specs.import_format gives a user's module its spec's path)
+    return path
 
 
 def entry(name: str | os.PathLike[str]) -> FormatEntry:

@@ -211,6 +211,8 @@ def _kwargs(fmt: str, thinking: bool) -> dict | None:
     entry = switch[0]
     if isinstance(entry, str):
         return {entry: thinking}
+    if "off" in entry:  # any other value turns thinking on
+        return {entry["key"]: True if thinking else entry["off"]}
     return {entry["key"]: entry["on"] if thinking else False}
 
 
@@ -518,3 +520,53 @@ def test_reasoning_parser_memory_stays_flat_however_long_the_reasoning() -> None
     assert long < short * 2 + 200_000, (short, long)
     # And the handover is still exact: the content after </think>, raw.
     assert short_content == long_content == "\n\nThe answer"
+
+
+# HY 3 with a checkpoint's token_suffix (tokenizer_values): the plugin spells the markers
+# as the served tokenizer does, and reads reasoning_effort from chat_template_kwargs or
+# from the request's own field (vLLM merges it into the template kwargs).
+_S = ":a1b2c3d4"
+HY3_SUFFIXED = (f"Need the weather.</think{_S}>Checking.<tool_calls{_S}>\n<tool_call{_S}>"
+                f"get_weather<tool_sep{_S}>\n<arg_key{_S}>city</arg_key{_S}>\n<arg_value{_S}>"
+                f"Beijing</arg_value{_S}>\n</tool_call{_S}>\n</tool_calls{_S}>")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("kwargs, request_fields, thinking", [
+    ({"reasoning_effort": "high"}, {}, True),
+    (None, {"reasoning_effort": "high"}, True),
+    (None, {}, False),  # no_think, the default: all content
+])
+def test_markers_spelt_by_the_served_tokenizer(kwargs: dict | None, request_fields: dict,
+                                               thinking: bool, stream: bool) -> None:
+    tokenizer = toks.hy_v3_suffixed()
+    ids = tokenizer.encode(HY3_SUFFIXED, add_special_tokens=False)
+    deltas = [([i], tokenizer.decode([i])) for i in ids]
+    # Hy3's template ends the prompt in <think> to reason, in <think></think> not to
+    # (vllm-project/vllm#48800).
+    opened = f"<think{_S}>" + ("" if thinking else f"</think{_S}>")
+    prompt = tokenizer.encode(PROMPT + opened, add_special_tokens=False)
+    tools = _tools("hy_v3")
+
+    def message(parser: str) -> tuple[Any, ...]:
+        got = serve(parser, tokenizer, deltas, prompt, stream=stream, tools=tools,
+                    kwargs=kwargs, **request_fields)
+        if not stream:
+            m = got.choices[0].message
+            return (m.reasoning, m.content,
+                    [(tc.function.name, tc.function.arguments) for tc in m.tool_calls])
+        reasoning, content, calls = "", "", {}
+        for payload in got:
+            for choice in payload.get("choices", ()):
+                delta = choice["delta"]
+                reasoning += delta.get("reasoning") or ""
+                content += delta.get("content") or ""
+                for tc in delta.get("tool_calls") or ():
+                    name, args = calls.get(tc["index"], ("", ""))
+                    fn = tc.get("function") or {}
+                    calls[tc["index"]] = (name + (fn.get("name") or ""),
+                                          args + (fn.get("arguments") or ""))
+        return reasoning or None, content or None, [calls[i] for i in sorted(calls)]
+
+    ours, theirs = message("parsergen_hy_v3"), message("hy_v3")
+    assert ours[2] and ours == theirs
