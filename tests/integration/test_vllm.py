@@ -522,31 +522,42 @@ def test_reasoning_parser_memory_stays_flat_however_long_the_reasoning() -> None
     assert short_content == long_content == "\n\nThe answer"
 
 
-# HY 3 with a checkpoint's token_suffix (tokenizer_values): the plugin spells the markers
-# as the served tokenizer does, and reads reasoning_effort from chat_template_kwargs or
-# from the request's own field (vLLM merges it into the template kwargs).
+# HY 3 and 4 with a checkpoint's suffix (tokenizer_values: HY 3's token_suffix, HY 4's
+# vocabulary): the plugin spells the markers as the served tokenizer does, and reads
+# reasoning_effort from chat_template_kwargs or from the request's own field (vLLM
+# merges it into the template kwargs).
 _S = ":a1b2c3d4"
-HY3_SUFFIXED = (f"Need the weather.</think{_S}>Checking.<tool_calls{_S}>\n<tool_call{_S}>"
-                f"get_weather<tool_sep{_S}>\n<arg_key{_S}>city</arg_key{_S}>\n<arg_value{_S}>"
-                f"Beijing</arg_value{_S}>\n</tool_call{_S}>\n</tool_calls{_S}>")
+HY_SUFFIXED = {
+    "hy_v3": (f"Need the weather.</think{_S}>Checking.<tool_calls{_S}>\n<tool_call{_S}>"
+              f"get_weather<tool_sep{_S}>\n<arg_key{_S}>city</arg_key{_S}>\n<arg_value{_S}>"
+              f"Beijing</arg_value{_S}>\n</tool_call{_S}>\n</tool_calls{_S}>"),
+    "hy_v4": (f"Need the weather.</think{_S}>Checking.<tool_calls{_S}><tool_call{_S}>"
+              f"get_weather<arg_key{_S}>city</arg_key{_S}><arg_value{_S}>Beijing"
+              f"</arg_value{_S}></tool_call{_S}></tool_calls{_S}>"),
+}
 
 
+@pytest.mark.parametrize("fmt", sorted(HY_SUFFIXED))
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("kwargs, request_fields, thinking", [
     ({"reasoning_effort": "high"}, {}, True),
     (None, {"reasoning_effort": "high"}, True),
-    (None, {}, False),  # no_think, the default: all content
+    ({"reasoning_effort": "no_think"}, {}, False),
+    (None, {}, None),  # the format's default: hy_v3 does not reason, hy_v4 does
 ])
 def test_markers_spelt_by_the_served_tokenizer(kwargs: dict | None, request_fields: dict,
-                                               thinking: bool, stream: bool) -> None:
+                                               thinking: bool | None, stream: bool,
+                                               fmt: str) -> None:
+    if thinking is None:
+        thinking = parsergen.entry(fmt).thinking_default
     tokenizer = toks.hy_v3_suffixed()
-    ids = tokenizer.encode(HY3_SUFFIXED, add_special_tokens=False)
+    ids = tokenizer.encode(HY_SUFFIXED[fmt], add_special_tokens=False)
     deltas = [([i], tokenizer.decode([i])) for i in ids]
     # Hy3's template ends the prompt in <think> to reason, in <think></think> not to
     # (vllm-project/vllm#48800).
     opened = f"<think{_S}>" + ("" if thinking else f"</think{_S}>")
     prompt = tokenizer.encode(PROMPT + opened, add_special_tokens=False)
-    tools = _tools("hy_v3")
+    tools = _tools(fmt)
 
     def message(parser: str) -> tuple[Any, ...]:
         got = serve(parser, tokenizer, deltas, prompt, stream=stream, tools=tools,
@@ -568,5 +579,6 @@ def test_markers_spelt_by_the_served_tokenizer(kwargs: dict | None, request_fiel
                                           args + (fn.get("arguments") or ""))
         return reasoning or None, content or None, [calls[i] for i in sorted(calls)]
 
-    ours, theirs = message("parsergen_hy_v3"), message("hy_v3")
+    ours, theirs = message(f"parsergen_{fmt}"), message(fmt)
     assert ours[2] and ours == theirs
+    assert (ours[0] is not None) == thinking
