@@ -66,6 +66,20 @@ def test_hy_v3_reads_the_checkpoints_suffix(effort: str, reasoning, content) -> 
         [("get_weather", {"city": "Beijing", "days": 3})]
 
 
+def test_a_route_parses_with_the_tokenizers_markers() -> None:
+    tokenizer = toks.hy_v3_suffixed()
+    route = parsergen.route("tencent/Hy3-preview")
+    assert route is not None
+    ids = tokenizer.encode(SUFFIXED, add_special_tokens=False)
+    got = route.parse(SUFFIXED, tools=TOOLS, tokenizer=tokenizer, token_ids=ids,
+                      thinking=route.thinking({"reasoning_effort": "high"}))
+    assert (got.reasoning, got.content, got.tool_calls[0].name) == \
+        ("Need the weather.", "Checking.", "get_weather")
+    chat = route.chat_parser(tokenizer, tools=TOOLS)
+    assert type(chat).__module__ == parsergen.load("hy_v3", tokenizer=tokenizer).__name__
+    assert type(route.chat_parser(None)).__module__ == "parsergen.generated.hy_v3"
+
+
 def test_without_the_suffix_the_markers_are_text() -> None:
     # The bundled module has the defaults' spellings: the suffixed markers are not its.
     got = parsergen.load("hy_v3").parse(SUFFIXED, tools=TOOLS)
