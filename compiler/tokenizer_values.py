@@ -69,6 +69,9 @@ def problems(spec: Mapping[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
         if name in RESERVED:
             out.append(((KEY, name), f"{name!r} is a render field (${{{name}}}); name the "
                         "value otherwise"))
+        if isinstance(value, dict) and "init_kwarg" not in value and "vocabulary" not in value:
+            out.append(((KEY, name), "needs init_kwarg or vocabulary: where a tokenizer holds "
+                        "the value"))
         pattern = value.get("vocabulary") if isinstance(value, dict) else None
         if isinstance(pattern, str):
             try:
