@@ -444,6 +444,7 @@ def format_entry(fmt: FormatIR) -> FormatEntry:
         reasoning_start=first(fmt.reasoning.start) if fmt.reasoning else None,
         reasoning_end=first(fmt.reasoning.end) if fmt.reasoning else None,
         request_options=fmt.request_options,
+        tokenizer_values=fmt.tokenizer_values,
     )
 
 

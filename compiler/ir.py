@@ -329,7 +329,8 @@ class FormatIR:
     models_line: int
     model_lines: tuple[int, ...]  # the spec line of each models entry
     render: RenderIR
-    thinking_switch: tuple[tuple[str, Any], ...]  # (key, value that means on; None: truthy)
+    # (key, value that means on, value that means off; both None: truthy means on)
+    thinking_switch: tuple[tuple[str, Any, Any], ...]
     # Where derived values come from: a name (``arguments``, ``assembly.<flag>``,
     # ``initial_state``, ...) -> its spec line, None for a default.
     lines: dict[str, int | None]
@@ -340,6 +341,8 @@ class FormatIR:
     # request_options, each value's format found (compiler/request_options.py):
     # (key, default, ((value, format), ...)).
     request_options: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
+    # tokenizer_values: (name, init_kwargs key, vocabulary regex, default), in order.
+    tokenizer_values: tuple[tuple[str, str | None, str | None, str], ...] = ()
 
     def cite(self, key: str) -> str:
         """``line N`` of a derived value, or ``default`` (for generated comments)."""

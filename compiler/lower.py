@@ -112,7 +112,8 @@ def lower(spec: dict[str, Any], positions: Positions) -> Lowered:
     out["thinking_default"] = bool(spec.get("thinking_default", True)) if toggles else False
     out["models"] = [{"pattern": e, "thinking": None} if isinstance(e, str)
                      else {"thinking": None, **e} for e in spec.get("models", ())]
-    out["thinking_switch"] = [{"key": e, "on": None} if isinstance(e, str) else dict(e)
+    out["thinking_switch"] = [{"key": e, "on": None, "off": None} if isinstance(e, str)
+                              else {"on": None, "off": None, **e}
                               for e in spec.get("thinking_switch", ())]
     return Lowered(out, positions, frozenset(spec), spec)
 

@@ -41,6 +41,7 @@ from .ir import (
     TransitionIR,
     VariantIR,
 )
+from . import tokenizer_values
 from .diagnostics import json_path
 from .gates import reasoning_gates
 from .lexers import reads_values, state_lexers
@@ -200,7 +201,8 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         model_lines=tuple(line("models", i) or line("models") or 1
                           for i in range(len(spec["models"]))),
         render=render,
-        thinking_switch=tuple((e["key"], e["on"]) for e in spec["thinking_switch"]),
+        thinking_switch=tuple((e["key"], e["on"], e["off"]) for e in spec["thinking_switch"]),
+        tokenizer_values=tokenizer_values.entries(spec),
         lines=lines,
         framing_punctuation=punctuation,
         spec_dropped=tuple(s.name for s in states if s.name in reachable and (

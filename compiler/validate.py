@@ -21,6 +21,7 @@ from .diagnostics import Diagnostic, Path, Position, json_path
 from .loader import Positions, bundled_grammars
 from .patterns import NAME_CAPTURE
 from .schema_errors import schema_problems
+from .tokenizer_values import problems as tokenizer_value_problems
 
 
 
@@ -100,6 +101,8 @@ class SpecValidator:
                        "and reasoning.end (its markers)")
         self._check_render(terminals)
         self._check_models()
+        for path, message in tokenizer_value_problems(spec):
+            self.error(path, message)
         if reasoning.get("calls_are_text") is True and reasoning.get("ended_by_tool_calls") is True:
             self.error(("reasoning", "calls_are_text"), "calls_are_text and ended_by_tool_calls "
                        "contradict each other: a call marker in reasoning is either text or a call")

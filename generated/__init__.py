@@ -26,6 +26,8 @@ FORMATS = (
     "granite_thinking",
     "hermes",
     "hunyuan_a13b",
+    "hy_v3",
+    "hy_v4",
     "inkling",
     "internlm",
     "jamba",
@@ -243,7 +245,7 @@ INDEX = (
             ModelPattern("deepseek-v31", thinking=False),  # models (line 9)
             ModelPattern("deepseek-v3.2-exp", thinking=False),  # models (line 10)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -272,7 +274,7 @@ INDEX = (
             ModelPattern("deepseek-v32", thinking=False),  # models (line 9)
             ModelPattern("deepseek-v3.2-speciale", thinking=True),  # models (line 10)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -294,7 +296,7 @@ INDEX = (
         description="DeepSeek V4 - <think> reasoning and DSML calls wrapped in <｜DSML｜tool_calls>",
         aliases=(),
         models=(ModelPattern("deepseek-v4", thinking=True),),  # models (line 9)
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -319,7 +321,7 @@ INDEX = (
             ModelPattern("deepseek-v{>=4.1,<5}", thinking=True),  # models (line 7)
             ModelPattern("deepseek-v41", thinking=True),  # models (line 8)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -384,7 +386,7 @@ INDEX = (
             ModelPattern("gemma-4", thinking=False),  # models (line 8)
             ModelPattern("gemma4", thinking=False),  # models (line 9)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -427,7 +429,7 @@ INDEX = (
         description="GLM-4.5/4.6/4.7 reasoning only - <think> ... </think> when thinking is on",
         aliases=(),
         models=(),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,
@@ -453,7 +455,7 @@ INDEX = (
             ModelPattern("glm{>=4.5,<6}", thinking=True),  # models (line 10)
             ModelPattern("ling-{>=3,<4}", thinking=True),  # models (line 11)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -499,7 +501,7 @@ INDEX = (
         description="IBM Granite 3.3 - granite's <|tool_call|>[...] calls; with thinking on, <think>...</think><response>...</response>",
         aliases=(),
         models=(ModelPattern("granite-3.3", thinking=False),),  # models (line 10)
-        thinking_switch=(("thinking", None),),
+        thinking_switch=(("thinking", None, None),),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -533,7 +535,7 @@ INDEX = (
         description="IBM Granite 4.2 with thinking - the nemotron_v3 grammar; the newlines after </think> are not content",
         aliases=("granite_thinking_parser",),
         models=(ModelPattern("granite-4.2", thinking=True),),  # models (line 10)
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -600,6 +602,68 @@ INDEX = (
         ),
         reasoning_start="<think>",
         reasoning_end="</think>",
+    ),
+    # grammars/hy_v3.yaml
+    FormatEntry(
+        name="hy_v3",
+        description="Tencent HY 3 - <think> reasoning when reasoning_effort asks for it, <tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value></tool_call></tool_calls> calls; every marker may carry the checkpoint's token_suffix",
+        aliases=(),
+        models=(ModelPattern("hy3"),),  # models (line 7)
+        thinking_switch=(("reasoning_effort", None, "no_think"),),
+        thinking_default=False,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "</tool_calls>",
+            "<tool_calls>",
+            "</tool_call>",
+            "<tool_call>",
+            "</think>",
+            "<think>",
+            "<tool_sep>",
+        ),
+        text_markers=("</arg_key>", "<arg_key>", "</arg_value>", "<arg_value>"),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+        tokenizer_values=(("suffix", "token_suffix", None, ""),),
+    ),
+    # grammars/hy_v4.yaml
+    FormatEntry(
+        name="hy_v4",
+        description="Tencent HY 4 - <think> reasoning unless reasoning_effort is no_think, <tool_calls><tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call></tool_calls> calls; the markers' suffix is the checkpoint's vocabulary's",
+        aliases=(),
+        models=(ModelPattern("hy4"),),  # models (line 6)
+        thinking_switch=(("reasoning_effort", None, "no_think"),),
+        thinking_default=True,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "</arg_key>",
+            "<arg_key>",
+            "</arg_value>",
+            "<arg_value>",
+            "</tool_calls>",
+            "<tool_calls>",
+            "</tool_call>",
+            "<tool_call>",
+            "</think>",
+            "<think>",
+        ),
+        text_markers=(),
+        preserve_tokens=(),
+        turn_boundary_tokens=(),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
+        tokenizer_values=(
+            (
+                "suffix",
+                None,
+                "<(?:think|tool_calls|tool_call|arg_key|arg_value)(:[^\\s>]+)?>",
+                "",
+            ),
+        ),
     ),
     # grammars/inkling.yaml
     FormatEntry(
@@ -757,7 +821,7 @@ INDEX = (
             ModelPattern("kimi-k2-thinking", thinking=True),  # models (line 11)
             ModelPattern("kimi-k{>=2.5,<3}", thinking=True),  # models (line 12)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -782,7 +846,7 @@ INDEX = (
         description="Kimi K2 reasoning only - <think> ... </think>; a tool-call section also ends it and stays content",
         aliases=(),
         models=(),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,
@@ -804,7 +868,7 @@ INDEX = (
         description="Moonshot Kimi K3 - XTML channels <|open|>think<|sep|>, response and tools, calls with typed argument elements",
         aliases=(),
         models=(ModelPattern("kimi-k3"),),  # models (line 4)
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -929,7 +993,7 @@ INDEX = (
         description="Xiaomi MiMo - the qwen3 grammar with parameter values kept verbatim (no newline trimming)",
         aliases=(),
         models=(ModelPattern("mimo", thinking=True),),  # models (line 8)
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1020,7 +1084,7 @@ INDEX = (
         description="MiniMax M3 - <mm:think> reasoning, calls whose every tag carries the ]<]minimax[>[ prefix, with nested parameter elements",
         aliases=(),
         models=(ModelPattern("minimax-m3"),),  # models (line 4)
-        thinking_switch=(("thinking_mode", "enabled"),),
+        thinking_switch=(("thinking_mode", "enabled", None),),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1175,7 +1239,7 @@ INDEX = (
             ModelPattern("nemotron-nano-3"),  # models (line 5)
             ModelPattern("nemotron-super-3"),  # models (line 5)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1251,7 +1315,7 @@ INDEX = (
             ModelPattern("plamo-3"),  # models (line 4)
             ModelPattern("plamo3"),  # models (line 4)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1284,7 +1348,7 @@ INDEX = (
             ModelPattern("laguna-xs"),  # models (line 11)
             ModelPattern("laguna-m."),  # models (line 12)
         ),
-        thinking_switch=(("thinking", None), ("enable_thinking", None)),
+        thinking_switch=(("thinking", None, None), ("enable_thinking", None, None)),
         thinking_default=False,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1321,7 +1385,7 @@ INDEX = (
             ModelPattern("qwen3-coder", thinking=False),  # models (line 8)
             ModelPattern("qwen{>=3.5,<4}"),  # models (line 11)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1351,7 +1415,7 @@ INDEX = (
             ModelPattern("granite-4.1", thinking=False),  # models (line 21)
             ModelPattern("mimo-vl", thinking=True),  # models (line 24)
         ),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1368,7 +1432,7 @@ INDEX = (
         description="Qwen3 reasoning only - <think> ... </think> when thinking is on",
         aliases=("holo2",),
         models=(),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,
@@ -1388,7 +1452,7 @@ INDEX = (
             ModelPattern("seed-oss", thinking=True),  # models (line 7)
             ModelPattern("seedoss", thinking=True),  # models (line 8)
         ),
-        thinking_switch=(("thinking_budget", None),),
+        thinking_switch=(("thinking_budget", None, None),),
         thinking_default=True,
         has_tool_calls=True,
         has_reasoning=True,
@@ -1410,7 +1474,7 @@ INDEX = (
         description="Seed-OSS reasoning only - <seed:think> ... </seed:think>",
         aliases=(),
         models=(),
-        thinking_switch=(("enable_thinking", None),),
+        thinking_switch=(("enable_thinking", None, None),),
         thinking_default=True,
         has_tool_calls=False,
         has_reasoning=True,

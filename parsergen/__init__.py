@@ -26,6 +26,7 @@ from .routing import Route, route  # noqa: E402
 from .specs import SpecError, SpecWarning, is_path, load_path, spec_entry  # noqa: E402
 from .specs import by_name as _user_spec  # noqa: E402
 from .response_templates import is_template, load_template  # noqa: E402
+from .tokenizer_values import read_values  # noqa: E402
 from .response_templates import export_template as export_response_template  # noqa: E402
 
 __version__ = "0.1.0"
@@ -45,8 +46,12 @@ def aliases() -> dict[str, str]:
     return dict(ALIASES)
 
 
-def load(name: Any) -> ModuleType:
+def load(name: Any, *, tokenizer: Any = None) -> ModuleType:
     """The generated module of format ``name`` (or an alias), or of the spec at a path.
+
+    ``tokenizer``: the served checkpoint's, for a spec whose markers use
+    ``tokenizer_values`` (``<think${suffix}>``): the spec compiled with the values the
+    tokenizer gives (once per tokenizer); the bundled module where they are the defaults.
 
     A path (a path object, or text ending in .yaml/.yml or holding a separator) is
     compiled in memory and cached by content (``parsergen.specs``); SpecError (every
@@ -61,6 +66,8 @@ def load(name: Any) -> ModuleType:
     """
     if is_template(name):
         return load_template(name)
+    if tokenizer is not None:
+        return _load_for(name, tokenizer)
     if is_path(name):
         return load_path(name)
     name = os.fspath(name)  # (a name: a path object is a path)
@@ -71,6 +78,39 @@ def load(name: Any) -> ModuleType:
             raise KeyError(name)
         return load_path(path)
     return importlib.import_module(f"parsergen.generated.{name}")
+
+
+# Modules of specs with tokenizer values, by (format or path, id of the tokenizer); the
+# tokenizer is kept so its id is not reused (a server has one or a few).
+_BY_TOKENIZER: dict[tuple[str, int], tuple[Any, ModuleType]] = {}
+
+
+def _load_for(name: Any, tokenizer: Any) -> ModuleType:
+    """``load(name)``, its markers spelt with the values ``tokenizer`` gives."""
+    key = (os.fspath(name), id(tokenizer))
+    known = _BY_TOKENIZER.get(key)
+    if known is not None and known[0] is tokenizer:
+        return known[1]
+    module = load(name)
+    declarations = entry(name).tokenizer_values
+    if declarations:
+        values = read_values(declarations, tokenizer)
+        if values != {n: default for n, _, _, default in declarations}:
+            path = name if is_path(name) else _spec_path(module)
+            module = load_path(path, values=values)
+    _BY_TOKENIZER[key] = (tokenizer, module)
+    return module
+
+
+def _spec_path(module: ModuleType) -> str:
+    """The spec a format's module was compiled from: a user's path, or the bundled grammar."""
+    if module.__name__.startswith("parsergen.generated."):
+        from .compiler.loader import bundled_grammars
+
+        return os.fspath(bundled_grammars() / f"{module.FORMAT}.yaml")
+    path = module.__file__
+    assert path is not None  # (specs.import_format gives a user's module its spec's path)
+    return path
 
 
 def entry(name: str | os.PathLike[str]) -> FormatEntry:
@@ -101,13 +141,17 @@ def thinking(name: str, chat_template_kwargs: Mapping[str, Any] | None) -> bool 
     return switch_thinking(entry(name).thinking_switch, chat_template_kwargs)
 
 
-def switch_thinking(switch: Iterable[tuple[str, Any]],
+def switch_thinking(switch: Iterable[tuple[str, Any, Any]],
                     chat_template_kwargs: Mapping[str, Any] | None) -> bool | None:
     """``thinking`` for any switch (``FormatEntry.thinking_switch``): read from the kwargs."""
     kwargs = chat_template_kwargs or {}
-    for key, on in switch:
+    for key, on, off in switch:
         value = kwargs.get(key)
-        if value is not None:
+        if off is not None:
+            # An empty value is no choice (Hunyuan's parsers read `value or default`).
+            if value:
+                return value != off
+        elif value is not None:
             return bool(value) if on is None else value == on
     return None
 

@@ -35,8 +35,9 @@ class FormatEntry:
     aliases: tuple[str, ...]
     # The model names the format parses, with their defaults (routing.Router).
     models: tuple[ModelPattern, ...]
-    # (chat_template_kwargs key, the value that means on; None: any truthy value), in order.
-    thinking_switch: tuple[tuple[str, Any], ...]
+    # (chat_template_kwargs key, the value that means on, the value that means off; both
+    # None: any truthy value means on), in order.
+    thinking_switch: tuple[tuple[str, Any, Any], ...]
     thinking_default: bool
     has_tool_calls: bool
     has_reasoning: bool
@@ -53,6 +54,9 @@ class FormatEntry:
     # the format that parses it: a bundled name or a spec's path), ...)), in order
     # (parsergen.variant).
     request_options: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
+    # Values the markers' spellings use, read from a tokenizer at load time: (name,
+    # init_kwargs key, vocabulary regex, default) (parsergen.tokenizer_values).
+    tokenizer_values: tuple[tuple[str, str | None, str | None, str], ...] = ()
 
 
 __all__ = ["FormatEntry", "ModelPattern"]

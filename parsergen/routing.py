@@ -338,18 +338,31 @@ class Route:
         given = {k: v for k, v in kwargs.items() if v is not None}
         return {**self.defaults, **given}
 
+    def module_for(self, tokenizer: Any) -> ModuleType:
+        """``module``, its markers spelt as ``tokenizer`` gives them where the spec
+        declares ``tokenizer_values`` (``parsergen.load(..., tokenizer=)``)."""
+        import parsergen
+
+        if tokenizer is None or self.template is not None:
+            return self.module
+        return parsergen.load(self.spec or self.format, tokenizer=tokenizer)
+
     def chat_parser(self, *args: Any, **kwargs: Any) -> Any:
-        """The format's ``ChatParser(*args, **kwargs)`` with the route's defaults."""
-        return self.module.ChatParser(*args, **self.options(kwargs))
+        """The format's ``ChatParser(*args, **kwargs)`` with the route's defaults (the
+        module of the tokenizer given, first or by name)."""
+        module = self.module_for(args[0] if args else kwargs.get("tokenizer"))
+        return module.ChatParser(*args, **self.options(kwargs))
 
     def streaming_parser(self, *args: Any, **kwargs: Any) -> Any:
-        """The format's ``StreamingParser(*args, **kwargs)`` with the route's defaults."""
-        return self.module.StreamingParser(*args, **self.options(kwargs))
+        """The format's ``StreamingParser(*args, **kwargs)`` with the route's defaults (the
+        module of the tokenizer given, first or by name)."""
+        module = self.module_for(args[0] if args else kwargs.get("tokenizer"))
+        return module.StreamingParser(*args, **self.options(kwargs))
 
     def parse(self, text: str, **kwargs: Any) -> Any:
         """The format's ``parse(text, **kwargs)`` (a ``ParsedMessage``) with the route's
-        defaults."""
-        return self.module.parse(text, **self.options(kwargs))
+        defaults (the module of ``tokenizer=``, if given)."""
+        return self.module_for(kwargs.get("tokenizer")).parse(text, **self.options(kwargs))
 
     def thinking(self, chat_template_kwargs: Mapping[str, Any] | None = None) -> bool:
         """Whether a request thinks: its ``chat_template_kwargs`` switch if it sets one,

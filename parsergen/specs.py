@@ -14,13 +14,14 @@ Nothing here imports the compiler until a spec is compiled.
 from __future__ import annotations
 
 import hashlib
+import json
 import importlib.abc
 import importlib.util
 import os
 import sys
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -100,9 +101,12 @@ def _digest(paths: Iterable[Path]) -> str | None:
     return digest.hexdigest()
 
 
-def _compile(path: str | os.PathLike[str]) -> tuple[str, Any]:
-    """The content digest and IR of a spec (compiled once per content; warnings then)."""
-    key = os.path.abspath(path)
+def _compile(path: str | os.PathLike[str],
+             values: Mapping[str, str] | None = None) -> tuple[str, Any]:
+    """The content digest and IR of a spec (compiled once per content and tokenizer
+    values; warnings then)."""
+    chosen = json.dumps(sorted((values or {}).items()))
+    key = os.path.abspath(path) + ("" if values is None else "\0" + chosen)
     known = _SOURCES.get(key)
     if known is not None:
         sources, signature, digest = known
@@ -119,15 +123,24 @@ def _compile(path: str | os.PathLike[str]) -> tuple[str, Any]:
     path = Path(path)
     display = os.fspath(path)
     loaded = load_spec(path, display)  # YAML and extends, to know what to hash
-    digest = hashlib.sha256(sources_bytes(loaded)).hexdigest()
+    made_of = sources_bytes(loaded) + (b"" if values is None else b"\0" + chosen.encode())
+    digest = hashlib.sha256(made_of).hexdigest()
     fmt = _FORMATS.get(digest)
     if fmt is None:
-        fmt = compile_loaded(loaded, display)
-        for problem in spec_warnings(path, loaded, fmt):
-            warnings.warn(problem.warning(), SpecWarning, stacklevel=4)
+        fmt = compile_loaded(loaded, display, values)
+        if not _bundled(path):  # (a bundled grammar with a tokenizer's values: no advice)
+            for problem in spec_warnings(path, loaded, fmt):
+                warnings.warn(problem.warning(), SpecWarning, stacklevel=4)
         _FORMATS[digest] = fmt
     _SOURCES[key] = (list(loaded.sources), _settled(_signature(loaded.sources)), digest)
     return digest, fmt
+
+
+def _bundled(path: Path) -> bool:
+    """Whether ``path`` is one of the grammars shipped with parsergen."""
+    from parsergen.compiler.loader import bundled_grammars
+
+    return path.resolve().parent == bundled_grammars().resolve()
 
 
 class _SourceLoader(importlib.abc.InspectLoader):
@@ -144,9 +157,12 @@ class _SourceLoader(importlib.abc.InspectLoader):
         exec(compile(self.source, self.filename, "exec"), module.__dict__)
 
 
-def load_path(path: str | os.PathLike[str]) -> ModuleType:
-    """The module of the spec at ``path``, compiled in memory; SpecError if it cannot be."""
-    digest, fmt = _compile(path)
+def load_path(path: str | os.PathLike[str], *,
+              values: Mapping[str, str] | None = None) -> ModuleType:
+    """The module of the spec at ``path``, compiled in memory; SpecError if it cannot be.
+
+    ``values``: its ``tokenizer_values`` as a tokenizer gives them (else the defaults)."""
+    digest, fmt = _compile(path, values)
     return import_format(digest, fmt, os.fspath(path))
 
 

@@ -39,7 +39,7 @@ def test_the_index_agrees_with_the_module(name: str) -> None:
     assert sorted(entry.aliases) == sorted(spec.get("aliases", ()))
     assert entry.models == tuple(ModelPattern(m) if isinstance(m, str) else ModelPattern(**m)
                                  for m in spec.get("models", ()))
-    switch = [(e, None) if isinstance(e, str) else (e["key"], e["on"])
+    switch = [(e, None, None) if isinstance(e, str) else (e["key"], e.get("on"), e.get("off"))
               for e in spec.get("thinking_switch", ())]
     assert list(entry.thinking_switch) == switch
     terminals = spec["terminals"]
@@ -78,7 +78,7 @@ def test_entry_by_alias_and_unknown_names() -> None:
 
 
 def test_switches_with_a_value_that_means_on() -> None:
-    assert parsergen.entry("minimax_m3").thinking_switch == (("thinking_mode", "enabled"),)
+    assert parsergen.entry("minimax_m3").thinking_switch == (("thinking_mode", "enabled", None),)
     assert parsergen.thinking("minimax_m3", {"thinking_mode": "enabled"}) is True
     assert parsergen.thinking("minimax_m3", {"thinking_mode": "disabled"}) is False
     # The first key the request sets wins.

@@ -263,6 +263,9 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     ("tencent/Hunyuan-A13B-Instruct", "hunyuan_a13b", {}),
     ("tencent/Hunyuan-A13B-Instruct-FP8", "hunyuan_a13b", {}),
     ("tencent/Hunyuan-A13B-Instruct-GPTQ-Int4", "hunyuan_a13b", {}),
+    # Tencent HY 3 (vLLM's hy_v3 tests and its Rust frontend's model map, vllm-project/vllm#43872).
+    ("tencent/Hy3-preview", "hy_v3", {}),
+    ("tencent/Hy4-preview", "hy_v4", {}),  # (huggingface.co/tencent/Hy4-preview)
     # Cohere Command A and R7B: <|START_ACTION|> JSON arrays (vLLM's cohere_command3);
     # Command A Reasoning's prompt opens its thinking (cohere_command4). Command R and R+
     # (c4ai-command-r-v01, -plus) write another format and stay unrouted.

@@ -33,6 +33,12 @@ from support.goldens import Golden, dump  # noqa: E402
 from golden_corpus import CORPUS, REFERENCES, TOOLS, Lit  # noqa: E402
 
 
+def thinking_kwargs(ref, thinking: bool) -> dict:
+    """The chat_template_kwargs that turn thinking on or off for ``ref``'s parsers."""
+    value = ref.thinking_values[0] if thinking else ref.thinking_values[1]
+    return {key: value for key in ref.thinking_keys}
+
+
 def vllm_parser(fmt: str, tokenizer, thinking: bool):
     """vLLM's full parser (engine plus assembly) for the format."""
     import importlib
@@ -40,7 +46,7 @@ def vllm_parser(fmt: str, tokenizer, thinking: bool):
     ref = REFERENCES[fmt]
     module_name, cls_name = ref.parser.rsplit(".", 1)
     cls = getattr(importlib.import_module(module_name), cls_name)
-    kwargs = {key: thinking for key in ref.thinking_keys}
+    kwargs = thinking_kwargs(ref, thinking)
     return cls(tokenizer, chat_request().tools, chat_template_kwargs=kwargs)
 
 
@@ -145,8 +151,7 @@ def request_options(fmt: str, case=None) -> dict:
 def template_kwargs(fmt: str, thinking: bool, case=None) -> dict:
     """A case's chat_template_kwargs for the parsers: the thinking switch and the
     request options."""
-    return {**{key: thinking for key in REFERENCES[fmt].thinking_keys},
-            **request_options(fmt, case)}
+    return {**thinking_kwargs(REFERENCES[fmt], thinking), **request_options(fmt, case)}
 
 
 def message_lines(reasoning, content, calls) -> list[str]:

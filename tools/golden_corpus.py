@@ -39,6 +39,8 @@ class Reference:
     parser: str | None  # module.Class in vllm.parser
     tokenizer: str  # name in tests/support/tokenizers.py
     thinking_keys: tuple[str, ...] = ("enable_thinking",)  # chat_template_kwargs it reads
+    # The value each key is given with thinking on, and off.
+    thinking_values: tuple[object, object] = (True, False)
     reasoning: str | None = None  # vLLM reasoning parser name (legacy)
     tool: str | None = None  # vLLM tool parser name (legacy)
     # vLLM composes the two into one parser that parses whole itself (parse()), its
@@ -1058,6 +1060,83 @@ K2_JSON = k2_cases(
 ]
 
 
+# -- Tencent HY 3: <tool_calls>\n<tool_call>NAME<tool_sep>\n<arg_key>K</arg_key>\n<arg_value>V
+# </arg_value>\n</tool_call>\n</tool_calls>, as vLLM's hy_v3 tests write calls
+# (tests/tool_parsers/test_hy_v3_tool_parser.py); reasoning only with reasoning_effort.
+
+HY_WEATHER = ("<tool_call>", "get_weather", "<tool_sep>", "\n", "<arg_key>", "city", "</arg_key>",
+              "\n", "<arg_value>", "Beijing", "</arg_value>", "\n", "<arg_key>", "days",
+              "</arg_key>", "\n", "<arg_value>", "3", "</arg_value>", "\n", "</tool_call>")
+HY_DATE = ("<tool_call>", "get_time", "<tool_sep>", "\n", "</tool_call>")
+
+HY_V3 = [
+    Case("content_only", ("This is a plain response.",), thinking=False),
+    Case("one_call", ("<tool_calls>", "\n", *HY_WEATHER, "\n", "</tool_calls>"), thinking=False),
+    Case("zero_arg_inline", ("<tool_calls>", *HY_DATE, "</tool_calls>"), thinking=False),
+    Case("text_then_call", ("Checking.", "<tool_calls>", "\n", *HY_DATE, "\n", "</tool_calls>"),
+         thinking=False),
+    Case("two_calls", ("<tool_calls>", "\n", *HY_WEATHER, "\n", *HY_DATE, "\n", "</tool_calls>"),
+         thinking=False),
+    Case("same_line_args", ("<tool_calls>", "<tool_call>", "search", "<tool_sep>", "<arg_key>",
+                            "q", "</arg_key>", "<arg_value>", "HY 3 release", "</arg_value>",
+                            "</tool_call>", "</tool_calls>"), thinking=False),
+    Case("schema_typed", ("<tool_calls>", "\n", "<tool_call>", "get_weather", "<tool_sep>", "\n",
+                          "<arg_key>", "days", "</arg_key>", "\n", "<arg_value>", "07",
+                          "</arg_value>", "\n", "</tool_call>", "\n", "</tool_calls>"),
+         thinking=False),
+    Case("multiline_value", ("<tool_calls>", "\n", "<tool_call>", "write_file", "<tool_sep>",
+                             "\n", "<arg_key>", "path", "</arg_key>", "\n", "<arg_value>",
+                             "/tmp/a.py", "</arg_value>", "\n", "<arg_key>", "content",
+                             "</arg_key>", "\n", "<arg_value>", "def f():\n    return \"x\"\n",
+                             "</arg_value>", "\n", "</tool_call>", "\n", "</tool_calls>"),
+         thinking=False),
+    Case("no_think_keeps_think_text", ("<think>", "hidden", "</think>", "Answer."),
+         thinking=False),
+    Case("reasoning_then_content", ("Let me think.", "</think>", "The answer is 4.")),
+    Case("reasoning_opened", ("<think>", "Let me think.", "</think>", "The answer is 4.")),
+    Case("reasoning_then_call", ("Need the weather.", "</think>", "<tool_calls>", "\n",
+                                 *HY_WEATHER, "\n", "</tool_calls>")),
+    Case("unfinished_reasoning", ("Still thinking",)),
+    Case("unfinished_call", ("<tool_calls>", "\n", "<tool_call>", "write_file", "<tool_sep>",
+                             "\n", "<arg_key>", "path", "</arg_key>", "\n", "<arg_value>",
+                             "/tmp/a"), thinking=False),
+]
+
+
+# -- Tencent HY 4: <tool_calls><tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>
+# </tool_call></tool_calls> (no <tool_sep>), as vLLM's hy_v4 tests write calls
+# (tests/tool_parsers/test_hy_v4_tool_parser.py); reasoning unless reasoning_effort is no_think.
+
+def _hy4_arg(key: str, value: str) -> tuple[str, ...]:
+    return ("<arg_key>", key, "</arg_key>", "<arg_value>", value, "</arg_value>")
+
+
+HY4_WEATHER = ("<tool_call>", "get_weather", *_hy4_arg("city", "Beijing"), *_hy4_arg("days", "3"),
+               "</tool_call>")
+HY4_TIME = ("<tool_call>", "get_time", "</tool_call>")
+
+HY_V4 = [
+    Case("content_only", ("A plain response.",), thinking=False),
+    Case("one_call", ("sure!", "<tool_calls>", *HY4_WEATHER, "</tool_calls>"), thinking=False),
+    Case("zero_arg_call", ("<tool_calls>", *HY4_TIME, "</tool_calls>"), thinking=False),
+    Case("two_calls", ("<tool_calls>", *HY4_WEATHER, *HY4_TIME, "</tool_calls>"), thinking=False),
+    Case("non_ascii_value", ("<tool_calls>", "<tool_call>", "get_weather", *_hy4_arg("city", "北京"),
+                             "</tool_call>", "</tool_calls>"), thinking=False),
+    Case("schema_typed", ("<tool_calls>", "<tool_call>", "get_weather", *_hy4_arg("days", "07"),
+                          "</tool_call>", "</tool_calls>"), thinking=False),
+    Case("no_think_keeps_think_text", ("<think>", "hidden", "</think>", "Answer."),
+         thinking=False),
+    Case("reasoning_then_content", ("Let me think.", "</think>", "The answer is 4.")),
+    Case("reasoning_opened", ("<think>", "Let me think.", "</think>", "The answer is 4.")),
+    Case("reasoning_then_call", ("Need the weather.", "</think>", "<tool_calls>", *HY4_WEATHER,
+                                 "</tool_calls>")),
+    Case("unfinished_reasoning", ("Still thinking",)),
+    Case("missing_calls_end", ("<tool_calls>", *HY4_TIME), thinking=False),
+    Case("unfinished_call", ("<tool_calls>", "<tool_call>", "write_file", "<arg_key>", "path",
+                             "</arg_key>", "<arg_value>", "/tmp/a"), thinking=False),
+]
+
+
 # -- OpenBMB MiniCPM5: <function name="NAME"><param name="K">V</param></function> ---------
 
 M_WEATHER = '<function name="get_weather"><param name="city">Paris</param><param name="days">3</param></function>'
@@ -1253,6 +1332,8 @@ CORPUS: dict[str, list[Case]] = {
     "hunyuan_a13b": HUNYUAN,
     "k2_horizon": K2_XML,
     "k2_horizon_json": K2_JSON,
+    "hy_v3": HY_V3,
+    "hy_v4": HY_V4,
     "granite_thinking": qwen_like(),
     "deepseek_v3": deepseek_cases(True, (), False),
     "deepseek_r1": deepseek_cases(True, ("Let me think.\n", "</think>", "\n\n"), True)[:-1],
@@ -1324,6 +1405,10 @@ REFERENCES: dict[str, Reference] = {
     "k2_horizon": Reference(None, "k2_horizon", (), reasoning="k2_horizon", tool="k2_horizon"),
     "k2_horizon_json": Reference(None, "k2_horizon", (), reasoning="k2_horizon",
                                  tool="k2_horizon", kwargs=(("tool_call_format", "json"),)),
+    "hy_v3": Reference(None, "hy_v3", thinking_keys=("reasoning_effort",),
+                       thinking_values=("high", "no_think"), reasoning="hy_v3", tool="hy_v3"),
+    "hy_v4": Reference(None, "hy_v3", thinking_keys=("reasoning_effort",),
+                       thinking_values=("high", "no_think"), reasoning="hy_v4", tool="hy_v4"),
     "granite_thinking": Reference("vllm.parser.granite_thinking.GraniteThinkingParser",
                                   "qwen3.6"),
     "deepseek_v3": Reference(None, "deepseek", tool="deepseek_v3"),

@@ -20,6 +20,8 @@ pub mod glm47_moe; // grammars/glm47_moe.yaml
 pub mod granite33; // grammars/granite33.yaml
 pub mod granite_thinking; // grammars/granite_thinking.yaml
 pub mod hunyuan_a13b; // grammars/hunyuan_a13b.yaml
+pub mod hy_v3; // grammars/hy_v3.yaml
+pub mod hy_v4; // grammars/hy_v4.yaml
 pub mod inkling; // grammars/inkling.yaml
 pub mod k2_horizon; // grammars/k2_horizon.yaml
 pub mod k2_horizon_json; // grammars/k2_horizon_json.yaml
@@ -69,6 +71,8 @@ pub static FORMATS: &[&Format] = &[
     &granite33::FORMAT,
     &granite_thinking::FORMAT,
     &hunyuan_a13b::FORMAT,
+    &hy_v3::FORMAT,
+    &hy_v4::FORMAT,
     &inkling::FORMAT,
     &k2_horizon::FORMAT,
     &k2_horizon_json::FORMAT,
@@ -127,6 +131,8 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "harmony" => Box::new(openai::OpenaiReasoningParser::new(tokenizer, thinking)),
         "holo2" => Box::new(qwen3_reasoning::Qwen3ReasoningOnlyParser::new(tokenizer, thinking)),
         "hunyuan_a13b" => Box::new(hunyuan_a13b::HunyuanA13bReasoningParser::new(tokenizer, thinking)),
+        "hy_v3" => Box::new(hy_v3::HyV3ReasoningParser::new(tokenizer, thinking)),
+        "hy_v4" => Box::new(hy_v4::HyV4ReasoningParser::new(tokenizer, thinking)),
         "inkling" => Box::new(inkling::InklingReasoningParser::new(tokenizer, thinking)),
         "k2_horizon" => Box::new(k2_horizon::K2HorizonReasoningParser::new(tokenizer, thinking)),
         "k2_horizon_json" => Box::new(k2_horizon_json::K2HorizonJsonReasoningParser::new(tokenizer, thinking)),
@@ -217,6 +223,8 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "hermes-3", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hermes-4", format: "hermes", thinking: None }, // grammars/hermes.yaml, line 9
     ModelPattern { pattern: "hunyuan-a13b", format: "hunyuan_a13b", thinking: None }, // grammars/hunyuan_a13b.yaml, line 11
+    ModelPattern { pattern: "hy3", format: "hy_v3", thinking: None }, // grammars/hy_v3.yaml, line 7
+    ModelPattern { pattern: "hy4", format: "hy_v4", thinking: None }, // grammars/hy_v4.yaml, line 6
     ModelPattern { pattern: "ifm/k2-horizon", format: "k2_horizon", thinking: None }, // grammars/k2_horizon.yaml, line 15
     ModelPattern { pattern: "inkling", format: "inkling", thinking: None }, // grammars/inkling.yaml, line 4
     ModelPattern { pattern: "internlm2-chat", format: "internlm", thinking: None }, // grammars/internlm.yaml, line 9

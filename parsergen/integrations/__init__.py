@@ -37,6 +37,26 @@ def entry(module: ModuleType) -> FormatEntry:
     return found if found is not None else parsergen.entry(module.FORMAT)
 
 
+def template_kwargs(request: Any) -> dict[str, Any]:
+    """A request's chat template kwargs as vLLM renders the prompt with them: its
+    ``chat_template_kwargs``, its ``reasoning_effort`` field over them when set (vLLM
+    0.33's ``build_chat_params``; a parser the server builds gets them so merged)."""
+    kwargs = dict(getattr(request, "chat_template_kwargs", None) or {})
+    effort = getattr(request, "reasoning_effort", None)
+    if effort not in (None, "auto"):
+        kwargs["reasoning_effort"] = effort
+    return kwargs
+
+
+def tokenized(module: ModuleType, tokenizer: Any) -> ModuleType:
+    """``module``, or, where its spec's markers use ``tokenizer_values``, the module whose
+    markers are spelt as ``tokenizer`` gives them (``parsergen.load(..., tokenizer=)``)."""
+    if tokenizer is None or not entry(module).tokenizer_values:
+        return module
+    own = parsergen.specs.module_entry(module) is not None  # a user's spec: by its path
+    return parsergen.load(module.__file__ if own else module.FORMAT, tokenizer=tokenizer)
+
+
 @lru_cache(maxsize=None)
 def user_modules(specs: str | None = None) -> dict[str, ModuleType]:
     """Formats from the user's specs (``PARSERGEN_SPECS`` unless given): name -> module.
@@ -106,4 +126,5 @@ def variant(module: ModuleType, chat_template_kwargs: Mapping[str, Any] | None) 
 
 
 __all__ = ["SPECS_VARIABLE", "TEMPLATE_NAMES", "compile_module", "entry", "formats",
-           "template_module", "thinking", "user_modules", "variant"]
+           "template_kwargs", "template_module", "thinking", "tokenized", "user_modules",
+           "variant"]

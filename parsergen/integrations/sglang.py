@@ -197,7 +197,7 @@ class ParsergenReasoningDetector(BaseReasoningFormatDetector):
     def _reasoning_default(self) -> str | None:
         """How SGLang decides ``force_reasoning`` from a request when the chat template
         does not say: by the spec's thinking switch, else by where the spec starts."""
-        for key, _ in integrations.entry(self.MODULE).thinking_switch:
+        for key, *_ in integrations.entry(self.MODULE).thinking_switch:
             if key in ("thinking", "enable_thinking"):
                 on = self.MODULE.StreamingParser(None).thinking
                 return key if on else f"explicit_{key}"

@@ -96,6 +96,8 @@ class ParsergenReasoningParser(ParserEngineReasoningAdapter):
         # the format does not list, as vLLM's own parsers refuse one).
         self.MODULE = integrations.variant(  # type: ignore[misc]
             self.MODULE, kwargs.get("chat_template_kwargs"))
+        # (markers the served tokenizer spells: its spec's tokenizer_values)
+        self.MODULE = integrations.tokenized(self.MODULE, tokenizer)  # type: ignore[misc]
         self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
         self._prompt_ids: list[int] = []
         self._chat = self._new_chat()
@@ -291,6 +293,8 @@ class ParsergenToolParser(ParserEngineToolAdapter):
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None, **kwargs: Any) -> None:
         ToolParser.__init__(self, tokenizer, tools)
+        # (markers the served tokenizer spells: its spec's tokenizer_values)
+        self.MODULE = integrations.tokenized(self.MODULE, tokenizer)  # type: ignore[misc]
         self._tool_list = list(tools or ())  # as given: pydantic models or dicts
         self._thinking = integrations.thinking(self.MODULE, kwargs.get("chat_template_kwargs"))
         self._skip_reasoning = False
@@ -313,7 +317,8 @@ class ParsergenToolParser(ParserEngineToolAdapter):
 
     def _variant(self, request: Any) -> ModuleType:
         """The format's variant the request's chat_template_kwargs choose (request_options)."""
-        return integrations.variant(self.MODULE, getattr(request, "chat_template_kwargs", None))
+        module = integrations.variant(self.MODULE, getattr(request, "chat_template_kwargs", None))
+        return module if module is self.MODULE else integrations.tokenized(module, self.model_tokenizer)
 
     def get_structural_tag(self, request: Any, *, reasoning: bool = False,
                            strict_level: ToolStrictLevel = ToolStrictLevel.AUTO) -> Any:
@@ -355,8 +360,7 @@ class ParsergenToolParser(ParserEngineToolAdapter):
         module = self._variant(request)
         thinking = self._thinking
         if thinking is None:
-            thinking = integrations.thinking(
-                module, getattr(request, "chat_template_kwargs", None))
+            thinking = integrations.thinking(module, integrations.template_kwargs(request))
         chat = module.ChatParser(self.model_tokenizer, tools=tools, thinking=thinking,
                                       tool_choice=_plain(getattr(request, "tool_choice", None)),
                                       stream_calls=self.STREAM_CALLS)

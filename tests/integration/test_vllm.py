@@ -212,6 +212,8 @@ def _kwargs(fmt: str, thinking: bool) -> dict | None:
     entry = switch[0]
     if isinstance(entry, str):
         return {entry: thinking}
+    if "off" in entry:  # any other value turns thinking on
+        return {entry["key"]: True if thinking else entry["off"]}
     return {entry["key"]: entry["on"] if thinking else False}
 
 
@@ -555,3 +557,65 @@ def test_reasoning_parser_memory_stays_flat_however_long_the_reasoning() -> None
     assert long < short * 2 + 200_000, (short, long)
     # And the handover is still exact: the content after </think>, raw.
     assert short_content == long_content == "\n\nThe answer"
+
+
+# HY 3 and 4 with a checkpoint's suffix (tokenizer_values: HY 3's token_suffix, HY 4's
+# vocabulary): the plugin spells the markers as the served tokenizer does, and reads
+# reasoning_effort from chat_template_kwargs or from the request's own field (vLLM
+# merges it into the template kwargs).
+_S = ":a1b2c3d4"
+HY_SUFFIXED = {
+    "hy_v3": (f"Need the weather.</think{_S}>Checking.<tool_calls{_S}>\n<tool_call{_S}>"
+              f"get_weather<tool_sep{_S}>\n<arg_key{_S}>city</arg_key{_S}>\n<arg_value{_S}>"
+              f"Beijing</arg_value{_S}>\n</tool_call{_S}>\n</tool_calls{_S}>"),
+    "hy_v4": (f"Need the weather.</think{_S}>Checking.<tool_calls{_S}><tool_call{_S}>"
+              f"get_weather<arg_key{_S}>city</arg_key{_S}><arg_value{_S}>Beijing"
+              f"</arg_value{_S}></tool_call{_S}></tool_calls{_S}>"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(HY_SUFFIXED))
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("kwargs, request_fields, thinking", [
+    ({"reasoning_effort": "high"}, {}, True),
+    (None, {"reasoning_effort": "high"}, True),
+    ({"reasoning_effort": "no_think"}, {}, False),
+    (None, {}, None),  # the format's default: hy_v3 does not reason, hy_v4 does
+])
+def test_markers_spelt_by_the_served_tokenizer(kwargs: dict | None, request_fields: dict,
+                                               thinking: bool | None, stream: bool,
+                                               fmt: str) -> None:
+    if thinking is None:
+        thinking = parsergen.entry(fmt).thinking_default
+    tokenizer = toks.hy_v3_suffixed()
+    ids = tokenizer.encode(HY_SUFFIXED[fmt], add_special_tokens=False)
+    deltas = [([i], tokenizer.decode([i])) for i in ids]
+    # Hy3's template ends the prompt in <think> to reason, in <think></think> not to
+    # (vllm-project/vllm#48800).
+    opened = f"<think{_S}>" + ("" if thinking else f"</think{_S}>")
+    prompt = tokenizer.encode(PROMPT + opened, add_special_tokens=False)
+    tools = _tools(fmt)
+
+    def message(parser: str) -> tuple[Any, ...]:
+        got = serve(parser, tokenizer, deltas, prompt, stream=stream, tools=tools,
+                    kwargs=kwargs, **request_fields)
+        if not stream:
+            m = got.choices[0].message
+            return (m.reasoning, m.content,
+                    [(tc.function.name, tc.function.arguments) for tc in m.tool_calls])
+        reasoning, content, calls = "", "", {}
+        for payload in got:
+            for choice in payload.get("choices", ()):
+                delta = choice["delta"]
+                reasoning += delta.get("reasoning") or ""
+                content += delta.get("content") or ""
+                for tc in delta.get("tool_calls") or ():
+                    name, args = calls.get(tc["index"], ("", ""))
+                    fn = tc.get("function") or {}
+                    calls[tc["index"]] = (name + (fn.get("name") or ""),
+                                          args + (fn.get("arguments") or ""))
+        return reasoning or None, content or None, [calls[i] for i in sorted(calls)]
+
+    ours, theirs = message(f"parsergen_{fmt}"), message(fmt)
+    assert ours[2] and ours == theirs
+    assert (ours[0] is not None) == thinking

@@ -43,8 +43,10 @@ def _bytes_to_unicode() -> dict[int, str]:
 BYTE_CHARS = _bytes_to_unicode()
 
 
-def _wrap(tok: Tokenizer, specials: list[tuple[int, str, bool]], eos: str | None) -> Any:
-    """A transformers fast tokenizer around ``tok``; ``specials``: (id, text, special)."""
+def _wrap(tok: Tokenizer, specials: list[tuple[int, str, bool]], eos: str | None,
+          **init_kwargs: Any) -> Any:
+    """A transformers fast tokenizer around ``tok``; ``specials``: (id, text, special);
+    ``init_kwargs``: tokenizer_config.json entries it keeps (``tokenizer.init_kwargs``)."""
     from transformers import PreTrainedTokenizerFast
 
     for tid, text, special in sorted(specials):
@@ -58,7 +60,7 @@ def _wrap(tok: Tokenizer, specials: list[tuple[int, str, bool]], eos: str | None
             raise RuntimeError(f"{text!r} got id {got}, expected {tid}")
     extra = [text for _, text, special in sorted(specials) if special and text != eos]
     return PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token=eos, additional_special_tokens=extra
+        tokenizer_object=tok, eos_token=eos, additional_special_tokens=extra, **init_kwargs
     )
 
 
@@ -114,7 +116,8 @@ def qwen36() -> Any:
     return _wrap(tok, specials, eos="<|im_end|>")
 
 
-def _byte_level(offset: int, specials: list[tuple[int, str, bool]], eos: str | None) -> Any:
+def _byte_level(offset: int, specials: list[tuple[int, str, bool]], eos: str | None,
+                **init_kwargs: Any) -> Any:
     """One token per byte (ids offset..offset+255) plus ``specials`` at their ids."""
     vocab = {BYTE_CHARS[b]: offset + b for b in range(256)}
     # An added token already in the model's vocab keeps that id, so sparse ids work.
@@ -122,7 +125,7 @@ def _byte_level(offset: int, specials: list[tuple[int, str, bool]], eos: str | N
     tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     tok.decoder = decoders.ByteLevel()
-    return _wrap(tok, specials, eos=eos)
+    return _wrap(tok, specials, eos=eos, **init_kwargs)
 
 
 @lru_cache(maxsize=1)
@@ -576,6 +579,33 @@ def k2_horizon() -> Any:
              "<ifm|arg_type>", "</ifm|arg_type>", "<ifm|arg_value>", "</ifm|arg_value>"]
     specials = [(i, t, True) for i, t in enumerate(names)]
     return _byte_level(100, specials, eos="<|ifm|im_end|>")
+# HY 3's structural tokens: added tokens, not special (vllm-project/vllm#43872), ids assumed.
+_HY_TAGS = ["<think>", "</think>", "<tool_calls>", "</tool_calls>", "<tool_call>",
+            "</tool_call>", "<tool_sep>", "<arg_key>", "</arg_key>", "<arg_value>",
+            "</arg_value>"]
+_HY_TURN = ["<|hy_begin_of_sentence|>", "<|hy_end_of_sentence|>", "<|hy_User|>",
+            "<|hy_Assistant|>"]
+
+
+def _hy(suffix: str) -> Any:
+    specials = [(i, t, True) for i, t in enumerate(_HY_TURN)]
+    specials += [(300 + i, t.replace(">", f"{suffix}>"), False) for i, t in enumerate(_HY_TAGS)]
+    return _byte_level(10, specials, eos="<|hy_end_of_sentence|>",
+                       **({"token_suffix": suffix} if suffix else {}))
+
+
+@lru_cache(maxsize=1)
+def hy_v3() -> Any:
+    """Tencent HY 3 (Hy3-preview): its structural tokens without a suffix, as its
+    tokenizer has them (vLLM's hy_v3 tests); turn tokens and all ids assumed."""
+    return _hy("")
+
+
+@lru_cache(maxsize=1)
+def hy_v3_suffixed() -> Any:
+    """HY 3 with a checkpoint's ``token_suffix`` (":a1b2c3d4", assumed) in its
+    init_kwargs and on every structural token, as vLLM's hy_v3 parsers read it."""
+    return _hy(":a1b2c3d4")
 
 
 TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_oss": seed_oss,
@@ -591,7 +621,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
               "apertus": apertus, "functiongemma": functiongemma,
               "olmo3": olmo3, "muse": muse, "cohere": cohere,
               "gigachat3": gigachat3, "hunyuan": hunyuan,
-              "k2_horizon": k2_horizon}
+              "k2_horizon": k2_horizon, "hy_v3": hy_v3, "hy_v3_suffixed": hy_v3_suffixed}
 
 
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
@@ -619,6 +649,7 @@ FORMAT_TOKENIZERS = {
     "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
     "hunyuan_a13b": "hunyuan",
     "k2_horizon": "k2_horizon", "k2_horizon_json": "k2_horizon",
+    "hy_v3": "hy_v3", "hy_v4": "hy_v3",
 }
 
 
