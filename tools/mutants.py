@@ -51,6 +51,14 @@ result and SURVIVED it; run alone by hand, test_broken_calls.py catches the firs
 quoted-skip-passes-special), test_marker_values.py the second (deepseek_v32's close tag
 inside a value), so both files joined the fast selection.
 
+Added 2026-12-05 (issue 36, a call marker quoted in prose): reasoning-quoted-marker-counts,
+reasoning-gate-no-space, reasoning-gates-none and envelope-name-any-value.  A run with
+``--only`` on a loaded machine (load average 13) had the fast selection time out on the
+first; each was then applied by hand and caught by tests/test_broken_calls.py (-k
+reasoning, gated, name_belongs: test_a_call_marker_quoted_in_reasoning_is_reasoning,
+test_a_call_in_reasoning_still_ends_it, test_gated_formats,
+test_words_where_a_calls_name_belongs_are_no_call), which is in the fast selection.
+
 Not part of the default pytest run; ``tests/test_mutants.py`` checks that every snippet
 still occurs exactly once in the current source, so the list does not rot.
 """
