@@ -92,7 +92,8 @@ from .structural import structural_tag as build_structural_tag
 # 18: PatternLexicon and pattern_group (pattern terminals, runtime/patterns.py).
 # 19: ChatParser.NAME_LEAD, NAME_TAIL and ARGUMENTS_END_CALL (a cut name that is words is prose;
 #     text after the arguments of a call they end is content).
-RUNTIME_VERSION = 19
+# 20: an argument syntax's json_fallback (ArgumentSyntax.fallback reads nameless calls).
+RUNTIME_VERSION = 20
 
 
 def require_runtime(version: int) -> None:
