@@ -275,6 +275,17 @@ def _gigachat3_calls(calls) -> str:
         {"name": name, "arguments": args}, ensure_ascii=False) for name, args in calls)
 
 
+def _dots_calls(calls) -> str:
+    # vLLM's dots parser docstring: one <dots_function_call> block of <invoke> elements,
+    # one element per line; strings as written, other values as JSON text.
+    def value(v):
+        return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return "<dots_function_call>\n" + "\n".join(
+        f'<invoke name="{name}">\n' + "".join(
+            f'<parameter name="{k}">{value(v)}</parameter>\n' for k, v in args.items())
+        + "</invoke>" for name, args in calls) + "\n</dots_function_call>"
+
+
 @dataclass(frozen=True)
 class Format:
     name: str
@@ -347,6 +358,9 @@ FORMATS = {
     "xlam": Format("xlam", "llama3", "", "", _xlam_calls, (), "<|eot_id|>"),
     # MiniCPM5: no reasoning split off; its call tags are plain text (ChatML's <|im_end|>).
     "minicpm5": Format("minicpm5", "qwen3.6", "", "", _minicpm5_calls, (), "<|im_end|>"),
+    # Dots: no reasoning split off (vLLM has no dots reasoning parser); plain-text tags, in
+    # the qwen3.6 test tokenizer's ChatML turn (no Dots chat template is public here).
+    "dots": Format("dots", "qwen3.6", "", "", _dots_calls, (), "<|im_end|>"),
     # Muse: recipient-scoped messages (no think markers); its framing tokens at assumed ids.
     "muse": Format("muse", "muse", "", "", None, ("<|start|>", "<|message|>", "<|eom|>"),
                    "<|eot|>", _muse_messages),
@@ -442,6 +456,8 @@ PROMPTS = {
                         "<|im_start|>assistant\n<think>"),
     ("olmo3", "closed"): "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
                          "<|im_start|>assistant\n",
+    ("dots", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                         "<|im_start|>assistant\n"),
     ("minicpm5", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
                              "<|im_start|>assistant\n"),
     # Muse: the prompt ends with the assistant's role; the completion starts in a header.
@@ -548,6 +564,8 @@ CASES = [
           ("full", "open", FULL), ("reasoning-then-call", "open", Message(REASONING, None, (NOTE,))),
           ("closed-content-and-call", "closed", Message(None, CONTENT, (WEATHER,))),
           ("closed-content-only", "closed", Message(None, CONTENT)))),
+    Case("dots-calls", "dots", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("dots-content-and-call", "dots", "closed", Message(None, CONTENT, (NOTE,))),
     Case("minicpm5-calls", "minicpm5", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("minicpm5-content-and-call", "minicpm5", "closed", Message(None, CONTENT, (NOTE,))),
     # A value with markup (a close tag, XML's ]]>) is written as CDATA and read back exactly.

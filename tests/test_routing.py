@@ -246,6 +246,8 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # OpenBMB MiniCPM5: <function>/<param> calls (huggingface.co/openbmb/MiniCPM5-1B;
     # vLLM's minicpm5 parser); MiniCPM-V and MiniCPM4 are other formats.
     ("openbmb/MiniCPM5-1B", "minicpm5", {}),
+    # dots3: served with --tool-call-parser dots (recipes.vllm.ai/dots-studio/dots3-note-prev).
+    ("dots-studio/dots3-note-prev", "dots", {}),
     ("openbmb/MiniCPM5-1B-GGUF", "minicpm5", {}),
     # GigaChat 3 and 3.1: one JSON call after function call<|role_sep|> or <|function_call|>
     # (vLLM's gigachat3 parser, vllm-project/vllm#36664).

@@ -186,6 +186,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "deepseek-v{>=4.1,<5}", format: "deepseek_v41", thinking: Some(true) }, // grammars/deepseek_v41.yaml, line 7
     ModelPattern { pattern: "deepseek-v4", format: "deepseek_v4", thinking: Some(true) }, // grammars/deepseek_v4.yaml, line 9
     ModelPattern { pattern: "devstral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
+    ModelPattern { pattern: "dots3", format: "dots", thinking: None }, // grammars/dots.yaml, line 10
     ModelPattern { pattern: "ernie-4.5-21b-a3b-thinking", format: "ernie45", thinking: None }, // grammars/ernie45.yaml, line 9
     ModelPattern { pattern: "functiongemma", format: "functiongemma", thinking: None }, // grammars/functiongemma.yaml, line 8
     ModelPattern { pattern: "gemma-4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 8

@@ -556,7 +556,7 @@ FORMAT_TOKENIZERS = {
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
-    "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
+    "xlam": "llama3", "minicpm5": "qwen3.6", "dots": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
     "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
 }
 
