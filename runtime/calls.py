@@ -335,7 +335,8 @@ class ToolCalls:
             deltas[call.index], call.held = call.held, None
         writer = call.writer or call.reader.writer
         self.warnings.extend(f"tool call {call.index}: {w}" for w in writer.warnings)
-        if call.writer is None:  # its own object named it: what it broke on after its name
+        if self.syntax.names_call or call.writer is None and self.syntax.fallback is not None:
+            # Its own object named it: what the object broke on after its name.
             self.warnings.extend(f"tool call {call.index} {w}" for w in call.reader.warnings)
 
     def _close(self, call: Call) -> None:
@@ -354,7 +355,7 @@ class ToolCalls:
             return cut
         if not call.sent and reader is None and self.events.state_id != TOOL_ARGS:
             return True  # still inside the name
-        if not self.syntax.closes_itself and call.writer is not None:  # (else JSON: args())
+        if not self.syntax.closes_itself and not (call.writer is None and self.syntax.fallback):
             return True  # no end marker, and nothing else says the arguments ended
         return reader is not None and not reader.complete()
 
