@@ -39,6 +39,7 @@ FORMATS = (
     "magistral_2506",
     "mimo",
     "minicpm5",
+    "minicpmv",
     "minimax_m2",
     "minimax_m2_reasoning",
     "minimax_m3",
@@ -888,6 +889,37 @@ INDEX = (
         turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
         reasoning_start=None,
         reasoning_end=None,
+    ),
+    # grammars/minicpmv.yaml
+    FormatEntry(
+        name="minicpmv",
+        description="OpenBMB MiniCPM-V (4.5 and later) - the qwen3 grammar; <|im_end|> and the reserved marker tokens dropped",
+        aliases=(),
+        models=(ModelPattern("minicpm-v"),),  # models (line 16)
+        thinking_switch=(("enable_thinking", None),),
+        thinking_default=True,
+        has_tool_calls=True,
+        has_reasoning=True,
+        token_markers=(
+            "<|im_end|>",
+            "<|reserved_12|>",
+            "</think>",
+            "<think>",
+            "</tool_call>",
+            "<tool_call>",
+        ),
+        text_markers=(
+            ">",
+            "</function>",
+            "<function=",
+            "</parameter>",
+            "<parameter=",
+            "<reserved_12>",
+        ),
+        preserve_tokens=(),
+        turn_boundary_tokens=("<|im_end|>", "<|im_start|>"),
+        reasoning_start="<think>",
+        reasoning_end="</think>",
     ),
     # grammars/minimax_m2.yaml
     FormatEntry(

@@ -302,6 +302,9 @@ class Format:
 FORMATS = {
     "qwen3": Format("qwen3", "qwen3.6", "<think>", "</think>", _qwen3_calls,
                     ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
+    # MiniCPM-V 4.5: Qwen3-based, ChatML turns, qwen3's reasoning and calls.
+    "minicpmv": Format("minicpmv", "qwen3.6", "<think>", "</think>", _qwen3_calls,
+                       ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
     "deepseek_v31": Format("deepseek_v31", "deepseek", "<think>", "</think>",
                            _deepseek_v31_calls,
                            ("</think>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
@@ -421,6 +424,7 @@ PROMPTS = {
     # (format, kind) -> prompt; "open": the completion starts inside reasoning.
     ("qwen3", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
     ("qwen3", "closed"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n\n</think>\n\n",
+    ("minicpmv", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
     ("deepseek_v31", "open"): DEEPSEEK_HISTORY + "<｜Assistant｜><think>",
     ("deepseek_v31", "closed"): DEEPSEEK_HISTORY + "<｜Assistant｜></think>",
     ("deepseek_v4", "open"): DEEPSEEK_HISTORY + "<｜Assistant｜><think>",
@@ -507,6 +511,8 @@ CASES = [
     Case("qwen3-reasoning-then-call", "qwen3", "open", Message(REASONING, None, (WEATHER,))),
     Case("qwen3-closed-content-and-call", "qwen3", "closed", Message(None, CONTENT, (NOTE,))),
     Case("qwen3-closed-content-only", "qwen3", "closed", Message(None, CONTENT)),
+    Case("minicpmv-full", "minicpmv", "open", FULL),
+    Case("minicpmv-reasoning-then-call", "minicpmv", "open", Message(REASONING, None, (WEATHER,))),
     Case("deepseek_v31-full", "deepseek_v31", "open", FULL),
     Case("deepseek_v31-reasoning-then-call", "deepseek_v31", "open",
          Message(REASONING, None, (NOTE,))),

@@ -1145,6 +1145,19 @@ CORPUS: dict[str, list[Case]] = {
     ],
     "kimi_k2": KIMI,
     "nemotron_v3": qwen_like(),
+    # MiniCPM-V: qwen3's grammar, <|im_end|> and the reserved marker tokens dropped, a
+    # <think> block with thinking off still read as reasoning (vLLM's minicpmv_config);
+    # a literal backslash-n stays as written (its serving wrapper rewrites it).
+    "minicpmv": [
+        *qwen_like(),
+        Case("im_end_dropped", ("Thought.", "</think>", "\n\nThe answer.", "<|im_end|>")),
+        Case("reserved_markers_dropped", ("Thought.", "</think>", "\n\nA<reserved_12>B",
+                                          "<|reserved_13|>", "C")),
+        Case("thinking_off_think_block", ("<think>", "\nHmm.\n", "</think>", "\n\nAnswer."),
+             thinking=False),
+        Case("literal_backslash_n", ("Thought.", "</think>", "\n\nLine one\\nLine two; "
+                                     "path C:\\new\\report.txt")),
+    ],
     "step3p5": qwen_like(thinking_off=False),
     # Step-5: deepseek_r1's reasoning (always on), qwen3's calls.
     "step5": qwen_like(thinking_off=False),
@@ -1212,6 +1225,7 @@ REFERENCES: dict[str, Reference] = {
     "kimi_k2": Reference("vllm.parser.kimi_k2.KimiK2Parser", "kimi_k2",
                          ("thinking", "enable_thinking")),
     "nemotron_v3": Reference("vllm.parser.nemotron_v3.NemotronV3Parser", "qwen3.6"),
+    "minicpmv": Reference("vllm.parser.minicpmv.MiniCPMVParser", "qwen3.6"),
     "step3p5": Reference("vllm.parser.step3p5.Step3p5Parser", "qwen3.6"),
     "mimo": Reference("vllm.parser.mimo.MiMoParser", "qwen3.6"),
     "deepseek_v32": Reference("vllm.parser.deepseek_v32.DeepSeekV32Parser", "deepseek"),

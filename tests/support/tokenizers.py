@@ -538,7 +538,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
 FORMAT_TOKENIZERS = {
     "qwen3": "qwen3.6", "qwen3_json": "qwen3.6", "qwen3_reasoning": "qwen3.6",
-    "nemotron_v3": "qwen3.6", "step3p5": "qwen3.6", "step3p5_reasoning": "qwen3.6",
+    "nemotron_v3": "qwen3.6", "minicpmv": "qwen3.6", "step3p5": "qwen3.6", "step3p5_reasoning": "qwen3.6",
     "mimo": "qwen3.6", "granite_thinking": "qwen3.6", "hermes": "qwen3.6",
     "think_reasoning": "qwen3.6", "step3_reasoning": "qwen3.6", "glm45_reasoning": "glm",
     "seed_oss": "seed_oss", "seed_oss_reasoning": "seed_oss",
