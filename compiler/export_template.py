@@ -263,6 +263,10 @@ class _Writer:
             return {"content": "json", "content_args": {
                 "unquoted_keys": True, "string_delims": [[delimiter, delimiter]]}}
         if syntax == "xml_parameters":
+            if args.get("json_fallback") is not None:
+                raise _Refused("arguments", "a call written either as elements or as one JSON "
+                               "object (json_fallback): a template's region has one content "
+                               "parser")
             opening, name_end = args["open"], args["name_end"]
             if args.get("header") == "attributes":
                 if args.get("string_attribute"):

@@ -28,7 +28,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(21)
+require_runtime(22)
 
 FORMAT = "deepseek_v31"
 

@@ -29,7 +29,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(21)
+require_runtime(22)
 
 FORMAT = "kimi_k2"
 

@@ -24,7 +24,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(21)
+require_runtime(22)
 
 FORMAT = "minimax_m2_reasoning"
 

@@ -97,7 +97,8 @@ from .structural import structural_tag as build_structural_tag
 # 20: GatedReasoning, and ClosingReasoning takes gates (REASONING's call markers that
 #     count, typed as text, only before the render's markup: a quoted one is reasoning).
 # 21: the kv_lines argument syntax (runtime/arguments/kv_lines.py).
-RUNTIME_VERSION = 21
+# 22: an argument syntax's json_fallback (ArgumentSyntax.fallback reads nameless calls).
+RUNTIME_VERSION = 22
 
 
 def require_runtime(version: int) -> None:

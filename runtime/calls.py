@@ -113,12 +113,9 @@ class ToolCalls:
                                       arguments)
 
     def settle(self, next_state: int, content: list[str]) -> None:
-        """Place the last consumed piece, now that the state after it is known.
-
-        Normally it joins the open call's text (kept until the call's name is judged).
-        Under tool_choice "none", a piece read in, or leading into, a tool state is
-        content.
-        """
+        """Place the last consumed piece, now that the state after it is known: it joins
+        the open call's text (kept until the call's name is judged); under tool_choice
+        "none", a piece read in, or leading into, a tool state is content."""
         self.closing = None
         raw = self.pending
         if raw is None:
@@ -140,8 +137,7 @@ class ToolCalls:
                 self.between = []
             return
         call.text.append(raw.text)
-        if raw.marker is None and not raw.text.isspace():
-            call.written = True
+        call.written = call.written or (raw.marker is None and not raw.text.isspace())
         if call.invalid:
             self.content.add(raw.text, content)  # the rest of a call that is no call
         elif call.raw is not None:
@@ -176,6 +172,8 @@ class ToolCalls:
         call = self.calls.get(index)
         if call is None or call.ended or call.invalid:
             return  # an invalid call's raw text already went to content
+        if call.reader is None and not call.name_parts and self.syntax.fallback is not None:
+            call.reader = self.syntax.fallback.reader(self._new_writer, None)  # (nameless)
         if call.reader is not None and not call.sent:  # an envelope: the name is inside
             out = call.reader.feed(text)
             # Judged once the arguments begin: a JSON object with a name but no
@@ -236,7 +234,8 @@ class ToolCalls:
     def name_complete(self, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
         """The driver is in the arguments: the open call's name, if unjudged, is complete."""
         call = self.open
-        if call is not None and not call.sent and not call.invalid and call.reader is None:
+        if (call is not None and not call.sent and not call.invalid and call.reader is None
+                and (call.name_parts or self.syntax.fallback is None)):  # (else: args())
             self._judge(call, deltas, content)
 
     def finish(self, deltas: dict[int, DeltaToolCall], content: list[str]) -> None:
@@ -336,7 +335,8 @@ class ToolCalls:
             deltas[call.index], call.held = call.held, None
         writer = call.writer or call.reader.writer
         self.warnings.extend(f"tool call {call.index}: {w}" for w in writer.warnings)
-        if self.syntax.names_call:  # what the call's own object broke on after its name
+        if self.syntax.names_call or call.writer is None and self.syntax.fallback is not None:
+            # Its own object named it: what the object broke on after its name.
             self.warnings.extend(f"tool call {call.index} {w}" for w in call.reader.warnings)
 
     def _close(self, call: Call) -> None:
@@ -355,7 +355,7 @@ class ToolCalls:
             return cut
         if not call.sent and reader is None and self.events.state_id != TOOL_ARGS:
             return True  # still inside the name
-        if not self.syntax.closes_itself:
+        if not self.syntax.closes_itself and not (call.writer is None and self.syntax.fallback):
             return True  # no end marker, and nothing else says the arguments ended
         return reader is not None and not reader.complete()
 

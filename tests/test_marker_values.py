@@ -186,10 +186,12 @@ def test_value_whose_close_tag_is_missing(fmt: str, get_tokenizer) -> None:
 ELEMENTS = [f for f in FORMATS if isinstance(_scan(f), (ElementValues, NestedValues))]
 
 
-# Formats whose two call closers end a real call in the very order the value below
-# quotes them (Step-3: </steptml:invoke><｜tool_call_end｜>): the second closer, a marker,
-# shows the first ended the call, so the quote ends it too.
-CLOSERS_IN_A_ROW = {"step3"}
+# Formats with two call closers, which the value below quotes one after the other
+# (Step-3: </steptml:invoke><｜tool_call_end｜>, a real call's end in that order; Dots:
+# </dots_function_call>, which ends its JSON fallback's call, then </invoke>): the second
+# closer, a marker, shows the first ended the call (the value's close tag was missing),
+# so the quote ends it too.
+CLOSERS_IN_A_ROW = {"dots", "step3"}
 
 
 @pytest.mark.parametrize("fmt", [

@@ -310,6 +310,15 @@ def _k2_horizon_json_calls(calls) -> str:
     return "<ifm|tool_calls>" + "\n".join(
         "<ifm|tool_call>" + json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
         + "</ifm|tool_call>" for name, args in calls) + "</ifm|tool_calls>"
+def _dots_calls(calls) -> str:
+    # vLLM's dots parser docstring: one <dots_function_call> block of <invoke> elements,
+    # one element per line; strings as written, other values as JSON text.
+    def value(v):
+        return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return "<dots_function_call>\n" + "\n".join(
+        f'<invoke name="{name}">\n' + "".join(
+            f'<parameter name="{k}">{value(v)}</parameter>\n' for k, v in args.items())
+        + "</invoke>" for name, args in calls) + "\n</dots_function_call>"
 
 
 @dataclass(frozen=True)
@@ -328,6 +337,9 @@ class Format:
 FORMATS = {
     "qwen3": Format("qwen3", "qwen3.6", "<think>", "</think>", _qwen3_calls,
                     ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
+    # MiniCPM-V 4.5: Qwen3-based, ChatML turns, qwen3's reasoning and calls.
+    "minicpmv": Format("minicpmv", "qwen3.6", "<think>", "</think>", _qwen3_calls,
+                       ("</think>", "<tool_call>", "</tool_call>"), "<|im_end|>"),
     "deepseek_v31": Format("deepseek_v31", "deepseek", "<think>", "</think>",
                            _deepseek_v31_calls,
                            ("</think>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
@@ -384,6 +396,9 @@ FORMATS = {
     "xlam": Format("xlam", "llama3", "", "", _xlam_calls, (), "<|eot_id|>"),
     # MiniCPM5: no reasoning split off; its call tags are plain text (ChatML's <|im_end|>).
     "minicpm5": Format("minicpm5", "qwen3.6", "", "", _minicpm5_calls, (), "<|im_end|>"),
+    # Dots: no reasoning split off (vLLM has no dots reasoning parser); plain-text tags, in
+    # the qwen3.6 test tokenizer's ChatML turn (no Dots chat template is public here).
+    "dots": Format("dots", "qwen3.6", "", "", _dots_calls, (), "<|im_end|>"),
     # Muse: recipient-scoped messages (no think markers); its framing tokens at assumed ids.
     "muse": Format("muse", "muse", "", "", None, ("<|start|>", "<|message|>", "<|eom|>"),
                    "<|eot|>", _muse_messages),
@@ -456,6 +471,7 @@ PROMPTS = {
     # (format, kind) -> prompt; "open": the completion starts inside reasoning.
     ("qwen3", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
     ("qwen3", "closed"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n\n</think>\n\n",
+    ("minicpmv", "open"): QWEN_HISTORY + "<|im_start|>assistant\n<think>\n",
     ("deepseek_v31", "open"): DEEPSEEK_HISTORY + "<｜Assistant｜><think>",
     ("deepseek_v31", "closed"): DEEPSEEK_HISTORY + "<｜Assistant｜></think>",
     ("deepseek_v4", "open"): DEEPSEEK_HISTORY + "<｜Assistant｜><think>",
@@ -491,6 +507,8 @@ PROMPTS = {
                         "<|im_start|>assistant\n<think>"),
     ("olmo3", "closed"): "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
                          "<|im_start|>assistant\n",
+    ("dots", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                         "<|im_start|>assistant\n"),
     ("minicpm5", "closed"): ("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
                              "<|im_start|>assistant\n"),
     # Muse: the prompt ends with the assistant's role; the completion starts in a header.
@@ -552,6 +570,8 @@ CASES = [
     Case("qwen3-reasoning-then-call", "qwen3", "open", Message(REASONING, None, (WEATHER,))),
     Case("qwen3-closed-content-and-call", "qwen3", "closed", Message(None, CONTENT, (NOTE,))),
     Case("qwen3-closed-content-only", "qwen3", "closed", Message(None, CONTENT)),
+    Case("minicpmv-full", "minicpmv", "open", FULL),
+    Case("minicpmv-reasoning-then-call", "minicpmv", "open", Message(REASONING, None, (WEATHER,))),
     Case("deepseek_v31-full", "deepseek_v31", "open", FULL),
     Case("deepseek_v31-reasoning-then-call", "deepseek_v31", "open",
          Message(REASONING, None, (NOTE,))),
@@ -620,6 +640,8 @@ CASES = [
           ("full", "open", FULL), ("reasoning-then-call", "open", Message(REASONING, None, (NOTE,))),
           ("closed-content-and-call", "closed", Message(None, CONTENT, (WEATHER,))),
           ("closed-content-only", "closed", Message(None, CONTENT)))),
+    Case("dots-calls", "dots", "closed", Message(None, None, (WEATHER, NOTE))),
+    Case("dots-content-and-call", "dots", "closed", Message(None, CONTENT, (NOTE,))),
     Case("minicpm5-calls", "minicpm5", "closed", Message(None, None, (WEATHER, NOTE))),
     Case("minicpm5-content-and-call", "minicpm5", "closed", Message(None, CONTENT, (NOTE,))),
     # A value with markup (a close tag, XML's ]]>) is written as CDATA and read back exactly.

@@ -246,6 +246,10 @@ MODELS: list[tuple[str, str, dict[str, bool]]] = [
     # OpenBMB MiniCPM5: <function>/<param> calls (huggingface.co/openbmb/MiniCPM5-1B;
     # vLLM's minicpm5 parser); MiniCPM-V and MiniCPM4 are other formats.
     ("openbmb/MiniCPM5-1B", "minicpm5", {}),
+    # MiniCPM-V 4.5: qwen3's grammar (vLLM's minicpmv parser; huggingface.co/openbmb/MiniCPM-V-4_5).
+    ("openbmb/MiniCPM-V-4_5", "minicpmv", {}),
+    # dots3: served with --tool-call-parser dots (recipes.vllm.ai/dots-studio/dots3-note-prev).
+    ("dots-studio/dots3-note-prev", "dots", {}),
     ("openbmb/MiniCPM5-1B-GGUF", "minicpm5", {}),
     # IFM K2 Horizon: <ifm|tool_calls> groups (vLLM's k2_horizon parsers); a public client
     # names the checkpoint IFM/K2-Horizon-375B-A23B-NVFP4. The request's tool_call_format

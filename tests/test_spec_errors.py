@@ -52,8 +52,8 @@ def test_a_missing_option_names_the_syntax_and_what_it_requires(
     assert err == [
         "missing_name_end.yaml:21:1: $.arguments: arguments.syntax 'xml_parameters' "
         "requires option 'name_end'; its options: open, name_end, value_open, close, trim, "
-        "header, name_attribute, string_attribute, json_values, close_first, cdata, entities "
-        "(required: open, name_end, close)"]
+        "header, name_attribute, string_attribute, json_values, close_first, cdata, entities, "
+        "json_fallback (required: open, name_end, close)"]
 
 
 @pytest.mark.parametrize("name", sorted(SYNTAXES))

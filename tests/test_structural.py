@@ -23,9 +23,11 @@ TOOLS = [WEATHER, SEARCH]
 SCHEMA = WEATHER["function"]["parameters"]
 # Formats xgrammar has no style for (minicpm5: <param name=..> with CDATA; SGLang enables
 # no structural tag for MiniCPM5 either; muse: <atem:parameter> elements, and vLLM's muse
-# parser opts out of required/named constraints, supports_required_and_named = False).
-NO_TAG = ("functiongemma", "gemma4", "k2_horizon", "kimi_k3", "lfm2", "llama4_pythonic", "minicpm5", "muse",
-          "muse_glimmer", "olmo3", "pythonic", "step3")
+# parser opts out of required/named constraints, supports_required_and_named = False;
+# dots: stripped values, which no xgrammar XML style reads, and vLLM's dots parser sets
+# supports_required_and_named = False too).
+NO_TAG = ("dots", "functiongemma", "gemma4", "k2_horizon", "kimi_k3", "lfm2", "llama4_pythonic",
+          "minicpm5", "muse", "muse_glimmer", "olmo3", "pythonic", "step3")
 
 
 def tag(name: str, choice: Any = "required", tools: Any = TOOLS) -> Any:

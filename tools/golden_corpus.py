@@ -1201,6 +1201,51 @@ MINICPM5 = [
 ]
 
 
+# -- Dots (rednote-hilab): <dots_function_call><invoke name=NAME><parameter name=K>V</parameter>
+# </invoke></dots_function_call>, or one JSON object in the wrapper (vLLM's dots tests).
+
+D_WEATHER = ('<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n'
+             '<parameter name="days">3</parameter>\n</invoke>')
+D_TIME = '<invoke name="get_time">\n<parameter name="zone">UTC</parameter>\n</invoke>'
+
+DOTS = [
+    # As vLLM's dots parser documents a block and its tests write one.
+    Case("one_call", (f"<dots_function_call>\n{D_WEATHER}\n</dots_function_call>",)),
+    Case("text_then_call", ("I will check the weather.",
+                            f"<dots_function_call>\n{D_WEATHER}\n</dots_function_call>")),
+    Case("two_invokes", (f"<dots_function_call>\n{D_WEATHER}\n{D_TIME}\n</dots_function_call>",)),
+    Case("two_blocks", (f"<dots_function_call>{D_WEATHER}</dots_function_call>",
+                        f"<dots_function_call>{D_TIME}</dots_function_call>")),
+    Case("unquoted_names", ("<dots_function_call><invoke name=search><parameter name=q>chairs"
+                            "</parameter></invoke></dots_function_call>",)),
+    Case("json_fallback", ('<dots_function_call>{"name": "get_weather", "arguments": '
+                           '{"city": "Paris", "days": 3}}</dots_function_call>',)),
+    Case("json_fallback_parameters", ('<dots_function_call>\n{"name": "search", "parameters": '
+                                      '{"q": "tables"}}\n</dots_function_call>',)),
+    Case("xml_then_json_blocks", (f"<dots_function_call>{D_TIME}</dots_function_call>",
+                                  '<dots_function_call>{"name":"search","arguments":{"q":"x"}}'
+                                  "</dots_function_call>")),
+    Case("content_only", ("Paris is sunny today.",)),
+    Case("values_stripped", ('<dots_function_call><invoke name="write_file">'
+                             '<parameter name="path">\n/tmp/a\n</parameter>'
+                             '<parameter name="content">  two words  </parameter>'
+                             "</invoke></dots_function_call>",)),
+    Case("schema_typed", ('<dots_function_call><invoke name="run"><parameter name="code">42'
+                          '</parameter><parameter name="json">{"a": [1, true]}</parameter>'
+                          "</invoke></dots_function_call>",)),
+    Case("unknown_tool_is_content", ('<dots_function_call><invoke name="fly"><parameter name="to">'
+                                     "Mars</parameter></invoke></dots_function_call>",)),
+    Case("garbage_block", ("<dots_function_call>garbage</dots_function_call>",)),
+    Case("stray_end_marker", ("some text </dots_function_call>",)),
+    Case("call_then_text", (f"<dots_function_call>{D_WEATHER}</dots_function_call>",
+                            "\nIt is sunny in Paris.")),
+    Case("unfinished_call", ("Sure.\n", '<dots_function_call><invoke name="write_file">'
+                             '<parameter name="path">/tmp/a</parameter><parameter name="content">half')),
+    Case("unfinished_json", ('<dots_function_call>{"name": "write_file", "arguments": '
+                             '{"path": "/tmp/a", "content": "half',)),
+]
+
+
 # -- Muse (Spark, Glimmer): <|start|>assistant to=RECIPIENT<|message|>...<|eom|> messages --
 # The prompt ends with <|start|>assistant, so the first header is " to=self<|message|>".
 
@@ -1279,6 +1324,19 @@ CORPUS: dict[str, list[Case]] = {
     ],
     "kimi_k2": KIMI,
     "nemotron_v3": qwen_like(),
+    # MiniCPM-V: qwen3's grammar, <|im_end|> and the reserved marker tokens dropped, a
+    # <think> block with thinking off still read as reasoning (vLLM's minicpmv_config);
+    # a literal backslash-n stays as written (its serving wrapper rewrites it).
+    "minicpmv": [
+        *qwen_like(),
+        Case("im_end_dropped", ("Thought.", "</think>", "\n\nThe answer.", "<|im_end|>")),
+        Case("reserved_markers_dropped", ("Thought.", "</think>", "\n\nA<reserved_12>B",
+                                          "<|reserved_13|>", "C")),
+        Case("thinking_off_think_block", ("<think>", "\nHmm.\n", "</think>", "\n\nAnswer."),
+             thinking=False),
+        Case("literal_backslash_n", ("Thought.", "</think>", "\n\nLine one\\nLine two; "
+                                     "path C:\\new\\report.txt")),
+    ],
     "step3p5": qwen_like(thinking_off=False),
     # Step-5: deepseek_r1's reasoning (always on), qwen3's calls.
     "step5": qwen_like(thinking_off=False),
@@ -1324,6 +1382,7 @@ CORPUS: dict[str, list[Case]] = {
     "olmo3": OLMO3,
     "xlam": XLAM,
     "minicpm5": MINICPM5,
+    "dots": DOTS,
     "muse": MUSE,
     "muse_glimmer": MUSE,
     "cohere_command3": COHERE,
@@ -1350,6 +1409,7 @@ REFERENCES: dict[str, Reference] = {
     "kimi_k2": Reference("vllm.parser.kimi_k2.KimiK2Parser", "kimi_k2",
                          ("thinking", "enable_thinking")),
     "nemotron_v3": Reference("vllm.parser.nemotron_v3.NemotronV3Parser", "qwen3.6"),
+    "minicpmv": Reference("vllm.parser.minicpmv.MiniCPMVParser", "qwen3.6"),
     "step3p5": Reference("vllm.parser.step3p5.Step3p5Parser", "qwen3.6"),
     "mimo": Reference("vllm.parser.mimo.MiMoParser", "qwen3.6"),
     "deepseek_v32": Reference("vllm.parser.deepseek_v32.DeepSeekV32Parser", "deepseek"),
@@ -1394,6 +1454,7 @@ REFERENCES: dict[str, Reference] = {
     "olmo3": Reference(None, "olmo3", reasoning="olmo3", tool="olmo3"),
     "xlam": Reference(None, "llama3", tool="xlam"),
     "minicpm5": Reference(None, "qwen3.6", tool="minicpm5"),
+    "dots": Reference(None, "qwen3.6", tool="dots"),
     "muse": Reference(None, "muse", reasoning="muse", tool="muse"),
     "muse_glimmer": Reference(None, "muse", reasoning="muse_glimmer", tool="muse_glimmer"),
     "cohere_command3": Reference(None, "cohere", reasoning="cohere_command3",

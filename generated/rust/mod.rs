@@ -30,6 +30,7 @@ pub mod kimi_k2_reasoning; // grammars/kimi_k2_reasoning.yaml
 pub mod kimi_k3; // grammars/kimi_k3.yaml
 pub mod magistral_2506; // grammars/magistral_2506.yaml
 pub mod mimo; // grammars/mimo.yaml
+pub mod minicpmv; // grammars/minicpmv.yaml
 pub mod minimax_m2; // grammars/minimax_m2.yaml
 pub mod minimax_m2_reasoning; // grammars/minimax_m2_reasoning.yaml
 pub mod minimax_m3; // grammars/minimax_m3.yaml
@@ -81,6 +82,7 @@ pub static FORMATS: &[&Format] = &[
     &kimi_k3::FORMAT,
     &magistral_2506::FORMAT,
     &mimo::FORMAT,
+    &minicpmv::FORMAT,
     &minimax_m2::FORMAT,
     &minimax_m2_reasoning::FORMAT,
     &minimax_m3::FORMAT,
@@ -142,6 +144,7 @@ pub fn parser(name: &str, tokenizer: Option<DynTokenizer>, thinking: Option<bool
         "ling3" => Box::new(glm47_moe::Glm47MoeReasoningParser::new(tokenizer, thinking)),
         "magistral_2506" => Box::new(magistral_2506::Magistral2506ReasoningParser::new(tokenizer, thinking)),
         "mimo" => Box::new(mimo::MimoReasoningParser::new(tokenizer, thinking)),
+        "minicpmv" => Box::new(minicpmv::MinicpmvReasoningParser::new(tokenizer, thinking)),
         "minimax_m2" => Box::new(minimax_m2::MinimaxM2ReasoningParser::new(tokenizer, thinking)),
         "minimax_m2_reasoning" => Box::new(minimax_m2_reasoning::MinimaxM2ReasoningOnlyParser::new(tokenizer, thinking)),
         "minimax_m3" => Box::new(minimax_m3::MinimaxM3ReasoningParser::new(tokenizer, thinking)),
@@ -201,6 +204,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "deepseek-v{>=4.1,<5}", format: "deepseek_v41", thinking: Some(true) }, // grammars/deepseek_v41.yaml, line 7
     ModelPattern { pattern: "deepseek-v4", format: "deepseek_v4", thinking: Some(true) }, // grammars/deepseek_v4.yaml, line 9
     ModelPattern { pattern: "devstral", format: "mistral", thinking: None }, // grammars/mistral.yaml, line 4
+    ModelPattern { pattern: "dots3", format: "dots", thinking: None }, // grammars/dots.yaml, line 10
     ModelPattern { pattern: "ernie-4.5-21b-a3b-thinking", format: "ernie45", thinking: None }, // grammars/ernie45.yaml, line 9
     ModelPattern { pattern: "functiongemma", format: "functiongemma", thinking: None }, // grammars/functiongemma.yaml, line 8
     ModelPattern { pattern: "gemma-4", format: "gemma4", thinking: Some(false) }, // grammars/gemma4.yaml, line 8
@@ -259,6 +263,7 @@ pub static MODEL_PATTERNS: &[ModelPattern] = &[
     ModelPattern { pattern: "mathstral", format: "mistral_pre_v11", thinking: None }, // grammars/mistral_pre_v11.yaml, line 11
     ModelPattern { pattern: "mimo-vl", format: "qwen3_json", thinking: Some(true) }, // grammars/qwen3_json.yaml, line 24
     ModelPattern { pattern: "mimo", format: "mimo", thinking: Some(true) }, // grammars/mimo.yaml, line 8
+    ModelPattern { pattern: "minicpm-v", format: "minicpmv", thinking: None }, // grammars/minicpmv.yaml, line 16
     ModelPattern { pattern: "minicpm5", format: "minicpm5", thinking: None }, // grammars/minicpm5.yaml, line 8
     ModelPattern { pattern: "minimax-m2", format: "minimax_m2", thinking: None }, // grammars/minimax_m2.yaml, line 4
     ModelPattern { pattern: "minimax-m3", format: "minimax_m3", thinking: None }, // grammars/minimax_m3.yaml, line 4

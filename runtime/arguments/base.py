@@ -68,10 +68,13 @@ class ArgumentSyntax:
     # call the completion ended before its end marker is cut.
     closes_itself: ClassVar[bool] = False
 
-    __slots__ = ("options",)
+    __slots__ = ("options", "fallback")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.options = options
+        # What reads a call the markers gave no name (a syntax's ``json_fallback``: one
+        # JSON object naming the tool); None: such a call has an empty name.
+        self.fallback: ArgumentSyntax | None = None
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         """A reader for one call named ``name`` (None for ``names_call``: the reader
@@ -131,7 +134,8 @@ class ArgumentSyntax:
         """The style of the row whose options are exactly this spec's (``syntax`` aside;
         ``canonical`` replaces options given in several spellings by the first)."""
         options = {**self.options, **(canonical or {})}
-        spelled = {k: v for k, v in options.items() if k != "syntax"}
+        # (json_fallback only reads: what is written is the syntax's own form.)
+        spelled = {k: v for k, v in options.items() if k not in ("syntax", "json_fallback")}
         return next((style for options, style in rows if options == spelled), None)
 
 

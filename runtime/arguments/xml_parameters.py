@@ -12,6 +12,7 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from .base import ArgumentReader, ArgumentSyntax, Piece, WriterFactory, options_schema
+from .fallback import FALLBACK_SCHEMA, fallback_syntax
 from .trim import TRIM_SCHEMA, trim_mode
 from .values import ElementValues, ValueScan
 from .writer import ArgumentsWriter, json_type
@@ -124,6 +125,7 @@ class TaggedSyntax(ArgumentSyntax):
             "With header: attributes, character references in attribute values are "
             "decoded: xml (&amp; &lt; &gt; &quot; &apos;, &#N; and &#xH;; Kimi K3). "
             "Values between the tags are raw text either way.")},
+        "json_fallback": FALLBACK_SCHEMA,
     }, required=("open", "name_end", "close"))
     bodies = ("text",)
     __slots__ = ("open", "opens", "name_end", "close", "closes", "value_open", "trim", "attributes",
@@ -144,6 +146,7 @@ class TaggedSyntax(ArgumentSyntax):
         self.close_first = bool(options.get("close_first", False))
         self.json_values = bool(options.get("json_values", False))
         self.cdata = bool(options.get("cdata", False))
+        self.fallback = fallback_syntax(options.get("json_fallback"))
 
     def reader(self, make_writer: WriterFactory, name: str | None) -> ArgumentReader:
         return self._reader(make_writer(name or ""))

@@ -59,6 +59,12 @@ OLMO3 = ("allenai/Olmo-3-7B-Think chat_template (tool calls in <function_calls>.
          "the generation prompt ending in <think>) and vLLM's olmo3 tool and reasoning parsers")
 XLAM = ("Salesforce/Llama-xLAM-2-8b-fc-r chat_template (the output format it asks for: "
         "[{\"name\": \"func_name1\", \"arguments\": {...}}, ...]) and vLLM's xlam tool parser")
+MINICPMV = ("vLLM's minicpmv parser (vllm/parser/minicpmv.py: the qwen3 grammar, the model "
+            "'emits the Qwen3-Coder XML syntax verbatim', <|im_end|> a passthrough terminal) and "
+            "OpenBMB/MiniCPM-V issue 988 (MiniCPM-V 4.5's </think> in a raw completion)")
+DOTS = ("vLLM's dots tool parser (vllm/tool_parsers/dots_tool_parser.py, its docstring's block: "
+        "<dots_function_call>\n<invoke name=\"search\">\n<parameter name=\"query\">...</parameter>"
+        "\n</invoke>\n</dots_function_call>) and its tests")
 MINICPM5 = ("OpenBMB's MiniCPM README (github.com/OpenBMB/MiniCPM, 'With tool calling': "
             "<function name=\"get_weather\"><param name=\"city\">Beijing</param></function>) "
             "and vLLM's minicpm5 tool parser (vllm/tool_parsers/minicpm5xml_tool_parser.py)")
@@ -195,6 +201,8 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
                                                    "<end_function_call>", "call:", "<escape>")),
     "olmo3": FormatMarkers(OLMO3, ("<function_calls>", "</function_calls>", "<think>",
                                    "</think>")),
+    "dots": FormatMarkers(DOTS, ("<dots_function_call>", "</dots_function_call>", '<invoke name="',
+                                 '">', "<parameter", "</parameter>", "</invoke>")),
     "minicpm5": FormatMarkers(MINICPM5, ('<function name="', '">', "<param", "</param>",
                                          "</function>")),
     **{name: FormatMarkers(COHERE, ("<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>",
@@ -236,6 +244,9 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
         "<think>", "</think>", "<tool_call>", "</tool_call>", "<function=", "</function>",
         "<parameter=", "</parameter>")),
     "step3p5_reasoning": FormatMarkers(STEP, ("<think>", "</think>")),
+    "minicpmv": FormatMarkers(MINICPMV, ("<think>", "</think>", "<tool_call>", "</tool_call>",
+                                         "<function=", "</function>", "<parameter=",
+                                         "</parameter>", "<|im_end|>")),
 }
 
 NO_SOURCE = frozenset({

@@ -300,6 +300,12 @@ def expected_message(module: Any, drawn: Drawn) -> tuple:
                 content = ""
             if flags.get("strip_content_whitespace_with_tools", True):
                 content = content.rstrip()
+    if module.ChatParser.SYNTAX.options.get("trim") == "strip":
+        # docs/arguments-and-tool-bodies.md, an element syntax's trim: "strip (all leading
+        # and trailing whitespace ...)" of each value (Dots); a value that is no string is
+        # written as JSON, which has none.
+        calls = [(n, {k: v.strip() if isinstance(v, str) else v for k, v in a.items()})
+                 for n, a in calls]
     # An empty field is no field (ParsedMessage: None).
     return (reasoning or None, content or None, [(n, a) for n, a in calls])
 

@@ -627,7 +627,7 @@ TOKENIZERS = {"qwen3.6": qwen36, "kimi_k2": kimi_k2, "kimi_k3": kimi_k3, "seed_o
 # The test tokenizer of each bundled format (by name in TOKENIZERS).
 FORMAT_TOKENIZERS = {
     "qwen3": "qwen3.6", "qwen3_json": "qwen3.6", "qwen3_reasoning": "qwen3.6",
-    "nemotron_v3": "qwen3.6", "step3p5": "qwen3.6", "step3p5_reasoning": "qwen3.6",
+    "nemotron_v3": "qwen3.6", "minicpmv": "qwen3.6", "step3p5": "qwen3.6", "step3p5_reasoning": "qwen3.6",
     "mimo": "qwen3.6", "granite_thinking": "qwen3.6", "hermes": "qwen3.6",
     "think_reasoning": "qwen3.6", "step3_reasoning": "qwen3.6", "glm45_reasoning": "glm",
     "seed_oss": "seed_oss", "seed_oss_reasoning": "seed_oss",
@@ -645,7 +645,7 @@ FORMAT_TOKENIZERS = {
     "poolside_v1": "laguna", "phi4_mini_json": "phi4_mini",
     "step3": "step3", "step5": "qwen3.6", "lfm2": "lfm2",
     "apertus": "apertus", "functiongemma": "functiongemma", "olmo3": "olmo3",
-    "xlam": "llama3", "minicpm5": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
+    "xlam": "llama3", "minicpm5": "qwen3.6", "dots": "qwen3.6", "muse": "muse", "muse_glimmer": "muse",
     "cohere_command3": "cohere", "cohere_command4": "cohere", "gigachat3": "gigachat3",
     "hunyuan_a13b": "hunyuan",
     "k2_horizon": "k2_horizon", "k2_horizon_json": "k2_horizon",
