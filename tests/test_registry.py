@@ -84,7 +84,8 @@ def test_a_name_that_neither_loads_nor_is_explained_fails() -> None:
     the name still does not load, is reported; a line for a loading name is stale."""
     not_shipped = _not_shipped()
     assert _unexplained(["qwen3", "no_such_parser"], not_shipped) == (["no_such_parser"], [])
-    assert _unexplained(["qwen3", "k2_horizon"], not_shipped - {"k2_horizon"}) == (["k2_horizon"], [])
+    assert _unexplained(["qwen3", "minimax_m2_append_think"],
+                        not_shipped - {"minimax_m2_append_think"}) == (["minimax_m2_append_think"], [])
     assert _unexplained(["qwen3"], not_shipped | {"qwen3"}) == ([], ["qwen3"])
 
 

@@ -126,6 +126,10 @@ STEP3 = ("stepfun-ai/step3, as vLLM 0.33's step3 tool parser and SGLang's Step3D
 STEP = ("stepfun-ai Step-3.7-Flash chat_template (copy: llama.cpp "
         "models/templates/StepFun3.7-Flash.jinja)")
 
+HY = ("vLLM's hy_v3 and hy_v4 tool and reasoning parsers (vllm/tool_parsers/hy_v3_tool_parser.py "
+      "HYV3ToolParser.__init__, hy_v4_tool_parser.py HYV4ToolExtractor.__init__, "
+      "vllm/reasoning/hy_v4_reasoning_parser.py): each marker spelled with the checkpoint's "
+      "token_suffix, empty for Hy3-preview")
 
 @dataclass(frozen=True)
 class FormatMarkers:
@@ -222,6 +226,13 @@ REAL_MARKERS: dict[str, FormatMarkers] = {
         "<ifm|tool_call>", "</ifm|tool_call>")),
     "lfm2": FormatMarkers(LFM2, ("<|tool_call_start|>", "<|tool_call_end|>")),
     "jamba": FormatMarkers(JAMBA, ("<tool_calls>", "</tool_calls>")),
+    # With an unsuffixed checkpoint (Hy3-preview: no token_suffix), as vLLM's parsers spell them.
+    "hy_v3": FormatMarkers(HY, ("<think>", "</think>", "<tool_calls>", "</tool_calls>",
+                                "<tool_call>", "</tool_call>", "<tool_sep>", "<arg_key>",
+                                "</arg_key>", "<arg_value>", "</arg_value>")),
+    "hy_v4": FormatMarkers(HY, ("<think>", "</think>", "<tool_calls>", "</tool_calls>",
+                                "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+                                "<arg_value>", "</arg_value>")),
     "hunyuan_a13b": FormatMarkers(HUNYUAN_A13B, ("<think>", "</think>", "<answer>", "</answer>",
                                                  "<tool_calls>", "</tool_calls>", "助手：",
                                                  "<|eos|>")),
