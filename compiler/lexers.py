@@ -7,7 +7,8 @@ with the fast path where its text is one chunk event) unless the spec gives it m
 do; only then does its lexer do more:
 
 - REASONING, where an end marker CONTENT has no transition for may come again right
-  after reasoning closed: ``ClosingReasoning``;
+  after reasoning closed: ``ClosingReasoning``; where its text is reasoning only once
+  an end marker comes (``reasoning.confirmed_by_end``): ``ConfirmedReasoning``;
 - TOOL_ARGS, by its body and syntax: the syntax's strings or values hide markers, and
   TOOL_ARGS has terminals (``ValueArgs``; ``PlainValueArgs`` for a plain body); the body
   can end its call inside its text (``WindowedArgs``, ``WindowedValueArgs``); a body that
@@ -75,6 +76,11 @@ def _lexer(state: StateIR, reachable: bool, variants: tuple[VariantIR, ...],
     event = action.event if isinstance(action, EmitText) else None
     plain = ("markers and the text between" if event is None else
              f"markers and the text between; a delta no marker can start in is one {event}")
+    if state.name == "REASONING" and reasoning is not None and reasoning.confirmed_by_end:
+        return LexingIR("ConfirmedReasoning", None,
+                        "markers and the text between, held until a marker leaves REASONING "
+                        "(then reasoning) or the completion ends (then read from CONTENT); an "
+                        "end marker written again right after reasoning closed is that marker")
     if state.name == "REASONING" and reasoning is not None and _recloses(variants, reasoning):
         return LexingIR("ClosingReasoning", event,
                         f"{plain}; an end marker written again right after reasoning "

@@ -156,7 +156,8 @@ def _region_marks(alts: list[list[Piece]], where: Path, sink: bool) -> tuple[lis
 
 def _describe(alt: list[Piece]) -> str:
     names = {"lit": "a literal", "ws": "whitespace", "opt": "an optional literal",
-             "gap": "a gap of any text", "group": "a capture", "start": "^", "end": "$"}
+             "gap": "a gap of any text", "group": "a capture", "start": "^", "end": "$",
+             "ahead": "a lookahead for a literal"}
     return " then ".join(names[p.kind] for p in alt) or "nothing"
 
 
@@ -418,6 +419,10 @@ class _Builder:
         if not self.strips[-1]:
             self.assembly["strip_trailing_reasoning_whitespace"] = False
         opened, where = _anchor(raw, "open", path) or ([], path)
+        closed = _anchor(raw, "close", path)
+        if [[p.kind for p in alt] for alt in opened] == [["ahead"]]:
+            self.confirmed_field(opened[0][0].text, where, closed)
+            return
         marks, headers, at_start = _region_marks(opened, where, self.out == OUT_SINK)
         for h in headers:
             self.spec.go(self.out, h, "HEADER", self.out, [], where)
@@ -432,7 +437,6 @@ class _Builder:
         for m in marks:
             self.spec.go(self.out, m, "THINK_START", "REASONING", ["REASONING_START"], where)
         end: list[str] = []
-        closed = _anchor(raw, "close", path)
         if closed is not None:
             marks, _, _ = _region_marks(closed[0], closed[1], False)
             end = [self.spec.terminal(m, "THINK_END", closed[1]) for m in marks]
@@ -444,6 +448,28 @@ class _Builder:
         self.reasoning = {"start": start, "end": end}
         if at_start:  # the completion starts in reasoning whatever the prompt holds
             self.reasoning["start_optional"] = True
+
+    def confirmed_field(self, ahead: str, where: Path,
+                        closed: tuple[list[list[Piece]], Path] | None) -> None:
+        """An open pattern that is a lookahead for the close, ``(?=[\\s\\S]*?</think>)``:
+        text is reasoning where the close comes after it.  Compiled for the completion's
+        start (``reasoning.confirmed_by_end``): held until the close comes, content if
+        the completion ends first; content after the close is content whatever follows
+        (goldens/DIFFERENCES.md)."""
+        marks = _region_marks(closed[0], closed[1], False)[0] if closed is not None else []
+        if ahead not in marks:
+            raise _Refused(where, "a lookahead open pattern compiles where it looks for the "
+                           "region's own close (text is reasoning if the close follows)")
+        if self.out != "CONTENT":
+            raise _Refused(where, "a lookahead open pattern compiles with an implicit content "
+                           "field: text the close does not confirm is content")
+        assert closed is not None
+        end = [self.spec.terminal(m, "THINK_END", closed[1]) for m in marks]
+        for m in marks:
+            self.spec.go("REASONING", m, "THINK_END", self.out, ["REASONING_END"], closed[1])
+        self.initial = "REASONING"
+        self.reasoning = {"start": [], "end": end, "start_optional": True,
+                          "confirmed_by_end": True}
 
     def content_field(self, raw: dict[str, Any], path: Path, implicit: bool) -> None:
         self.strips.append(_text_field(raw, path))

@@ -55,6 +55,7 @@ from .lexing import (
     BodyArgs,
     BodyRuns,
     ClosingReasoning,
+    ConfirmedReasoning,
     PlainValueArgs,
     ValueArgs,
     WindowedArgs,
@@ -92,7 +93,8 @@ from .structural import structural_tag as build_structural_tag
 # 18: PatternLexicon and pattern_group (pattern terminals, runtime/patterns.py).
 # 19: ChatParser.NAME_LEAD, NAME_TAIL and ARGUMENTS_END_CALL (a cut name that is words is prose;
 #     text after the arguments of a call they end is content).
-RUNTIME_VERSION = 19
+# 20: ConfirmedReasoning (reasoning.confirmed_by_end: REASONING held until its end marker).
+RUNTIME_VERSION = 20
 
 
 def require_runtime(version: int) -> None:
@@ -110,6 +112,7 @@ __all__ = [
     "CallProgram",
     "CallRuns",
     "ClosingReasoning",
+    "ConfirmedReasoning",
     "PlainValueArgs",
     "StateLexer",
     "ValueArgs",

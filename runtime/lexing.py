@@ -3,6 +3,8 @@ compiler chooses one per state (the generated module's ``LEXING``/``PARSE_LEXING
 
 - ``ClosingReasoning``: REASONING where an end marker written again right after
   reasoning closed is that marker, not content (``opening``).
+- ``ConfirmedReasoning``: ... whose text is reasoning only once an end marker comes;
+  held until then (``reasoning.confirmed_by_end``).
 - ``BodyArgs``: TOOL_ARGS text through a tool body that is not plain text: a delta no
   marker can start in goes to the body at once (``ToolBody.take_plain``).
 - ``WindowedArgs``: ... a body that ends its own calls gets long stretches in windows.
@@ -52,6 +54,68 @@ class ClosingReasoning(StateLexer):
         p.take(marker.name, marker.text, out)
         if p.state_id == CONTENT:
             p.opening.closed(p)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class ConfirmedReasoning(ClosingReasoning):
+    """REASONING whose text is reasoning only when a marker that leaves it follows
+    (``reasoning.confirmed_by_end``): its text and marker tokens are held (``p.held``,
+    scanned once) until one comes, then go out as reasoning before it; at the
+    completion's end without one they are read again from CONTENT, as if reasoning had
+    never opened.  What a stream holds is the parse's answer: no bound can keep both."""
+
+    __slots__ = ()
+
+    def lex(self, p: ParserCore, buf: str, pos: int, final: bool,
+            out: list[SemanticEvent]) -> int:
+        start, end, name = p.matchers[p.state_id].scan(buf, pos, final)
+        if name is None and end >= 0:  # (a literal that is only text here)
+            p.held.append(buf[pos:end])
+            return end
+        if start > pos:
+            p.held.append(buf[pos:start])
+        if end < 0:
+            return ~start
+        _release(p, out)
+        return self.take(p, buf, start, end, name, final, out)
+
+    def token(self, p: ParserCore, marker: Marker, out: list[SemanticEvent]) -> None:
+        if marker.name not in p.opening.lexicon.live.get(p.state_id, ()):
+            p.held.append(marker)  # (its text, unless CONTENT reads it again)
+            return
+        _release(p, out)
+        ClosingReasoning.token(self, p, marker, out)
+
+    def flush(self, p: ParserCore, out: list[SemanticEvent]) -> None:
+        """No end came: what was held is read from CONTENT, then the held tail."""
+        held, p.held = p.held, []
+        tail, p.pending = p.pending, ""
+        p.state_id = CONTENT
+        text: list[str] = []
+        for item in held:
+            if type(item) is str:
+                text.append(item)
+                continue
+            p.pending = p.lex(p.pending + "".join(text), False, out)
+            text = []
+            p.marker(item, out)  # type: ignore[arg-type]
+        p.pending = p.lex(p.pending + "".join(text) + tail, False, out)
+
+
+def _release(p: ParserCore, out: list[SemanticEvent]) -> None:
+    """What a confirmed REASONING held is reasoning: out as the state's text."""
+    held, p.held = p.held, []
+    text: list[str] = []
+    for item in (*held, None):
+        if type(item) is str:
+            text.append(item)
+            continue
+        if text:
+            joined = "".join(text)
+            p.give(joined, 0, len(joined), True, out)
+            text = []
+        if item is not None:
+            p.take(item.name, item.text, out)  # type: ignore[union-attr]
 
 
 def _clear_of_markers(p: ParserCore, text: str) -> bool:
@@ -297,10 +361,10 @@ class BodyRuns(WindowedArgs):
 # Every state lexer by name, as the compiler chooses them (generated code names them).
 LEXERS: dict[str, type[StateLexer]] = {
     cls.__name__: cls
-    for cls in (StateLexer, ClosingReasoning, BodyArgs, WindowedArgs, ValueArgs,
+    for cls in (StateLexer, ClosingReasoning, ConfirmedReasoning, BodyArgs, WindowedArgs, ValueArgs,
                 PlainValueArgs, WindowedValueArgs, BodyRuns, CallRuns)
 }
 
 
-__all__ = ["LEXERS", "BodyArgs", "BodyRuns", "ClosingReasoning", "PlainValueArgs",
-           "ValueArgs", "WINDOW", "WindowedArgs", "WindowedValueArgs", "window"]
+__all__ = ["LEXERS", "BodyArgs", "BodyRuns", "ClosingReasoning", "ConfirmedReasoning",
+           "PlainValueArgs", "ValueArgs", "WINDOW", "WindowedArgs", "WindowedValueArgs", "window"]

@@ -18,8 +18,9 @@ import pytest
 
 import parsergen
 from parsergen.runtime import accumulate, without_cut_calls
-from support.hf_templates import (HF_TESTS, NESTED, PROMPTED, QUOTED, REFUSED, SECOND, TEMPLATES,
-                                  TOOLS, TRL_nemotron_3, before_cut, smollm, written)
+from support.hf_templates import (HF_TESTS, LOOKAHEAD_ELSEWHERE, NESTED, PROMPTED, QUOTED, REFUSED,
+                                  SECOND, TEMPLATES, TOOLS, TRL_nemotron_3, before_cut, smollm,
+                                  written)
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
 REASONING_FIELDS = ("thinking", "reasoning_content")
@@ -199,7 +200,10 @@ def test_a_transformers_tokenizer(tmp_path: Path) -> None:
     ({**smollm, "fields": {**smollm["fields"], "thinking": {
         "open_pattern": r"<think\b", "close": "</think>"}}},
      "$.fields.thinking.open_pattern", "cannot be compiled into parsergen markers"),
-    (TRL_nemotron_3, "$.fields.reasoning_content.open_pattern", "lookahead"),
+    (LOOKAHEAD_ELSEWHERE, "$.fields.reasoning_content.open_pattern", "lookahead"),
+    ({**TRL_nemotron_3, "fields": {**TRL_nemotron_3["fields"], "reasoning_content": {
+        **TRL_nemotron_3["fields"]["reasoning_content"], "open_pattern": r"(?=[\s\S]*?</tool_call>)"}}},
+     "$.fields.reasoning_content.open_pattern", "looks for the region's own close"),
     (REFUSED["trl_lfm2_2_5"], "$.fields.tool_calls.content_args.value_parser",
      "cannot be compiled"),
     ({**smollm, "fields": {**smollm["fields"], "tool_calls": {
@@ -209,7 +213,7 @@ def test_a_transformers_tokenizer(tmp_path: Path) -> None:
      "$.fields.mood", "no place in it"),
     ({**smollm, "fields": {**smollm["fields"], "content": {"close": "x", "join": "\n"}}},
      "$.fields.content.join", "another join cannot be compiled"),
-], ids=["word-boundary", "trl-nemotron-3", "trl-lfm2-2-5", "transform", "unknown-field", "join"])
+], ids=["word-boundary", "lookahead-elsewhere", "lookahead-not-the-close", "trl-lfm2-2-5", "transform", "unknown-field", "join"])
 def test_what_cannot_be_compiled_is_refused_by_its_path(template: Any, path: str,
                                                         reason: str) -> None:
     with pytest.raises(parsergen.SpecError) as err:
@@ -220,7 +224,7 @@ def test_what_cannot_be_compiled_is_refused_by_its_path(template: Any, path: str
 
 def test_a_refusal_in_a_file_names_its_line(tmp_path: Path) -> None:
     config = tmp_path / "tokenizer_config.json"
-    config.write_text(json.dumps({"response_template": TRL_nemotron_3}, indent=2),
+    config.write_text(json.dumps({"response_template": LOOKAHEAD_ELSEWHERE}, indent=2),
                       encoding="utf-8")
     with pytest.raises(parsergen.SpecError) as err:
         parsergen.load(config)
@@ -247,7 +251,7 @@ def test_the_command_line_checks_and_parses_a_template(tmp_path: Path, capsys) -
     assert cli.main(["parse", "--format", str(tmp_path), "--openai", str(completion)]) == 0
     assert json.loads(capsys.readouterr().out) == {
         "role": "assistant", "content": "b", "reasoning_content": "a"}
-    config.write_text(json.dumps({"response_template": TRL_nemotron_3}), encoding="utf-8")
+    config.write_text(json.dumps({"response_template": LOOKAHEAD_ELSEWHERE}), encoding="utf-8")
     assert cli.main(["check", str(config)]) == 1
     assert "$.fields.reasoning_content.open_pattern: " in capsys.readouterr().err
 
@@ -479,3 +483,48 @@ def test_a_region_opened_by_its_marker_or_the_start_after_a_prompt(opened: bool)
     ids = _qwen_ids(text)[1]
     message = accumulate([parser.feed(tok.decode([i]), [i]) for i in ids] + [parser.finish()])
     assert as_hf(message, THINK_OR_START) == expected
+
+
+# --- a region confirmed by its close: TRL's Nemotron 3 (reasoning.confirmed_by_end) -----
+
+
+def test_a_lookahead_open_pattern_compiles_to_a_confirmed_reasoning() -> None:
+    module = parsergen.load(TRL_nemotron_3)
+    assert module.SPEC["initial_state"] == "REASONING"
+    assert module.SPEC["reasoning"]["confirmed_by_end"] is True
+    assert type(module.StreamingParser.LEXING[1]).__name__ == "ConfirmedReasoning"
+
+
+def test_a_confirmed_reasoning_streams_once_its_close_comes() -> None:
+    """Both hold the reasoning until </think>; then parsergen streams the content, where
+    transformers' ResponseParser holds all of it until finalize() (in content its
+    lookahead matches partially at every position: a later </think> would reopen
+    reasoning, the departure below)."""
+    module = parsergen.load(TRL_nemotron_3)
+    prompt = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    parser = module.ChatParser()
+    parser.initialize(prompt_text=prompt)
+    assert [parser.feed(ch) for ch in "Let me think."] == [None] * len("Let me think.")
+    closed = parser.feed("\n</think>\n\n")
+    assert closed is not None and closed.reasoning == "Let me think."
+    assert parser.feed("Hello").content == "Hello"
+    theirs = chat_parsing.ResponseParser(TRL_nemotron_3, prefix=prompt)
+    events = [e for ch in "Let me think.\n</think>\n\nHello" for e in theirs.feed(ch)]
+    assert [e["field"] for e in events] == ["reasoning_content"] * 3
+    assert [e["field"] for e in theirs.finalize()[1]] == ["content"] * 3
+
+
+@pytest.mark.parametrize("prefix,text,ours,theirs", [
+    ("", "Hmm.</think>Later </think> is content.<|im_end|>",
+     {"reasoning_content": "Hmm.", "content": "Later </think> is content."},
+     {"reasoning_content": "Later", "content": "is content."}),
+    ("<|im_start|>assistant\n<think></think>", "Hello </think> there.<|im_end|>",
+     {"content": "Hello </think> there."}, {"reasoning_content": "Hello", "content": "there."}),
+], ids=["end-marker-again-later", "after-thinking-off"])
+def test_an_end_marker_past_the_start_is_content(prefix: str, text: str, ours: dict[str, str],
+                                                 theirs: dict[str, str]) -> None:
+    """The departure "an end marker past the start" (goldens/DIFFERENCES.md): reasoning
+    is confirmed only where the completion starts in it."""
+    module = parsergen.load(TRL_nemotron_3)
+    assert as_hf(module.parse(text, prompt_text=prefix or None), TRL_nemotron_3) == ours
+    assert hf_parse(TRL_nemotron_3, prefix, text, None) == theirs

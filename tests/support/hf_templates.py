@@ -233,7 +233,8 @@ TRL_llama3 = {
     },
 }
 
-# Refused (with the field and the reason; the test checks the message).
+# Reasoning only where a </think> follows (its open pattern is a lookahead): the
+# prompt's <think> (or <think></think>, thinking off) is part of the start anchor.
 TRL_nemotron_3 = {
     "defaults": {"role": "assistant"},
     "start_anchor_pattern": r"<\|im_start\|>assistant\n<think>(?:\n|</think>)?",
@@ -259,8 +260,13 @@ TEMPLATES: dict[str, dict[str, Any]] = {
     "cohere": cohere, "ernie": ernie, "gpt_oss": gpt_oss, "smollm": smollm, "qwen3": qwen3,
     "gemma4": gemma4, "inkling": inkling, "trl_qwen3": TRL_qwen3, "trl_qwen3_5": TRL_qwen3_5,
     "trl_gptoss": TRL_gptoss, "trl_glm4moe": TRL_glm4moe, "trl_llama3": TRL_llama3,
+    "trl_nemotron_3": TRL_nemotron_3,
 }
-REFUSED = {"trl_nemotron_3": TRL_nemotron_3}
+# Refused (with the field and the reason; the test checks the message): a lookahead
+# that is not for the region's own close (text that has not come yet decides).
+LOOKAHEAD_ELSEWHERE = {**TRL_nemotron_3, "fields": {**TRL_nemotron_3["fields"], "reasoning_content": {
+    **TRL_nemotron_3["fields"]["reasoning_content"], "open_pattern": r"(?=[^<]*</think>)"}}}
+REFUSED: dict[str, dict[str, Any]] = {"lookahead_elsewhere": LOOKAHEAD_ELSEWHERE}
 
 
 # transformers' tests' model outputs: (template, prefix, completion).
@@ -391,6 +397,7 @@ def _call(template: str, name: str, args: dict[str, Any]) -> str:
         "trl_qwen3": f"<tool_call>\n{envelope}\n</tool_call>\n",
         "qwen3": _xml(name, args) + "\n",
         "trl_qwen3_5": _xml(name, args) + "\n",
+        "trl_nemotron_3": _xml(name, args) + "\n",
         "trl_glm4moe": _xml(name, args, glm=True),
         "gemma4": f"<|tool_call>call:{name}{_gemma(args)}<tool_call|>",
         "inkling": f'<|message_model|>{name}<|content_invoke_tool_json|>{_json({"name": name, "args": args})}<|end_message|>',
@@ -411,6 +418,8 @@ def _texts(template: str) -> tuple[str, str, str]:
         "trl_qwen3": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
         "qwen3": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", ""),
         "trl_qwen3_5": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
+        # (the prompt writes <think>\n: the completion starts in its reasoning)
+        "trl_nemotron_3": ("Let me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
         "trl_glm4moe": ("<think>Let me think.</think>\n", "Hello there.\n", "<|user|>"),
         "gemma4": ("<|channel>thought\nLet me think.<channel|>", "Hello there.", "<turn|>"),
         "inkling": ("<|content_thinking|>Let me think.<|end_message|>",
@@ -450,6 +459,10 @@ def written(template: str) -> dict[str, str]:
     }
 
 
+QWEN_LIKE_CALL = ("<tool_call>\n<function=get_time>\n<parameter=city>\nRome\n</parameter>\n"
+                  "</function>\n</tool_call>\n")
+
+
 # A prompt that ends inside the assistant turn (the chat template opened reasoning, or
 # closed it): (template, prompt, completion).
 PROMPTED: dict[str, tuple[str, str, str]] = {
@@ -463,6 +476,12 @@ PROMPTED: dict[str, tuple[str, str, str]] = {
     "gpt_oss": ("gpt_oss", "<|start|>user<|message|>hi<|end|><|start|>assistant",
                 "<|channel|>final<|message|>Hello.<|end|>"),
     "ernie": ("ernie", "User: hi\nAssistant: ", "Hmm.\n</think>\n\n<response>\nHello.\n</response>"),
+    "nemotron_3-thinking": ("trl_nemotron_3", "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+                            "<think>\n", "Hmm.\n</think>\n\nHello.<|im_end|>"),
+    "nemotron_3-no-thinking": ("trl_nemotron_3", "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+                               "<think></think>", "Hello.<|im_end|>"),
+    "nemotron_3-no-reasoning-written": ("trl_nemotron_3", "<|im_start|>user\nhi<|im_end|>\n"
+                                        "<|im_start|>assistant\n<think>\n", QWEN_LIKE_CALL + "<|im_end|>"),
 }
 
 
