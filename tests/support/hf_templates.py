@@ -403,7 +403,19 @@ def _call(template: str, name: str, args: dict[str, Any]) -> str:
         "inkling": f'<|message_model|>{name}<|content_invoke_tool_json|>{_json({"name": name, "args": args})}<|end_message|>',
         "trl_gptoss": f"<|start|>assistant to=functions.{name}<|channel|>commentary json<|message|>{_json(args)}<|call|>",
         "trl_llama3": _json({"name": name, "parameters": args}) + "<|eot_id|>",
+        "trl_lfm2_2_5": f"<|tool_call_start|>[{_lfm2(name, args)}]<|tool_call_end|>",
     }[template]
+
+
+def _lfm2(name: str, args: dict[str, Any]) -> str:
+    """One call as LFM2.5's chat template writes it (its format_arg_value macro, as
+    TRL's comment on the table entry describes it): strings single-quoted, mappings as
+    JSON, other values by Jinja's string filter."""
+    def value(v: Any) -> str:
+        if isinstance(v, str):
+            return "'" + v + "'"
+        return _json(v) if isinstance(v, dict) else str(v)
+    return f"{name}(" + ", ".join(f"{k}={value(v)}" for k, v in args.items()) + ")"
 
 
 def _texts(template: str) -> tuple[str, str, str]:
@@ -428,6 +440,7 @@ def _texts(template: str) -> tuple[str, str, str]:
         "trl_gptoss": ("<|channel|>analysis<|message|>Let me think.<|end|>",
                        "<|start|>assistant<|channel|>final<|message|>Hello there.<|return|>", ""),
         "trl_llama3": ("", "Hello there.", "<|eot_id|>"),
+        "trl_lfm2_2_5": ("<think>Let me think.</think>\n", "Hello there.\n", "<|im_end|>"),
     }[template]
 
 
@@ -448,6 +461,9 @@ def written(template: str) -> dict[str, str]:
     if template == "cohere":  # Cohere writes its calls as one list
         two = one.replace("]<|END_ACTION|>", ", " + _call(template, "get_time", SECOND)[
             len("<|START_ACTION|>["):])
+    if template == "trl_lfm2_2_5":  # ... and LFM2.5
+        two = one.replace(")]<|tool_call_end|>", "), " + _call(template, "get_time", SECOND)[
+            len("<|tool_call_start|>["):])
     cut = one[: one.index("Paris") + 3]
     return {
         "content only": content_only,
@@ -510,4 +526,4 @@ TRL_lfm2_2_5 = {
         "content": {"close_pattern": r"<\|im_end\|>\s*", "content": "text"},
     },
 }
-REFUSED["trl_lfm2_2_5"] = TRL_lfm2_2_5
+TEMPLATES["trl_lfm2_2_5"] = TRL_lfm2_2_5
