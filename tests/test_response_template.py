@@ -574,3 +574,21 @@ def test_a_separator_and_a_name_in_prose_is_prose() -> None:
     assert (ours.content, ours.tool_calls) == ("Hello, world(x) there.", ())
     assert hf_parse(TRL_lfm2_2_5, "", text, None) == {"content": "there.", "tool_calls": [
         {"type": "function", "function": {"name": "world", "arguments": {}}}]}
+
+
+@pytest.mark.parametrize("case", ["two calls", "quotes in strings", "cut call"])
+def test_a_python_call_list_by_token_ids(case: str) -> None:
+    """LFM2's tokenizer, one id at a time: <|tool_call_start|> and <|tool_call_end|> are
+    its added tokens; the message is the text's."""
+    tokenizers = pytest.importorskip("support.tokenizers")
+    tok = tokenizers.lfm2()
+    module, text = parsergen.load(TRL_lfm2_2_5), written("trl_lfm2_2_5")[case]
+    ids = tok.encode(text, add_special_tokens=False)
+    assert tok.decode(ids) == text
+    parser = module.ChatParser(tok, tools=TOOLS)
+    message = accumulate([parser.feed(tok.decode([i]), [i]) for i in ids] + [parser.finish()])
+    ours = without_cut_calls(message, parser.cut_calls)
+    whole = module.parse(text, tools=TOOLS)
+    assert (ours.reasoning, ours.content, [(c.name, c.arguments) for c in ours.tool_calls]) == (
+        whole.reasoning, whole.content, [(c.name, c.arguments) for c in whole.tool_calls])
+    assert tuple(c.text for c in parser.cut_calls) == whole.cut_calls
