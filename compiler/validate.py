@@ -119,6 +119,13 @@ class SpecValidator:
         if reasoning.get("start"):
             self.error(("reasoning", "confirmed_by_end"), "needs reasoning.start []: a "
                        "reasoning that a marker opens is not confirmed by its end")
+        for state, row in as_mapping(self.spec.get("transitions")).items():
+            for name, go in as_mapping(row).items():
+                target = go.get("to") if isinstance(go, dict) else go
+                if target == "REASONING" and state != "REASONING":
+                    self.error(("transitions", state, name), "leads into REASONING, which "
+                               "reasoning.confirmed_by_end holds for the completion's start "
+                               "only (text held after a marker could not be read again)")
 
     def _check_models(self) -> None:
         from parsergen.routing import pattern_errors

@@ -131,12 +131,16 @@ def test_every_character_is_accounted_for(module: Any, text: str) -> None:
 
 
 @pytest.mark.parametrize("change,message", [
-    (("initial_state: REASONING", "initial_state: CONTENT"), "needs initial_state REASONING"),
-    (("start: []", "start: [TOOL_START]"), "needs reasoning.start []"),
+    (("initial_state: REASONING", "initial_state: CONTENT"),
+     "$.reasoning.confirmed_by_end: needs initial_state REASONING"),
+    (("start: []", "start: [TOOL_START]"), "$.reasoning.confirmed_by_end: needs reasoning.start []"),
+    (("TOOL_START: {to: TOOL_ARGS, emit: [TOOL_CALL_START]}", "TOOL_START: REASONING"),
+     "$.transitions.CONTENT.TOOL_START: leads into REASONING"),
 ])
 def test_a_confirmed_reasoning_the_completion_does_not_start_in_is_an_error(
         tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    assert change[0] in SPEC
     with pytest.raises(SpecError) as err:
         build(tmp_path, SPEC.replace(*change))
-    assert "$.reasoning.confirmed_by_end: " + message in str(err.value)
+    assert message in str(err.value)
     assert "spec.yaml:" in str(err.value)
