@@ -69,7 +69,8 @@ def _any_text_then(seq: Any) -> str | None:
         return None
     low, high, sub = seq[0][1]
     sub = list(sub)
-    anything = len(sub) == 1 and (sub[0][0] == ANY or (sub[0][0] == IN and _is_any_class(sub[0][1])))
+    anything = len(sub) == 1 and (sub[0][0] == ANY
+                                  or (sub[0][0] == IN and _is_any_class(sub[0][1])))
     if low != 0 or high != MAXREPEAT or not anything:
         return None
     return _literal_of(seq[1:]) or None

@@ -361,8 +361,8 @@ class BodyRuns(WindowedArgs):
 # Every state lexer by name, as the compiler chooses them (generated code names them).
 LEXERS: dict[str, type[StateLexer]] = {
     cls.__name__: cls
-    for cls in (StateLexer, ClosingReasoning, ConfirmedReasoning, BodyArgs, WindowedArgs, ValueArgs,
-                PlainValueArgs, WindowedValueArgs, BodyRuns, CallRuns)
+    for cls in (StateLexer, ClosingReasoning, ConfirmedReasoning, BodyArgs, WindowedArgs,
+                ValueArgs, PlainValueArgs, WindowedValueArgs, BodyRuns, CallRuns)
 }
 
 
