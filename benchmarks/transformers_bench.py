@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/run.py --transformers [--reps N] [--tokens N] [--json F]
     .venv/bin/python benchmarks/run.py --transformers --workloads linearity [--max-chars N]
 
-The template is Hugging Face's (``tests/support/hf_templates.py``: TRL's Qwen3.5 table
-entry and transformers' own gpt-oss test template); parsergen's side is the module
+The template is Hugging Face's (``tests/support/hf_templates.py``: TRL's Qwen3.5 and
+Nemotron 3 table entries and transformers' own gpt-oss test template); parsergen's side is the module
 ``parsergen.load(template)`` compiles from it, so both read the same declaration.  The
 completion is run.py's realistic one for the bundled format that writes that model's
 output (qwen3, openai), as text: one delta per character, one per token (the texts a
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import completions as C
-from support.hf_templates import TRL_qwen3_5, gpt_oss
+from support.hf_templates import TRL_nemotron_3, TRL_qwen3_5, gpt_oss
 
 import parsergen
 
@@ -41,6 +41,9 @@ import parsergen
 TEMPLATES: dict[str, tuple[dict[str, Any], str, str]] = {
     "trl_qwen3_5": (TRL_qwen3_5, "qwen3", "<|im_start|>assistant\n<think>\n"),
     "hf_test_gpt_oss": (gpt_oss, "openai", ""),
+    # (its reasoning's open pattern is a lookahead for </think>: transformers rescans the
+    # buffer for it at every delta; parsergen holds the text once, docs/spec.md)
+    "trl_nemotron_3": (TRL_nemotron_3, "qwen3", "<|im_start|>assistant\n<think>\n"),
 }
 CADENCES = ("chars", "tokens")
 STREAM_CAP_S = 20.0  # linearity: transformers' streaming stops after a size this slow

@@ -300,7 +300,7 @@ class ModuleGenerator:
             return "no transition leads here"
         if state.name == "TOOL_ARGS":
             return self._body_note()
-        if fmt.lexing[sid].lexer in ("ClosingReasoning", "GatedReasoning"):
+        if fmt.lexing[sid].lexer in ("ClosingReasoning", "ConfirmedReasoning", "GatedReasoning"):
             return f"reasoning, {fmt.cite('reasoning')}"
         return f"line {state.content_line}" if state.content_line else "default"
 

@@ -265,6 +265,7 @@ class ReasoningIR:
     newline_framing: bool
     start_optional: bool  # a prompt without a marker keeps the initial state
     calls_are_text: bool  # REASONING has no transitions into tool states
+    confirmed_by_end: bool  # REASONING's text held until a marker leaves it
     line: int | None  # the spec's reasoning section
 
 

@@ -10,6 +10,9 @@ do; only then does its lexer do more:
   after reasoning closed: ``ClosingReasoning``; where a call marker ends reasoning and
   the render writes markup after it, that marker waits for it (``gates``; a quoted
   marker is reasoning): ``GatedReasoning``, or ``ClosingReasoning`` with its gates;
+  where its text is reasoning only once an end marker comes
+  (``reasoning.confirmed_by_end``): ``ConfirmedReasoning`` (it holds everything, so a
+  call marker's gate has nothing to add);
 - TOOL_ARGS, by its body and syntax: the syntax's strings or values hide markers, and
   TOOL_ARGS has terminals (``ValueArgs``; ``PlainValueArgs`` for a plain body); the body
   can end its call inside its text (``WindowedArgs``, ``WindowedValueArgs``); a body that
@@ -81,6 +84,11 @@ def _lexer(state: StateIR, reachable: bool, variants: tuple[VariantIR, ...],
     event = action.event if isinstance(action, EmitText) else None
     plain = ("markers and the text between" if event is None else
              f"markers and the text between; a delta no marker can start in is one {event}")
+    if state.name == "REASONING" and reasoning is not None and reasoning.confirmed_by_end:
+        return LexingIR("ConfirmedReasoning", None,
+                        "markers and the text between, held until a marker leaves REASONING "
+                        "(then reasoning) or the completion ends (then read from CONTENT); an "
+                        "end marker written again right after reasoning closed is that marker")
     if state.name == "REASONING" and gates:
         names = ", ".join(name for name, _ in gates)
         plain = (f"{plain}; {names} typed as text counts only before the markup the "

@@ -56,6 +56,8 @@ DEFAULTS: dict[str, Any] = {
         "start_optional": False,
         # The models never call tools while reasoning: call markers there are reasoning text.
         "calls_are_text": False,
+        # The first text is reasoning only if an end marker follows it: held until then.
+        "confirmed_by_end": False,
     },
     "aliases": [],
     "models": [],

@@ -5,8 +5,9 @@ expressions (``open_pattern``, ``close_pattern``, ``tag_pattern``).  parsergen's
 are literals, so a pattern compiles only where it is a few literals with parts that need
 no regex engine while streaming: whitespace around them, a text gap that is dropped, a
 named capture (a call's name, an argument's key or value), the start or the end of the
-text.  ``shapes`` reads a pattern into its alternatives, each a list of ``Piece``s, or
-raises ``Unsupported`` saying which part is beyond that.
+text, a lookahead for a literal anywhere after (``(?=[\\s\\S]*?</think>)``).
+``shapes`` reads a pattern into its alternatives, each a list of ``Piece``s, or raises
+``Unsupported`` saying which part is beyond that.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ class Piece:
 
     ``kind``: ``lit`` (``text``), ``ws`` (whitespace, ``text`` '*' or '+'), ``opt`` (an
     optional literal ``text``), ``gap`` (any text, not read), ``group`` (a named capture:
-    ``text`` its name, ``source`` its regex), ``start``, ``end``.
+    ``text`` its name, ``source`` its regex), ``start``, ``end``, ``ahead`` (a lookahead
+    for the literal ``text`` after any text: the region holds until it comes).
     """
 
     kind: str
@@ -58,6 +60,20 @@ def _is_any_class(items: Any) -> bool:
     """``[\\s\\S]`` and friends: a class every character is in."""
     kinds = {a for a in items}
     return kinds == {(CATEGORY, CATEGORY_SPACE), (CATEGORY, CATEGORY_NOT_SPACE)}
+
+
+def _any_text_then(seq: Any) -> str | None:
+    """The literal of ``[\\s\\S]*?LITERAL`` (any text, then it), or None."""
+    seq = list(seq)
+    if not seq or seq[0][0] not in (MAX_REPEAT, MIN_REPEAT):
+        return None
+    low, high, sub = seq[0][1]
+    sub = list(sub)
+    anything = len(sub) == 1 and (sub[0][0] == ANY
+                                  or (sub[0][0] == IN and _is_any_class(sub[0][1])))
+    if low != 0 or high != MAXREPEAT or not anything:
+        return None
+    return _literal_of(seq[1:]) or None
 
 
 def _literal_of(seq: Any) -> str | None:
@@ -115,6 +131,9 @@ class _Reader:
                 text = _literal_of(sub)
                 if text is not None:
                     return [[Piece("opt", text)]]
+                alts = self.sequence(sub)  # (?:A|B)?: nothing, A or B
+                if all(p.kind == "lit" for alt in alts for p in alt):
+                    return [[], *alts]
             if low == 0 and high == MAXREPEAT and len(sub) == 1 and (
                     sub[0][0] in (ANY, NOT_LITERAL)
                     or (sub[0][0] == IN and (_is_any_class(sub[0][1])
@@ -122,6 +141,8 @@ class _Reader:
                 return [[Piece("gap")]]
             raise Unsupported("a repetition other than whitespace (\\s*, \\s+), an optional "
                               "literal ((?:X)?) or a dropped gap (.*?, [^<]*)")
+        if op == ASSERT and av[0] == 1 and _any_text_then(av[1]) is not None:
+            return [[Piece("ahead", _any_text_then(av[1]) or "")]]
         if op in (ASSERT, ASSERT_NOT):
             raise Unsupported("a lookahead or lookbehind: it decides by text that has not "
                               "come yet, which a stream cannot wait for")

@@ -14,7 +14,9 @@ read by ``regex_shapes``.  A call's name comes from the open pattern's capture t
 transform names it by (TOOL_NAME, ended by the literal after it, or a pattern terminal's
 capture) or from the JSON (``json_envelope``);
 ``xml-inline`` tags are ``xml_parameters``; JSON with unquoted keys and one string
-delimiter is Gemma 4's ``notation``.  What cannot be said is refused with its field path
+delimiter is Gemma 4's ``notation``; a list of Python calls (LFM2.5) is the
+``python_list`` body with ``python_kwargs``; a reasoning open pattern that looks ahead
+for its close is ``reasoning.confirmed_by_end``.  What cannot be said is refused with its field path
 and the reason (``TemplateError``), never half-compiled.
 """
 
@@ -159,7 +161,8 @@ def _region_marks(alts: list[list[Piece]], where: Path, sink: bool) -> tuple[lis
 
 def _describe(alt: list[Piece]) -> str:
     names = {"lit": "a literal", "ws": "whitespace", "opt": "an optional literal",
-             "gap": "a gap of any text", "group": "a capture", "start": "^", "end": "$"}
+             "gap": "a gap of any text", "group": "a capture", "start": "^", "end": "$",
+             "ahead": "a lookahead for a literal"}
     return " then ".join(names[p.kind] for p in alt) or "nothing"
 
 
@@ -273,6 +276,46 @@ def _kv_arguments(args: dict[str, Any], path: Path) -> dict[str, Any]:
         raise _Refused((*path, "value_parser"), "a value parser other than text or json with "
                        "allow_non_json cannot be compiled (values are typed by the tool's schema)")
     return out
+
+
+_NAME_FROM_CAPTURE = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
+
+
+def _python_call_list(raw: dict[str, Any]) -> tuple[str, str] | None:
+    """A list of Python calls, ``OPEN[f(a='x'), g(b={...})]CLOSE`` (TRL's LFM2.5): the
+    open pattern is ``OPEN[`` or ``,`` before ``NAME(``, the close ``)`` with ``]CLOSE``
+    after the list's last call, and ``xml-inline`` reads ``key=value`` pairs whose values
+    are JSON with quoted strings.  (OPEN, CLOSE), or None for another shape."""
+    args = raw.get("content_args") or {}
+    parser = args.get("value_parser")
+    if raw.get("content") != "xml-inline" or raw.get("transform") != _NAME_FROM_CAPTURE \
+            or raw.get("transform_each") or set(args) - {"tag_pattern", "value_parser"} \
+            or not all(isinstance(raw.get(k), str) for k in ("open_pattern", "close_pattern")):
+        return None
+    if parser is not None:
+        options = parser.get("args", {})
+        delims = options.get("string_delims", []) if isinstance(options, dict) else None
+        if parser.get("name") != "json" or not isinstance(delims, list) \
+                or set(options) - {"string_delims", "allow_non_json"} \
+                or any(d not in (["'", "'"], ['"', '"']) for d in delims):
+            return None
+    try:
+        opens = [_bare(a) for a in shapes(raw["open_pattern"])]
+        [close] = [_bare(a) for a in shapes(raw["close_pattern"])]
+        [tag] = shapes(str(args.get("tag_pattern", "")))
+    except (Unsupported, ValueError):
+        return None
+    call = [("group", "name"), ("lit", "(")]
+    lead = {tuple((p.kind, p.text) for p in a if p.kind != "ws")[:1]: a for a in opens}
+    listed = [a[0].text for a in opens if a[0].kind == "lit" and a[0].text.endswith("[")]
+    if len(opens) != 2 or (("lit", ","),) not in lead or len(listed) != 1 or listed[0] == "[" \
+            or any([(p.kind, p.text) for p in a if p.kind != "ws"][1:] != call for a in opens) \
+            or [(p.kind, p.text) for p in close][:1] != [("lit", ")")] or len(close) != 2 \
+            or close[1].kind != "opt" or not close[1].text.startswith("]") \
+            or [(p.kind, p.text) for p in tag][:2] != [("group", "key"), ("lit", "=")] \
+            or [(p.kind, p.text) for p in tag][2:] != [("group", "value")]:
+        return None
+    return listed[0][:-1], close[1].text[1:]
 
 
 def _xml_arguments(args: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -458,6 +501,10 @@ class _Builder:
         if not self.strips[-1]:
             self.assembly["strip_trailing_reasoning_whitespace"] = False
         opened, where = _anchor(raw, "open", path) or ([], path)
+        closed = _anchor(raw, "close", path)
+        if [[p.kind for p in alt] for alt in opened] == [["ahead"]]:
+            self.confirmed_field(opened[0][0].text, where, closed)
+            return
         marks, headers, at_start = _region_marks(opened, where, self.out == OUT_SINK)
         for h in headers:
             self.spec.go(self.out, h, "HEADER", self.out, [], where)
@@ -472,7 +519,6 @@ class _Builder:
         for m in marks:
             self.spec.go(self.out, m, "THINK_START", "REASONING", ["REASONING_START"], where)
         end: list[str] = []
-        closed = _anchor(raw, "close", path)
         if closed is not None:
             marks, _, _ = _region_marks(closed[0], closed[1], False)
             end = [self.spec.terminal(m, "THINK_END", closed[1]) for m in marks]
@@ -484,6 +530,28 @@ class _Builder:
         self.reasoning = {"start": start, "end": end}
         if at_start:  # the completion starts in reasoning whatever the prompt holds
             self.reasoning["start_optional"] = True
+
+    def confirmed_field(self, ahead: str, where: Path,
+                        closed: tuple[list[list[Piece]], Path] | None) -> None:
+        """An open pattern that is a lookahead for the close, ``(?=[\\s\\S]*?</think>)``:
+        text is reasoning where the close comes after it.  Compiled for the completion's
+        start (``reasoning.confirmed_by_end``): held until the close comes, content if
+        the completion ends first; content after the close is content whatever follows
+        (goldens/DIFFERENCES.md)."""
+        marks = _region_marks(closed[0], closed[1], False)[0] if closed is not None else []
+        if ahead not in marks:
+            raise _Refused(where, "a lookahead open pattern compiles where it looks for the "
+                           "region's own close (text is reasoning if the close follows)")
+        if self.out != "CONTENT":
+            raise _Refused(where, "a lookahead open pattern compiles with an implicit content "
+                           "field: text the close does not confirm is content")
+        assert closed is not None
+        end = [self.spec.terminal(m, "THINK_END", closed[1]) for m in marks]
+        for m in marks:
+            self.spec.go("REASONING", m, "THINK_END", self.out, ["REASONING_END"], closed[1])
+        self.initial = "REASONING"
+        self.reasoning = {"start": [], "end": end, "start_optional": True,
+                          "confirmed_by_end": True}
 
     def content_field(self, raw: dict[str, Any], path: Path, implicit: bool) -> None:
         self.strips.append(_text_field(raw, path))
@@ -511,6 +579,10 @@ class _Builder:
     def tool_field(self, raw: dict[str, Any], path: Path) -> None:
         if raw.get("join") is not None:
             raise _Refused((*path, "join"), "tool calls are a list: join cannot be compiled")
+        listed = _python_call_list(raw) if self.out == "CONTENT" else None
+        if listed is not None:
+            self.python_calls(*listed, path)
+            return
         arguments, body, named = _call_shape(raw, path)
         self.extra["arguments"] = arguments
         if body is not None:
@@ -533,6 +605,22 @@ class _Builder:
             opened, where = [], (*path, "open_pattern")
             self.pattern_open(raw["open_pattern"], where, exc, start, named)
         self.call_close(raw, path, arguments, opened, listing, named)
+
+    def python_calls(self, opener: str, closer: str, path: Path) -> None:
+        """A list of Python calls between two markers: the ``python_list`` body reads the
+        list, ``python_kwargs`` each call's arguments (at any depth, where the template's
+        tag pattern reads values nested three deep, and its quoted strings and JSON values
+        as Python literals and JSON's true, false and null)."""
+        where_open, where_close = (*path, "open_pattern"), (*path, "close_pattern")
+        start = self.spec.terminal(opener, "CALL_START", where_open)
+        end = self.spec.terminal(closer, "CALL_END", where_close)
+        self.spec.go(self.out, opener, "CALL_START", "TOOL_ARGS", [], where_open)
+        self.spec.go(self.out, closer, "CALL_END", self.out, [], where_close)  # after the ]
+        self.spec.go("TOOL_ARGS", closer, "CALL_END", self.out, [], where_close)
+        self.extra["tool_body"] = "python_list"
+        self.extra["arguments"] = {"syntax": "python_kwargs", "json_literals": True}
+        self.render.update(calls_open="${%s}[" % start, call="${name}(${arguments})",
+                           separator=", ", calls_close="]${%s}" % end)
 
     def pattern_open(self, source: str, where: Path, refused: _Refused,
                      start: list[str], named: str) -> None:

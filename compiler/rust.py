@@ -120,6 +120,11 @@ class RustGenerator:
                               "a format with reasoning and a pattern terminal has no Rust "
                               "module")
                    for t in patterns] + rust_regex_diagnostics(fmt)
+        if fmt.reasoning.confirmed_by_end:  # (the engine streams reasoning as it comes)
+            refused.append(Diagnostic(Position(fmt.source, fmt.reasoning.line or 1, 1),
+                                      "$.reasoning.confirmed_by_end", "the Rust backend "
+                                      "streams reasoning as it comes: a reasoning confirmed "
+                                      "by its end has no Rust module"))
         if refused:
             raise SpecError(refused)
         return self.env.get_template("reasoning.rs.jinja").render(**self._context(fmt))

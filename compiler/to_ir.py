@@ -417,7 +417,8 @@ def _reasoning(spec: dict[str, Any], states: list[StateIR],
     )
     return ReasoningIR(start, end, implicit, (wait_on, wait_off), (opens_on, opens_off),
                        bool(declared.get("newline_framing", False)),
-                       declared["start_optional"], declared["calls_are_text"], line)
+                       declared["start_optional"], declared["calls_are_text"],
+                       declared["confirmed_by_end"], line)
 
 
 def _variant(thinking: bool, initial: str, terminals: tuple[TerminalIR, ...],

@@ -106,9 +106,30 @@ class SpecValidator:
         if reasoning.get("calls_are_text") is True and reasoning.get("ended_by_tool_calls") is True:
             self.error(("reasoning", "calls_are_text"), "calls_are_text and ended_by_tool_calls "
                        "contradict each other: a call marker in reasoning is either text or a call")
+        if reasoning.get("confirmed_by_end") is True:
+            self._check_confirmed(reasoning)
         if reasoning.get("wait") == "thinking" and not isinstance(spec.get("initial_state"), dict):
             self.error(("reasoning", "wait"), "'thinking' needs an initial_state that depends "
                        "on thinking")
+
+    def _check_confirmed(self, reasoning: Any) -> None:
+        """A reasoning confirmed by its end is where the completion starts, and no marker
+        opens it (text held from a start marker on could not be read again as content)."""
+        initial = self.spec.get("initial_state")
+        states = initial.values() if isinstance(initial, dict) else [initial]
+        if any(s != "REASONING" for s in states):
+            self.error(("reasoning", "confirmed_by_end"), "needs initial_state REASONING: "
+                       "the completion's first text is what an end marker confirms")
+        if reasoning.get("start"):
+            self.error(("reasoning", "confirmed_by_end"), "needs reasoning.start []: a "
+                       "reasoning that a marker opens is not confirmed by its end")
+        for state, row in as_mapping(self.spec.get("transitions")).items():
+            for name, go in as_mapping(row).items():
+                target = go.get("to") if isinstance(go, dict) else go
+                if target == "REASONING" and state != "REASONING":
+                    self.error(("transitions", state, name), "leads into REASONING, which "
+                               "reasoning.confirmed_by_end holds for the completion's start "
+                               "only (text held after a marker could not be read again)")
 
     def _check_models(self) -> None:
         from parsergen.routing import pattern_errors

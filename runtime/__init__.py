@@ -56,6 +56,7 @@ from .lexing import (
     BodyArgs,
     BodyRuns,
     ClosingReasoning,
+    ConfirmedReasoning,
     GatedReasoning,
     PlainValueArgs,
     ValueArgs,
@@ -98,7 +99,8 @@ from .structural import structural_tag as build_structural_tag
 #     count, typed as text, only before the render's markup: a quoted one is reasoning).
 # 21: the kv_lines argument syntax (runtime/arguments/kv_lines.py).
 # 22: an argument syntax's json_fallback (ArgumentSyntax.fallback reads nameless calls).
-RUNTIME_VERSION = 22
+# 23: ConfirmedReasoning (reasoning.confirmed_by_end: REASONING held until its end marker).
+RUNTIME_VERSION = 23
 
 
 def require_runtime(version: int) -> None:
@@ -116,6 +118,7 @@ __all__ = [
     "CallProgram",
     "CallRuns",
     "ClosingReasoning",
+    "ConfirmedReasoning",
     "GatedReasoning",
     "PlainValueArgs",
     "StateLexer",

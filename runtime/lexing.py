@@ -1,10 +1,8 @@
 """State lexers beyond plain text, one class per thing only some states need; the
 compiler chooses one per state (the generated module's ``LEXING``/``PARSE_LEXING``).
 
-- ``GatedReasoning``: REASONING whose call markers, typed as text, count only before
-  the markup the render writes after them (a marker quoted in prose is reasoning).
-- ``ClosingReasoning``: ... and an end marker written again right after reasoning
-  closed is that marker, not content (``opening``).
+- ``GatedReasoning``, ``ClosingReasoning``, ``ConfirmedReasoning``: REASONING's own
+  lexers (``reasoning_lexing.py``).
 - ``BodyArgs``: TOOL_ARGS text through a tool body that is not plain text: a delta no
   marker can start in goes to the body at once (``ToolBody.take_plain``).
 - ``WindowedArgs``: ... a body that ends its own calls gets long stretches in windows.
@@ -24,8 +22,10 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from .events import CONTENT, DROP, TOOL_ARGS, EventType, RawText, SemanticEvent
+from .events import DROP, TOOL_ARGS, EventType, RawText, SemanticEvent
 from .machine import ParserCore, Plain, StateLexer
+from .reasoning_lexing import (GATE_SPACE, ClosingReasoning, ConfirmedReasoning, GatedReasoning,
+                              follows)
 from .runs import CallProgram, CallRuns, read_run
 from .tokens import Item, Marker
 
@@ -33,81 +33,6 @@ _ARGS: Final = EventType.ARG_VALUE_CHUNK
 # Longest stretch of TOOL_ARGS text a body that can end its call by itself gets at once:
 # slicing the rest of a call-dense text once per call would cost quadratic time.
 WINDOW: Final = 4096
-# Most whitespace a call marker in reasoning waits past for what follows it (a bounded
-# hold; the Rust engine's GATE_SPACE is the same).
-GATE_SPACE: Final = 64
-
-
-def follows(buf: str, end: int, final: bool, heads: tuple[str, ...]) -> bool | None:
-    """Whether what follows ``buf[:end]``, past whitespace, begins with one of ``heads``
-    (None: it may yet; the end of the completion, or a head it cut, counts as one)."""
-    i, n = end, len(buf)
-    while i < n and buf[i].isspace():
-        i += 1
-        if i - end > GATE_SPACE:
-            return True  # (no words came: the marker counts, as it did)
-    rest = buf[i:]
-    for head in heads:
-        if rest.startswith(head):
-            return True
-    if i == n or any(head.startswith(rest) for head in heads):
-        return True if final else None
-    return False
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)
-class GatedReasoning(StateLexer):
-    """REASONING whose call markers, typed as text, count only before the markup the
-    render writes after them (``gates``: terminal -> the texts it begins with, past
-    whitespace): a marker quoted in prose (``calls in <tool_call> tags.``) is reasoning.
-    As its token, a marker counts (``token``)."""
-
-    __slots__ = ("gates",)
-
-    def __init__(self, event: EventType | None = None,
-                 gates: dict[str, tuple[str, ...]] | None = None) -> None:
-        super().__init__(event)
-        self.gates = dict(gates or {})
-
-    def take(self, p: ParserCore, buf: str, start: int, end: int, name: str | None,
-             final: bool, out: list[SemanticEvent]) -> int:
-        heads = self.gates.get(name) if name is not None else None
-        if heads is not None:
-            marker = follows(buf, end, final, heads)
-            if marker is None:
-                return ~start  # what follows will tell
-            if not marker:
-                used = p.give(buf, start, end, final, out)  # reasoning text
-                return end if used is None else ~(start + ~used) if used < 0 else start + used
-        return self.taken(p, buf, start, end, name, final, out)
-
-    def taken(self, p: ParserCore, buf: str, start: int, end: int, name: str | None,
-              final: bool, out: list[SemanticEvent]) -> int:
-        """The marker counts here: its transition."""
-        p.take(name, buf[start:end], out)
-        return end
-
-
-@mypyc_attr(allow_interpreted_subclasses=True)
-class ClosingReasoning(GatedReasoning):
-    """REASONING where an end marker CONTENT has no transition for may be written again
-    right after reasoning closed: then it is that marker (``Opening.closed``); its call
-    markers may wait as ``GatedReasoning``'s do."""
-
-    __slots__ = ()
-
-    def taken(self, p: ParserCore, buf: str, start: int, end: int, name: str | None,
-              final: bool, out: list[SemanticEvent]) -> int:
-        p.take(name, buf[start:end], out)
-        if p.state_id != CONTENT:
-            return end
-        p.opening.closed(p)
-        return p.opening.starting(p, buf, end, final, out)
-
-    def token(self, p: ParserCore, marker: Marker, out: list[SemanticEvent]) -> None:
-        p.take(marker.name, marker.text, out)
-        if p.state_id == CONTENT:
-            p.opening.closed(p)
 
 
 def _clear_of_markers(p: ParserCore, text: str) -> bool:
@@ -353,11 +278,11 @@ class BodyRuns(WindowedArgs):
 # Every state lexer by name, as the compiler chooses them (generated code names them).
 LEXERS: dict[str, type[StateLexer]] = {
     cls.__name__: cls
-    for cls in (StateLexer, GatedReasoning, ClosingReasoning, BodyArgs, WindowedArgs, ValueArgs,
-                PlainValueArgs, WindowedValueArgs, BodyRuns, CallRuns)
+    for cls in (StateLexer, GatedReasoning, ClosingReasoning, ConfirmedReasoning, BodyArgs,
+                WindowedArgs, ValueArgs, PlainValueArgs, WindowedValueArgs, BodyRuns, CallRuns)
 }
 
 
 __all__ = ["GATE_SPACE", "LEXERS", "BodyArgs", "BodyRuns", "ClosingReasoning",
-           "GatedReasoning", "PlainValueArgs", "ValueArgs", "WINDOW", "WindowedArgs",
-           "WindowedValueArgs", "follows", "window"]
+           "ConfirmedReasoning", "GatedReasoning", "PlainValueArgs", "ValueArgs", "WINDOW",
+           "WindowedArgs", "WindowedValueArgs", "follows", "window"]

@@ -140,6 +140,9 @@ class ParserCore:
         self.opening = opening  # markers live only as the first text
         self.fresh = bool(opening.starters)  # nothing consumed yet: opening markers live
         self.pending = ""  # text that may still become a marker
+        # Text and marker tokens a confirmed REASONING holds until an end marker decides
+        # them (``lexing.ConfirmedReasoning``; a list: a long run stays linear).
+        self.held: list[Item] = []
         self.state_id = 0
         self.tool_index = -1
         self.header = ""  # MESSAGE_HEADER text

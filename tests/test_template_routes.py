@@ -20,7 +20,7 @@ import parsergen
 from parsergen.compiler import cli
 from parsergen.generated import INDEX
 from parsergen.routing import TEMPLATE, detect_by_tokenizer
-from support.hf_templates import TRL_nemotron_3, smollm
+from support.hf_templates import LOOKAHEAD_ELSEWHERE, smollm
 
 # Markers SmolLM3's template writes, as a tokenizer holds them: qwen3, mimo, hermes, ...
 # write them too, so they decide for no one format.
@@ -92,7 +92,7 @@ def test_a_format_that_claims_the_model_wins_over_its_template() -> None:
 
 def test_a_template_that_does_not_compile_routes_nowhere_and_says_why() -> None:
     with pytest.warns(parsergen.SpecWarning, match="lookahead"):
-        found = parsergen.route("/models/x", tokenizer=_tokenizer(SHARED, TRL_nemotron_3))
+        found = parsergen.route("/models/x", tokenizer=_tokenizer(SHARED, LOOKAHEAD_ELSEWHERE))
     assert found is None
 
 
@@ -138,7 +138,7 @@ def test_cli_detect_a_claimed_model_directory(tmp_path: Path, capsys) -> None:
 
 
 def test_cli_detect_a_template_that_does_not_compile(tmp_path: Path, capsys) -> None:
-    folder = _model_dir(tmp_path, "nemotron-finetune", TRL_nemotron_3)
+    folder = _model_dir(tmp_path, "nemotron-finetune", LOOKAHEAD_ELSEWHERE)
     assert cli.main(["detect", str(folder)]) == 1
     err = capsys.readouterr().err
     config = folder / "tokenizer_config.json"
@@ -159,5 +159,5 @@ def test_the_integrations_module_of_a_served_tokenizer() -> None:
     with pytest.raises(TypeError, match="parsergen_hf requires `response_template`"):
         integrations.template_module(SimpleNamespace(get_vocab=dict))
     with pytest.raises(parsergen.SpecError, match="lookahead"):
-        integrations.template_module(_tokenizer(SHARED, TRL_nemotron_3))
+        integrations.template_module(_tokenizer(SHARED, LOOKAHEAD_ELSEWHERE))
     assert integrations.TEMPLATE_NAMES == ("hf", "beam")

@@ -23,7 +23,7 @@ chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
 from parsergen.integrations import vllm as plugin  # noqa: E402
 from parsergen.integrations.vllm_templates import template_module  # noqa: E402
 from support import tokenizers as toks  # noqa: E402
-from support.hf_templates import TRL_qwen3, TRL_nemotron_3  # noqa: E402
+from support.hf_templates import LOOKAHEAD_ELSEWHERE, TRL_qwen3  # noqa: E402
 from test_vllm import _received, serve  # noqa: E402
 from vllm.reasoning import ReasoningParserManager  # noqa: E402
 from vllm.tool_parsers import ToolParserManager  # noqa: E402
@@ -102,7 +102,7 @@ def test_a_tokenizer_without_a_usable_template_is_refused_with_the_reason() -> N
     bare = toks.qwen36()  # (no response_template)
     with pytest.raises(TypeError, match="parsergen_hf requires `response_template`"):
         ReasoningParserManager.get_reasoning_parser("parsergen_hf")(bare)
-    refused = SimpleNamespace(response_template=TRL_nemotron_3)
+    refused = SimpleNamespace(response_template=LOOKAHEAD_ELSEWHERE)
     with pytest.raises(parsergen.SpecError, match="lookahead"):
         template_module(refused)
 

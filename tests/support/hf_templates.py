@@ -279,7 +279,8 @@ TRL_llama3 = {
     },
 }
 
-# Refused (with the field and the reason; the test checks the message).
+# Reasoning only where a </think> follows (its open pattern is a lookahead): the
+# prompt's <think> (or <think></think>, thinking off) is part of the start anchor.
 TRL_nemotron_3 = {
     "defaults": {"role": "assistant"},
     "start_anchor_pattern": r"<\|im_start\|>assistant\n<think>(?:\n|</think>)?",
@@ -306,8 +307,13 @@ TEMPLATES: dict[str, dict[str, Any]] = {
     "kv_lines": kv_lines, "kv_lines_eq": kv_lines_eq, "smollm": smollm, "qwen3": qwen3,
     "gemma4": gemma4, "inkling": inkling, "trl_qwen3": TRL_qwen3, "trl_qwen3_5": TRL_qwen3_5,
     "trl_gptoss": TRL_gptoss, "trl_glm4moe": TRL_glm4moe, "trl_llama3": TRL_llama3,
+    "trl_nemotron_3": TRL_nemotron_3,
 }
-REFUSED = {"trl_nemotron_3": TRL_nemotron_3}
+# Refused (with the field and the reason; the test checks the message): a lookahead
+# that is not for the region's own close (text that has not come yet decides).
+LOOKAHEAD_ELSEWHERE = {**TRL_nemotron_3, "fields": {**TRL_nemotron_3["fields"], "reasoning_content": {
+    **TRL_nemotron_3["fields"]["reasoning_content"], "open_pattern": r"(?=[^<]*</think>)"}}}
+REFUSED: dict[str, dict[str, Any]] = {"lookahead_elsewhere": LOOKAHEAD_ELSEWHERE}
 
 
 # transformers' tests' model outputs: (template, prefix, completion).
@@ -449,12 +455,25 @@ def _call(template: str, name: str, args: dict[str, Any]) -> str:
         "trl_qwen3": f"<tool_call>\n{envelope}\n</tool_call>\n",
         "qwen3": _xml(name, args) + "\n",
         "trl_qwen3_5": _xml(name, args) + "\n",
+        "trl_nemotron_3": _xml(name, args) + "\n",
         "trl_glm4moe": _xml(name, args, glm=True),
         "gemma4": f"<|tool_call>call:{name}{_gemma(args)}<tool_call|>",
         "inkling": f'<|message_model|>{name}<|content_invoke_tool_json|>{_json({"name": name, "args": args})}<|end_message|>',
         "trl_gptoss": f"<|start|>assistant to=functions.{name}<|channel|>commentary json<|message|>{_json(args)}<|call|>",
         "trl_llama3": _json({"name": name, "parameters": args}) + "<|eot_id|>",
+        "trl_lfm2_2_5": f"<|tool_call_start|>[{_lfm2(name, args)}]<|tool_call_end|>",
     }[template]
+
+
+def _lfm2(name: str, args: dict[str, Any]) -> str:
+    """One call as LFM2.5's chat template writes it (its format_arg_value macro, as
+    TRL's comment on the table entry describes it): strings single-quoted, mappings as
+    JSON, other values by Jinja's string filter."""
+    def value(v: Any) -> str:
+        if isinstance(v, str):
+            return "'" + v + "'"
+        return _json(v) if isinstance(v, dict) else str(v)
+    return f"{name}(" + ", ".join(f"{k}={value(v)}" for k, v in args.items()) + ")"
 
 
 def _texts(template: str) -> tuple[str, str, str]:
@@ -473,6 +492,8 @@ def _texts(template: str) -> tuple[str, str, str]:
         "trl_qwen3": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
         "qwen3": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", ""),
         "trl_qwen3_5": ("<think>\nLet me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
+        # (the prompt writes <think>\n: the completion starts in its reasoning)
+        "trl_nemotron_3": ("Let me think.\n</think>\n\n", "Hello there.\n", "<|im_end|>"),
         "trl_glm4moe": ("<think>Let me think.</think>\n", "Hello there.\n", "<|user|>"),
         "gemma4": ("<|channel>thought\nLet me think.<channel|>", "Hello there.", "<turn|>"),
         "inkling": ("<|content_thinking|>Let me think.<|end_message|>",
@@ -481,6 +502,7 @@ def _texts(template: str) -> tuple[str, str, str]:
         "trl_gptoss": ("<|channel|>analysis<|message|>Let me think.<|end|>",
                        "<|start|>assistant<|channel|>final<|message|>Hello there.<|return|>", ""),
         "trl_llama3": ("", "Hello there.", "<|eot_id|>"),
+        "trl_lfm2_2_5": ("<think>Let me think.</think>\n", "Hello there.\n", "<|im_end|>"),
     }[template]
 
 
@@ -501,6 +523,9 @@ def written(template: str) -> dict[str, str]:
     if template == "cohere":  # Cohere writes its calls as one list
         two = one.replace("]<|END_ACTION|>", ", " + _call(template, "get_time", SECOND)[
             len("<|START_ACTION|>["):])
+    if template == "trl_lfm2_2_5":  # ... and LFM2.5
+        two = one.replace(")]<|tool_call_end|>", "), " + _call(template, "get_time", SECOND)[
+            len("<|tool_call_start|>["):])
     cut = one[: one.index("Paris") + 3]
     return {
         "content only": content_only,
@@ -510,6 +535,10 @@ def written(template: str) -> dict[str, str]:
         "quotes in strings": think + _call(template, "get_weather", QUOTED) + end,
         "cut call": think + cut,
     }
+
+
+QWEN_LIKE_CALL = ("<tool_call>\n<function=get_time>\n<parameter=city>\nRome\n</parameter>\n"
+                  "</function>\n</tool_call>\n")
 
 
 # A prompt that ends inside the assistant turn (the chat template opened reasoning, or
@@ -525,6 +554,12 @@ PROMPTED: dict[str, tuple[str, str, str]] = {
     "gpt_oss": ("gpt_oss", "<|start|>user<|message|>hi<|end|><|start|>assistant",
                 "<|channel|>final<|message|>Hello.<|end|>"),
     "ernie": ("ernie", "User: hi\nAssistant: ", "Hmm.\n</think>\n\n<response>\nHello.\n</response>"),
+    "nemotron_3-thinking": ("trl_nemotron_3", "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+                            "<think>\n", "Hmm.\n</think>\n\nHello.<|im_end|>"),
+    "nemotron_3-no-thinking": ("trl_nemotron_3", "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+                               "<think></think>", "Hello.<|im_end|>"),
+    "nemotron_3-no-reasoning-written": ("trl_nemotron_3", "<|im_start|>user\nhi<|im_end|>\n"
+                                        "<|im_start|>assistant\n<think>\n", QWEN_LIKE_CALL + "<|im_end|>"),
 }
 
 
@@ -553,4 +588,4 @@ TRL_lfm2_2_5 = {
         "content": {"close_pattern": r"<\|im_end\|>\s*", "content": "text"},
     },
 }
-REFUSED["trl_lfm2_2_5"] = TRL_lfm2_2_5
+TEMPLATES["trl_lfm2_2_5"] = TRL_lfm2_2_5
