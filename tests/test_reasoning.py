@@ -185,6 +185,8 @@ TEXT_MARKERS = {
                  "its role and <|tool_call|> tokens are special)",
     "magistral_2506": "<think> and </think> are ordinary text in the tekken vocabulary "
                       "(the model writes them as words, as its system prompt asks)",
+    "minicpmv": "its dropped <reserved_12..15> and <|reserved_12..15|> are not in the Qwen "
+                "test vocabulary it is tested with: matched as text",
     "minimax_m3": "markers are added tokens that are not special; generated text may split them",
     "olmo3": "<think> and </think> are ordinary vocabulary pieces in OLMo 3 (vLLM's olmo3 "
              "reasoning parser reads them in the text)",
