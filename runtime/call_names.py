@@ -101,8 +101,9 @@ class CallNames:
         """Whether a call cut off in its name's ``text`` may have been a call: not where
         words came before any name (``words``), nor where the format validates names and
         no requested tool's name starts with it (a call marker written in prose).  A
-        requested name followed by no word character is one too: the rest is the start
-        of the marker that ends the name, cut (MiniMax's ``d_"`` of ``d_">``).  Where
+        requested name followed by no word character, or by a start of what the render
+        writes after a name, is one too: the rest is the start of the marker that ends
+        the name, cut (MiniMax's ``d_"`` of ``d_">``, HY 3's ``<tool_`` of ``<tool_sep>``).  Where
         names are not validated, a text whose name (past the render's text before it,
         Kimi's ``functions.``, and before a start of what the render writes after it,
         DeepSeek's fence) holds whitespace or ends a sentence (``tags.``) is words: no
@@ -122,8 +123,10 @@ class CallNames:
                     return True
             k = rest.find(tail, 1) if tail else -1  # a name, the tail and more (K3's index)
             return k > 0 and _name_like(rest[:k])
+        tail = self.tail
         return any(
-            name.startswith(head) or head.startswith(name) and not _WORD(head, len(name))
+            name.startswith(head) or head.startswith(name) and (
+                not _WORD(head, len(name)) or tail.startswith(head[len(name):]))
             for name in valid)
 
     def glued(self, name: str) -> str:
