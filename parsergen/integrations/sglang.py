@@ -102,6 +102,8 @@ class ParsergenDetector(BaseFormatDetector):
 
     def __init__(self, tokenizer: Any = None) -> None:
         super().__init__()
+        # (markers the served tokenizer spells: its spec's tokenizer_values)
+        self.MODULE = integrations.tokenized(self.MODULE, tokenizer)  # type: ignore[misc]
         self._tokenizer = tokenizer
         self._tool_choice: Any = None
         self._chat: Any = None
@@ -179,6 +181,9 @@ class ParsergenReasoningDetector(BaseReasoningFormatDetector):
                  tokenizer: Any = None, tool_call_parser_active: bool = False,
                  continue_final_message: bool = False, previous_content: str = "",
                  force_nonempty_content: bool = False) -> None:
+        # (markers the served tokenizer spells: its spec's tokenizer_values; first, as
+        # the base class is given the marker texts)
+        self.MODULE = integrations.tokenized(self.MODULE, tokenizer)  # type: ignore[misc]
         super().__init__(_marker_text(self.MODULE, "start"), _marker_text(self.MODULE, "end"),
                          force_reasoning=bool(force_reasoning),
                          stream_reasoning=stream_reasoning,

@@ -10,6 +10,7 @@ streams for the same deltas, and the non-streamed result must be ``parse()``'s.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -296,3 +297,49 @@ def test_parsergen_hf_needs_a_template() -> None:
     """A tokenizer without a response_template: the server is told which name needs it."""
     with pytest.raises(TypeError, match="parsergen_hf requires `response_template`"):
         FunctionCallParser([], "parsergen_hf", tokenizer=toks.qwen36())
+
+
+# -- markers the served tokenizer spells (tokenizer_values) ----------------------------
+# HY 3 with a checkpoint's token_suffix (tests/support/tokenizers.py hy_v3_suffixed):
+# SGLang hands both detectors its tokenizer, and parsergen_hy_v3 must read the
+# suffixed markers as parsergen's own module for that tokenizer does.
+_S = ":a1b2c3d4"
+_HY_CALLS = (f"Checking.<tool_calls{_S}>\n<tool_call{_S}>get_weather<tool_sep{_S}>\n"
+             f"<arg_key{_S}>city</arg_key{_S}>\n<arg_value{_S}>Beijing</arg_value{_S}>\n"
+             f"<arg_key{_S}>days</arg_key{_S}>\n<arg_value{_S}>3</arg_value{_S}>\n"
+             f"</tool_call{_S}>\n</tool_calls{_S}>")
+_HY_TEXTS = {"opened": f"<think{_S}>Need the weather.</think{_S}>" + _HY_CALLS,
+             "prompt-opened": f"Need the weather.</think{_S}>" + _HY_CALLS}
+_HY_TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "get_weather tool",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+                                                    "days": {"type": "integer"}}}}}]
+
+
+@pytest.mark.parametrize("cadence", ["tokens", "whole"])
+@pytest.mark.parametrize("thinking", [True, False, None], ids=["think", "no_think", "default"])
+@pytest.mark.parametrize("text_id", sorted(_HY_TEXTS))
+def test_hy_v3_markers_spelt_by_the_served_tokenizer(text_id: str, thinking: bool | None,
+                                                     cadence: str) -> None:
+    """Streamed, what parsergen's ChatParser of hy_v3 for the suffixed tokenizer streams
+    for the same deltas; whole, what its parse() gives; a call either way."""
+    from types import SimpleNamespace
+
+    text = _HY_TEXTS[text_id]
+    tokenizer = toks.hy_v3_suffixed()
+    module = parsergen.load("hy_v3", tokenizer=tokenizer)
+    assert module is not parsergen.load("hy_v3")  # (the suffix is the tokenizer's)
+    deltas = _hf_deltas(text, cadence, tokenizer)
+    g = SimpleNamespace(deltas=[(None, d) for d in deltas], thinking=thinking, text=text)
+    chat = module.ChatParser(tokenizer, tools=_HY_TOOLS, thinking=thinking)
+    chat.initialize()
+    expected = accumulate([*(chat.feed(d) for d in deltas), chat.finish()])
+    whole = module.parse(text, tools=_HY_TOOLS, tokenizer=tokenizer, thinking=thinking)
+    assert _without_ids(expected) == _without_ids(whole)
+    assert [(c.name, json.loads(c.arguments)) for c in whole.tool_calls] == \
+        [("get_weather", {"city": "Beijing", "days": 3})]
+    # hy_v3 reasons only when reasoning_effort asks for it (thinking_default: false).
+    assert (whole.reasoning is not None) == bool(thinking)
+    assert _without_ids(_stream("hy_v3", g, tokenizer, tools=_HY_TOOLS)) == _without_ids(whole)
+    assert _without_ids(_non_stream("hy_v3", g, tokenizer, tools=_HY_TOOLS)) == \
+        _without_ids(whole)
