@@ -101,9 +101,8 @@ class CallNames:
         """Whether a call cut off in its name's ``text`` may have been a call: not where
         words came before any name (``words``), nor where the format validates names and
         no requested tool's name starts with it (a call marker written in prose).  A
-        requested name followed by no word character, or by a start of what the render
-        writes after a name, is one too: the rest is the start of the marker that ends
-        the name, cut (MiniMax's ``d_"`` of ``d_">``, HY 3's ``<tool_`` of ``<tool_sep>``).  Where
+        requested name followed by a start of the marker that ends it is one too
+        (``_marker_start``: MiniMax's ``d_"`` of ``d_">``, GLM's ``\n<arg_``).  Where
         names are not validated, a text whose name (past the render's text before it,
         Kimi's ``functions.``, and before a start of what the render writes after it,
         DeepSeek's fence) holds whitespace or ends a sentence (``tags.``) is words: no
@@ -124,10 +123,8 @@ class CallNames:
             k = rest.find(tail, 1) if tail else -1  # a name, the tail and more (K3's index)
             return k > 0 and _name_like(rest[:k])
         tail = self.tail
-        return any(
-            name.startswith(head) or head.startswith(name) and (
-                not _WORD(head, len(name)) or tail.startswith(head[len(name):]))
-            for name in valid)
+        return any(name.startswith(head) or head.startswith(name)
+                   and _marker_start(head[len(name):], tail) for name in valid)
 
     def glued(self, name: str) -> str:
         """The requested tool a name that lost its separators names (``functionsexec5``:
@@ -156,6 +153,20 @@ class CallNames:
         if tool is None or not name[len(tool):].strip():
             return None
         return tool, opening + name[len(tool):].strip()
+
+
+def _marker_start(rest: str, tail: str) -> bool:
+    """Whether ``rest``, what came after a requested name, is a start of what the render
+    writes after a name (``tail``) or of the marker that follows it: no word character
+    (MiniMax's ``d_"``), a start of the tail (HY 3's ``<tool_`` of ``<tool_sep>``), or the
+    tail, whitespace, then a run without whitespace that does not begin a word (GLM's
+    ``\n<arg_``, HY 4's ``<arg_``); words after a name (``get_weather is``) are prose."""
+    if not _WORD(rest) or tail.startswith(rest):
+        return True
+    if tail and rest.startswith(tail):
+        rest = rest[len(tail):]
+    rest = rest.lstrip()  # (the render's newline between a name and a marker)
+    return not _WORD(rest[:1]) and not _WORDS(rest)
 
 
 def _name_like(text: str) -> bool:

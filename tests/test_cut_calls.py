@@ -175,3 +175,32 @@ def test_a_name_cut_inside_the_marker_that_ends_it_is_a_cut_call() -> None:
     assert (whole.content, whole.tool_calls, whole.cut_calls) == (None, (), (head,))
     other = module.parse('<minimax:tool_call>\n<invoke name="d_x', tools=tools, thinking=False)
     assert (other.content, other.cut_calls) == ('<invoke name="d_x', ())
+
+
+VALIDATED = [f for f in parsergen.formats()
+             if parsergen.load(f).ChatParser.ASSEMBLY["validate_tool_names"]]
+
+
+@pytest.mark.parametrize("fmt", VALIDATED)
+def test_a_requested_name_cut_inside_the_marker_after_it_is_a_cut_call(fmt: str) -> None:
+    """``<tool_call>get_weather\\n<arg_`` with get_weather requested: the name is complete
+    and the marker after it was cut, so the text is a cut call, never content (GLM, HY 4
+    and K2 Horizon gave it as content: only a name followed by no word character was
+    one).  Cut at every point of the render's own text between the name and the first
+    whitespace or argument key after it."""
+    module = parsergen.load(fmt)
+    tools = [{"type": "function", "function": {
+        "name": "get_weather", "parameters": {"type": "object", "properties": {
+            "city": {"type": "string"}}}}}]
+    call = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    text = module.RENDERER.render({"content": "Hi", "tool_calls": [call]}, thinking=False)
+    start = text.index("get_weather") + len("get_weather")
+    after = text[start:]
+    framing = len(after) - len(after.lstrip())  # (a newline the render writes first)
+    stop = framing + next((i for i, c in enumerate(after[framing:])
+                           if c.isspace()), len(after) - framing)
+    stop = min(stop, after.find("city")) if "city" in after else stop
+    for k in range(framing + 1, stop):
+        whole = module.parse(text[: start + k], tools=tools, thinking=False)
+        assert whole.tool_calls == () and len(whole.cut_calls) == 1, (k, text[: start + k])
+        assert (whole.content or "").strip() == "Hi", (k, text[: start + k])

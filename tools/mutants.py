@@ -649,6 +649,10 @@ MUTANTS: list[Mutant] = [
       '"model": args.model, "thinking": args.thinking,',
       '"model": args.model,',
       "--no-thinking is ignored with --jsonl"),
+    M("name-cut-in-marker-is-prose", "runtime/call_names.py",
+      "    return not _WORD(rest[:1]) and not _WORDS(rest)",
+      "    return False",
+      "a requested name cut inside the marker after it (GLM's \\n<arg_) is content"),
     # --- a call marker quoted in prose (issue #36) ---------------------------------------
     M("reasoning-quoted-marker-counts", "runtime/reasoning_lexing.py",
       "            if not marker:\n",
