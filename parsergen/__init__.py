@@ -80,9 +80,13 @@ def load(name: Any, *, tokenizer: Any = None) -> ModuleType:
     return importlib.import_module(f"parsergen.generated.{name}")
 
 
-# Modules of specs with tokenizer values, by (format or path, id of the tokenizer); the
-# tokenizer is kept so its id is not reused (a server has one or a few).
+# Modules of specs with tokenizer values: by the values (compiled once per spelling), and
+# by (format or path, id of the tokenizer) for the last few tokenizers seen, each kept so
+# its id is not reused while it is a key (a server has one or a few; a process that makes
+# many keeps only the last _TOKENIZERS_KEPT alive).
+_TOKENIZERS_KEPT = 16
 _BY_TOKENIZER: dict[tuple[str, int], tuple[Any, ModuleType]] = {}
+_BY_VALUES: dict[tuple[str, tuple[tuple[str, str], ...]], ModuleType] = {}
 
 
 def _load_for(name: Any, tokenizer: Any) -> ModuleType:
@@ -96,8 +100,14 @@ def _load_for(name: Any, tokenizer: Any) -> ModuleType:
     if declarations:
         values = read_values(declarations, tokenizer)
         if values != {n: default for n, _, _, default in declarations}:
-            path = name if is_path(name) else _spec_path(module)
-            module = load_path(path, values=values)
+            spelt_key = (key[0], tuple(sorted(values.items())))
+            spelt = _BY_VALUES.get(spelt_key)
+            if spelt is None:
+                path = name if is_path(name) else _spec_path(module)
+                spelt = _BY_VALUES[spelt_key] = load_path(path, values=values)
+            module = spelt
+    if len(_BY_TOKENIZER) >= _TOKENIZERS_KEPT:
+        del _BY_TOKENIZER[next(iter(_BY_TOKENIZER))]  # (the oldest)
     _BY_TOKENIZER[key] = (tokenizer, module)
     return module
 

@@ -218,3 +218,27 @@ def test_hy_v4_finds_its_suffix_in_the_vocabulary(suffix: str, text: str, conten
     assert [(c.name, json.loads(c.arguments)) for c in got.tool_calls] == calls
     # vLLM's test_unsuffixed_tokens: a vocabulary of unsuffixed tags means no suffix.
     assert parsergen.load("hy_v4", tokenizer=_hy4_vocab("")) is parsergen.load("hy_v4")
+
+
+class _Checkpoint:
+    """A tokenizer as vLLM hands one over, with HY 3's suffix in its init_kwargs."""
+
+    def __init__(self) -> None:
+        self.init_kwargs = {"token_suffix": S}
+
+
+def test_many_tokenizers_share_one_module_and_are_not_all_kept() -> None:
+    """A process that makes tokenizer after tokenizer (a test suite, a server reloading)
+    compiles the suffixed spelling once and keeps only the last few tokenizers alive."""
+    import gc
+    import weakref
+
+    refs, modules = [], set()
+    for _ in range(40):
+        tokenizer = _Checkpoint()
+        refs.append(weakref.ref(tokenizer))
+        modules.add(parsergen.load("hy_v3", tokenizer=tokenizer))
+        del tokenizer
+    gc.collect()
+    assert len(modules) == 1 and modules != {parsergen.load("hy_v3")}
+    assert 0 < sum(r() is not None for r in refs) <= 16
