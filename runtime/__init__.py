@@ -52,12 +52,10 @@ from .lexicon import Lexicon
 from .patterns import PatternLexicon, pattern_group
 from .prompt import Reasoning, ReasoningEndAt
 from .driver import StreamingParserBase
+from .reasoning_lexing import ClosingReasoning, ConfirmedReasoning, GatedReasoning
 from .lexing import (
     BodyArgs,
     BodyRuns,
-    ClosingReasoning,
-    ConfirmedReasoning,
-    GatedReasoning,
     PlainValueArgs,
     ValueArgs,
     WindowedArgs,

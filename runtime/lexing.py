@@ -24,8 +24,7 @@ from mypy_extensions import mypyc_attr
 
 from .events import DROP, TOOL_ARGS, EventType, RawText, SemanticEvent
 from .machine import ParserCore, Plain, StateLexer
-from .reasoning_lexing import (GATE_SPACE, ClosingReasoning, ConfirmedReasoning, GatedReasoning,
-                              follows)
+from .reasoning_lexing import ClosingReasoning, ConfirmedReasoning, GatedReasoning
 from .runs import CallProgram, CallRuns, read_run
 from .tokens import Item, Marker
 
@@ -283,6 +282,5 @@ LEXERS: dict[str, type[StateLexer]] = {
 }
 
 
-__all__ = ["GATE_SPACE", "LEXERS", "BodyArgs", "BodyRuns", "ClosingReasoning",
-           "ConfirmedReasoning", "GatedReasoning", "PlainValueArgs", "ValueArgs", "WINDOW",
-           "WindowedArgs", "WindowedValueArgs", "follows", "window"]
+__all__ = ["LEXERS", "BodyArgs", "BodyRuns", "PlainValueArgs", "ValueArgs", "WINDOW",
+           "WindowedArgs", "WindowedValueArgs", "window"]
