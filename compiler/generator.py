@@ -134,7 +134,8 @@ class ModuleGenerator:
                    "SemanticEvent", "StreamingParserBase", fmt.syntax_class,
                    *([body_class] if body_class else []),
                    *{lexing.lexer for lexing in (*fmt.lexing, *fmt.parse_lexing)},
-                   *(["CallProgram"] if fmt.call_programs else [])]
+                   *(["CallProgram"] if fmt.call_programs else []),
+                   *(["WholeText"] if fmt.whole_text else [])]
         return {
             "header": HEADER.format(source=_printable(fmt.source)),
             "fmt": fmt,
@@ -152,6 +153,9 @@ class ModuleGenerator:
             "lexers": lexers,
             "parse_lexers": parse_lexers,
             "programs": [self._program(p) for p in fmt.call_programs],
+            "whole_text": [(thinking, _program_constant(program), state, self._program(program)["cite"])
+                           for thinking, state in fmt.whole_text
+                           for program in fmt.call_programs if program.state == state],
             "step_states": self._step_states(),
             "events_used": self._events_used(),
             "patterns": patterns,

@@ -344,6 +344,9 @@ class FormatIR:
     request_options: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
     # tokenizer_values: (name, init_kwargs key, vocabulary regex, default), in order.
     tokenizer_values: tuple[tuple[str, str | None, str | None, str], ...] = ()
+    # Per thinking mode a parse reads a whole text in one pass, the state whose call
+    # program it reads with (compiler/whole_text.py): (thinking, state) each.
+    whole_text: tuple[tuple[bool, str], ...] = ()
 
     def cite(self, key: str) -> str:
         """``line N`` of a derived value, or ``default`` (for generated comments)."""

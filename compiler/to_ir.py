@@ -49,6 +49,7 @@ from .lower import TOOL_STATE_NAMES, Lowered, reachable_states, with_implicit_re
 from .patterns import NAME_CAPTURE, pattern_shape
 from .render import RenderIR, build_render
 from .whole_calls import by_spelling, call_programs
+from .whole_text import whole_text
 
 
 def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
@@ -185,6 +186,7 @@ def build_ir(lowered: Lowered, source: str, sources_bytes: bytes) -> FormatIR:
         call_programs=programs,
         lexing=lexing,
         parse_lexing=parse_lexing,
+        whole_text=whole_text(tuple(variants), states_ir, parse_lexing),
         preserve_tokens=tuple(sorted(spec["preserve_tokens"])),
         reachable=reachable,
         arguments=dict(spec["arguments"]),

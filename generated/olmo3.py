@@ -26,7 +26,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(23)
+require_runtime(24)
 
 FORMAT = "olmo3"
 

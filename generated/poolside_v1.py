@@ -24,11 +24,12 @@ from parsergen.runtime import (
     StreamingParserBase,
     TaggedSyntax,
     TextBody,
+    WholeText,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(23)
+require_runtime(24)
 
 FORMAT = "poolside_v1"
 
@@ -409,6 +410,15 @@ class ChatParser(ChatParserBase):
     }
     # ... and right after the name (render.call, line 71).
     NAME_TAIL = "\n"
+    # parse() reads a whole text in one pass where it starts in content that runs of
+    # whole calls begin and end in: content, calls, content (compiler/whole_text.py;
+    # any other shape goes through the streaming assembly).
+    WHOLE_TEXT = WholeText(
+        {
+            # thinking off: starts in CONTENT (initial_state, line 13); its calls: render.call, line 71
+            False: _CALLS_CONTENT,
+        }
+    )
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

@@ -25,7 +25,7 @@ from parsergen.runtime import (
     require_runtime,
 )
 
-require_runtime(23)
+require_runtime(24)
 
 FORMAT = "pythonic"
 

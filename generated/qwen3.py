@@ -24,11 +24,12 @@ from parsergen.runtime import (
     StreamingParserBase,
     TaggedSyntax,
     TextBody,
+    WholeText,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(23)
+require_runtime(24)
 
 FORMAT = "qwen3"
 
@@ -474,6 +475,15 @@ class ChatParser(ChatParserBase):
     CALL_TRAILERS = frozenset(("TOOL_END",))
     # ... and right after the name (render.call, line 70).
     NAME_TAIL = ">"
+    # parse() reads a whole text in one pass where it starts in content that runs of
+    # whole calls begin and end in: content, calls, content (compiler/whole_text.py;
+    # any other shape goes through the streaming assembly).
+    WHOLE_TEXT = WholeText(
+        {
+            # thinking off: starts in CONTENT (initial_state, line 14); its calls: render.call, line 70
+            False: _CALLS_CONTENT,
+        }
+    )
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

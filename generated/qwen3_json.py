@@ -24,11 +24,12 @@ from parsergen.runtime import (
     StateLexer,
     StreamingParserBase,
     ValueArgs,
+    WholeText,
     build_structural_tag,
     require_runtime,
 )
 
-require_runtime(23)
+require_runtime(24)
 
 FORMAT = "qwen3_json"
 
@@ -296,6 +297,15 @@ class ChatParser(ChatParserBase):
         "reasoning_header": None,  # default
         "call_ids": "openai",  # default
     }
+    # parse() reads a whole text in one pass where it starts in content that runs of
+    # whole calls begin and end in: content, calls, content (compiler/whole_text.py;
+    # any other shape goes through the streaming assembly).
+    WHOLE_TEXT = WholeText(
+        {
+            # thinking off: starts in CONTENT (initial_state, line 8); its calls: render.call, line 26
+            False: _CALLS_CONTENT,
+        }
+    )
 
 
 # parse(text, *, tools=None, tokenizer=None, token_ids=None, thinking=None,

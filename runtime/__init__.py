@@ -64,6 +64,7 @@ from .lexing import (
 from .machine import StateLexer
 from .runs import CallProgram, CallRuns
 from .structural import structural_tag as build_structural_tag
+from .whole_text import WholeText
 
 # Bumped whenever generated code and runtime must change together.
 # 2: Lexicon without skip_in_token_id_mode.
@@ -98,7 +99,8 @@ from .structural import structural_tag as build_structural_tag
 # 21: the kv_lines argument syntax (runtime/arguments/kv_lines.py).
 # 22: an argument syntax's json_fallback (ArgumentSyntax.fallback reads nameless calls).
 # 23: ConfirmedReasoning (reasoning.confirmed_by_end: REASONING held until its end marker).
-RUNTIME_VERSION = 23
+# 24: ChatParser.WHOLE_TEXT (WholeText: a parse reads a whole text in one pass).
+RUNTIME_VERSION = 24
 
 
 def require_runtime(version: int) -> None:
@@ -123,6 +125,7 @@ __all__ = [
     "ValueArgs",
     "WindowedArgs",
     "WindowedValueArgs",
+    "WholeText",
     "SYNTAXES",
     "ArgumentSyntax",
     "ElementsSyntax",

@@ -20,9 +20,8 @@ from typing import Any, ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax, syntax
-from .arguments.scanning import ENTITY_DECODERS
 from .call_ids import CallIds
-from .call_names import CallNames
+from .call_names import request_names
 from .calls import STREAM_CALLS, ToolCalls
 from .events import (REASONING, TOOL_ARGS, TOOL_STATES, CallRun, EventType, RawText,
                      SemanticEvent)
@@ -35,11 +34,11 @@ from .messages import (
     message_of,
     without_cut_calls,
 )
-from .schema_types import ToolTyping, read_tools
 from .text_rules import ContentText, ReasoningText
 from .driver import StreamingParserBase
 from .prompt import ReasoningEndAt
 from .deltas import coalesce
+from .whole_text import WholeText
 
 _TEXT: Final = EventType.TEXT_CHUNK
 _REASONING: Final = EventType.REASONING_CHUNK
@@ -72,6 +71,9 @@ class ChatParser:
     NAME_LEAD: ClassVar[str] = ""  # the render's text before a name: see CallNames.may_start
     NAME_TAIL: ClassVar[str] = ""  # ... and after it
     ARGUMENTS_END_CALL: ClassVar[bool] = False  # see ToolCalls.spill
+    # How parse() reads a whole text in one pass, where the compiler found it can
+    # (compiler/whole_text.py); None: always through the streaming assembly.
+    WHOLE_TEXT: ClassVar[WholeText | None] = None
 
     def __init__(self, tokenizer: Any = None, *, tools: Sequence[Any] | None = None,
                  thinking: bool | None = None, tool_choice: Any = None,
@@ -85,8 +87,8 @@ class ChatParser:
                              f"not {stream_calls!r}")
         self.events = self.StreamingParser(tokenizer, thinking=thinking, raw=True)
         self.warnings: list[str] = []
-        functions: dict[str, Mapping[str, Any]] = {}  # (read_tools fills it: one walk)
-        self.tools = read_tools(tools, self.warnings, functions) if tools else None
+        self.tools, names_read = request_names(type(self), tools, self.warnings)
+        typing = names_read.typing
         # tool_choice "none": tool markup is not parsed into calls; it stays content.
         self._no_tools = tool_choice == "none"
         self.ids = ids
@@ -96,13 +98,6 @@ class ChatParser:
         self._content = self._text.add  # bound once: _push calls it per event
         self._reasoning = ReasoningText(
             flags, reasoning is not None and reasoning.newline_framing, self._text)
-        typing = ToolTyping(self.tools, functions)
-        names = typing.names
-        valid = names if flags["validate_tool_names"] and names else None
-        names_read = CallNames(
-            self.SYNTAX, typing, valid, self.TOOL_NAME_PATTERN,
-            ENTITY_DECODERS.get(self.TOOL_NAME_ENTITIES or ""), self.TOOL_NAME_GLUED_PREFIX,
-            self.NAME_LEAD, self.NAME_TAIL)
         self._calls = ToolCalls(
             self.events, self._text, syntax=self.SYNTAX, typing=typing, names=names_read,
             trailers=self.CALL_TRAILERS, stream_args=flags["stream_arg_deltas"],
@@ -128,7 +123,14 @@ class ChatParser:
               thinking: bool | None = None, tool_choice: Any = None,
               prompt_token_ids: Sequence[int] = (), prompt_text: str | None = None,
               start: str | None = None, ids: str = "random") -> ParsedMessage:
-        """A whole completion as one message: the streaming assembly over one delta."""
+        """A whole completion as one message: the streaming assembly over one delta
+        (read in one pass where ``WHOLE_TEXT`` allows: the same message)."""
+        whole = cls.WHOLE_TEXT
+        if (whole is not None and not token_ids and not prompt_token_ids
+                and prompt_text is None and start is None and tool_choice != "none"):
+            message = whole.parse(cls, text, tools, tokenizer, thinking, ids)
+            if message is not None:
+                return message
         parser = cls(tokenizer, tools=tools, thinking=thinking, tool_choice=tool_choice, ids=ids,
                      stream_calls="complete")
         parser.initialize(prompt_token_ids, prompt_text=prompt_text, start=start)

@@ -10,13 +10,14 @@ format validates names, the names that stand.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from mypy_extensions import mypyc_attr
 
 from .arguments import ArgumentSyntax
-from .schema_types import ToolTyping
+from .arguments.scanning import ENTITY_DECODERS
+from .schema_types import ToolTyping, read_tools
 
 _WORD = re.compile(r"\w").search
 # Words, not a name: whitespace inside, or a sentence's end (a name ends in none).
@@ -176,6 +177,22 @@ def _name_like(text: str) -> bool:
     return bool(name) and not _WORDS(name)
 
 
+def request_names(chat: Any, tools: Sequence[Any] | None, warnings: list[str]
+                  ) -> tuple[list[Mapping[str, Any]] | None, CallNames]:
+    """The request's tools as mappings (None without any) and how a ChatParser class
+    (``chat``: its syntax, name rules and assembly options) reads its calls' names and
+    arguments; ``warnings`` gets what cannot be read of the tools."""
+    functions: dict[str, Mapping[str, Any]] = {}  # (read_tools fills it: one walk)
+    read = read_tools(tools, warnings, functions) if tools else None
+    typing = ToolTyping(read, functions)
+    names = typing.names
+    valid = names if chat.ASSEMBLY["validate_tool_names"] and names else None
+    return read, CallNames(
+        chat.SYNTAX, typing, valid, chat.TOOL_NAME_PATTERN,
+        ENTITY_DECODERS.get(chat.TOOL_NAME_ENTITIES or ""), chat.TOOL_NAME_GLUED_PREFIX,
+        chat.NAME_LEAD, chat.NAME_TAIL)
+
+
 def not_a_call(reader: Any) -> str:
     """Why a call whose text names it (an envelope, ``CallReader``) that ended before it
     was judged is no call: it is judged once it has a name and arguments."""
@@ -189,4 +206,4 @@ def not_a_call(reader: Any) -> str:
     return f"names {reader.name!r} but has no arguments object"
 
 
-__all__ = ["CallNames", "not_a_call"]
+__all__ = ["CallNames", "not_a_call", "request_names"]

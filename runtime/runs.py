@@ -194,7 +194,8 @@ class CallPath:
     def read(self, buf: str, pos: int, accept: WholeCall | None,
              accept_object: WholeObject | None,
              framing: Callable[[str, int, int], Any] | None,
-             markup: tuple[Markup, Markup] | None = None) -> tuple[list[RunCall], int]:
+             markup: tuple[Markup, Markup] | None = None,
+             final: bool = False) -> tuple[list[RunCall], int]:
         """The calls that follow one another from ``pos`` (a start marker, or, where the
         program has none, the body's ``markup`` before the first call and between two),
         each taken by ``accept`` (its name's text or None, its arguments' text) or, an
@@ -202,7 +203,8 @@ class CallPath:
         state, which reads those after it); ``framing`` matches the framing run of the
         text between calls (None: that text is content; else a text between calls that
         is not all framing ends the run).  A call whose last marker the lexer might wait
-        on, cut by the buffer's end, ends it too."""
+        on, cut by the buffer's end, ends it too, unless ``buf`` is ``final`` (the whole
+        completion: nothing is waited on)."""
         steps = self.steps
         assert steps is not None  # (the driver reads no run without them)
         program = self.program
@@ -211,7 +213,8 @@ class CallPath:
         # (Looked for right there while calls follow one another with nothing between:
         # the first is at ``pos``.)
         start = self.start
-        limit = len(buf) - self.reach  # a call whose last marker starts before it is sure
+        # A call whose last marker starts before it is sure (every marker, at a final end).
+        limit = len(buf) if final else len(buf) - self.reach
         calls: list[RunCall] = []
         at = pos
         once = program.after != program.state
