@@ -1,7 +1,7 @@
 """Pass: a lowered spec into the IR - states, transitions with their actions, terminals
 and variants, reasoning, and every derived value with the spec line it comes from; the
-passes ``whole_calls`` (runs of whole calls) and ``lexers`` (how each state's text is
-lexed) add theirs."""
+passes ``whole_calls`` (runs of whole calls), ``lexers`` (how each state's text is
+lexed) and ``whole_text`` (a parse's one pass) add theirs."""
 
 from __future__ import annotations
 

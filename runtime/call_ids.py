@@ -27,12 +27,6 @@ if hasattr(os, "register_at_fork"):
 _HEX2: Final = tuple(f"{i:02x}" for i in range(256))  # a byte as two hex digits
 
 
-def uuid4_hex() -> str:
-    """``uuid.uuid4().hex`` in form, at a third of its cost (no system call per id: a
-    call id must be unique, not secret)."""
-    return "%032x" % (_IDS.getrandbits(128) & _UUID4_CLEAR | _UUID4_SET)
-
-
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CallIds:
     """Tool call ids: ``chatcmpl-tool-...`` or 9 alphanumerics; random or sequential."""
@@ -56,12 +50,14 @@ class CallIds:
                 return f"call{count:05d}" if self.short else f"chatcmpl-tool-{count}"
             if self.short:
                 return "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret: as uuid4_hex)
-            self._prefix = f"chatcmpl-tool-{uuid4_hex()[:24]}"
-            self._base = _IDS.getrandbits(32)
+            # (One draw: a uuid4's first 24 hex digits, its last 32 bits the count's start.)
+            bits = _IDS.getrandbits(128) & _UUID4_CLEAR | _UUID4_SET
+            self._prefix = f"chatcmpl-tool-{bits >> 32:024x}"
+            self._base = bits & 0xFFFFFFFF
         n = (self._base + count) & 0xFFFFFFFF
         # (Four table lookups in one build: "%08x" parses its format on every call.)
         return (f"{self._prefix}{_HEX2[n >> 24]}{_HEX2[n >> 16 & 255]}"
                 f"{_HEX2[n >> 8 & 255]}{_HEX2[n & 255]}")
 
 
-__all__ = ["CallIds", "uuid4_hex"]
+__all__ = ["CallIds"]

@@ -670,6 +670,15 @@ MUTANTS: list[Mutant] = [
       "                        if ch != '\"':  # (no call is named by anything but a string)",
       "                        if False:  # (no call is named by anything but a string)",
       "words after a JSON-looking opener's \"name\": make a cut call, not content"),
+    # --- a parse's one pass over a whole text (issue #39) -------------------------------
+    M("whole-text-marker-after-run", "runtime/whole_text.py",
+      "        if not calls or search(text, at) is not None:",
+      "        if not calls:",
+      "a call's start marker after a run of whole calls is content, not a cut call"),
+    M("whole-text-recloser", "runtime/whole_text.py",
+      "                if head.startswith(marker) or marker.startswith(head):",
+      "                if False:",
+      "an end marker written again where reasoning closed before the completion is content"),
 ]
 
 # The corpus replay, run inside the copy: prints one JSON object {key: result}.
