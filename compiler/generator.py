@@ -153,9 +153,9 @@ class ModuleGenerator:
             "lexers": lexers,
             "parse_lexers": parse_lexers,
             "programs": [self._program(p) for p in fmt.call_programs],
-            "whole_text": [(thinking, _program_constant(program), state, self._program(program)["cite"])
+            "whole_text": [(thinking, _program_constant(p), state, self._program(p)["cite"])
                            for thinking, state in fmt.whole_text
-                           for program in fmt.call_programs if program.state == state],
+                           for p in fmt.call_programs if p.state == state],
             "step_states": self._step_states(),
             "events_used": self._events_used(),
             "patterns": patterns,

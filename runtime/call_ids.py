@@ -49,7 +49,7 @@ class CallIds:
             if self.sequential:
                 return f"call{count:05d}" if self.short else f"chatcmpl-tool-{count}"
             if self.short:
-                return "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret: as uuid4_hex)
+                return "".join(_IDS.choices(_ALNUM, k=9))  # (unique, not secret)
             # (One draw: a uuid4's first 24 hex digits, its last 32 bits the count's start.)
             bits = _IDS.getrandbits(128) & _UUID4_CLEAR | _UUID4_SET
             self._prefix = f"chatcmpl-tool-{bits >> 32:024x}"
