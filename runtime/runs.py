@@ -292,12 +292,13 @@ class CallPath:
             else:
                 if marker >= limit and not self.sure(buf, marker):
                     break
+                body = buf[opens:closes]  # (sliced once: a call's longest text)
                 if taken is None:
                     assert accept is not None  # (set for a whole text)
-                    taken = accept(name, buf[opens:closes])
+                    taken = accept(name, body)
                 if taken is not None:
-                    calls.append((buf[at:begin], buf[begin:opens], buf[opens:closes],
-                                  buf[closes:end], taken))
+                    calls.append((buf[at:begin], buf[begin:opens], body, buf[closes:end],
+                                  taken))
                     at = end
                     if not once:
                         continue
