@@ -248,6 +248,51 @@ def test_equal_schemas_share_one_compiled_form_and_a_cyclic_one_is_its_own() -> 
     assert "x" in dict(a["x"].props["y"].props) and "y" in dict(b["x"].props["y"].props)
 
 
+_LOOSE = st.sampled_from([1, 1.0, True, 0, False, "1", None])
+_LOOSE_PROPERTY = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["string", "integer", "number", "boolean", ["integer", "null"]]),
+    "enum": st.lists(_LOOSE, max_size=2), "nullable": _LOOSE, "default": _LOOSE,
+    "minimum": _LOOSE})
+_LOOSE_SCHEMA = st.fixed_dictionaries({"type": st.just("object"), "properties": st.dictionaries(
+    st.sampled_from("ab"), _LOOSE_PROPERTY, max_size=2)}, optional={
+    "additionalProperties": _LOOSE})
+
+
+def _typed(props: Any) -> Any:
+    """What typing reads of compiled properties: each key's types, and the extra's."""
+    if props is None:
+        return None
+    return ({k: schema_types(v) for k, v in dict.items(props)},
+            None if props.extra is None else schema_types(props.extra))
+
+
+@settings(max_examples=300, deadline=None)
+@given(schemas=st.lists(_LOOSE_SCHEMA, min_size=2, max_size=4))
+def test_a_tool_schema_seen_before_is_typed_as_compiled_afresh(
+        schemas: list[dict[str, Any]]) -> None:
+    """Request after request, one tool's schema is matched with the last one compiled
+    for its name by == (cheaper than its marshal); where == takes 1, 1.0 and true for
+    one another in what typing reads (an enum's values, nullable), each is still typed
+    as it is."""
+    from parsergen.runtime.schema_types import function_properties
+    for params in schemas:
+        got = function_properties({"name": "loose", "parameters": params})
+        assert _typed(got) == _typed(compile_schema(params).props), params
+
+
+def test_equal_but_differently_typed_enums_are_each_typed_as_they_are() -> None:
+    from parsergen.runtime.schema_types import function_properties
+    for value, types in ((1, {"integer"}), (True, {"boolean"}), (1.0, {"number"}),
+                         (1, {"integer"})):
+        params = {"type": "object", "properties": {"a": {"enum": [value]}}}
+        got = function_properties({"name": "enum_tool", "parameters": params})
+        assert schema_types(got["a"]) == types
+    plain = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    first = function_properties({"name": "plain_tool", "parameters": plain})
+    again = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    assert function_properties({"name": "plain_tool", "parameters": again}) is first
+
+
 def test_the_first_definition_of_a_tool_name_types_its_calls() -> None:
     first = {"type": "object", "properties": {"n": {"type": "integer"}}}
     tools = [{"function": {"name": "f", "parameters": first}},
