@@ -144,6 +144,8 @@ def function_properties(fn: Mapping[str, Any] | None) -> Properties | None:
             _LAST.clear()
         found = _COMPILED[key] = compile_schema(params)
     if _told_apart_by_equality(params):
+        if len(_LAST) >= _COMPILED_LIMIT:
+            _LAST.clear()  # (bounded too: many names may share one compiled schema)
         _LAST[name] = (marshal.loads(key), found)
     return found.props
 
